@@ -1,0 +1,230 @@
+/**
+ * Bench plumbing: the real Errata server as a child process (`node dist/cli.mjs start`) with its
+ * own data directory, a bare `node:http` server as the ceiling, RSS sampling from /proc, and real
+ * recorded envelopes whose event id is rewritten per request (so nothing is a duplicate).
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+
+const execFileP = promisify(execFile);
+export const ROOT = path.resolve(import.meta.dirname, "..");
+export const CLI = path.join(ROOT, "dist", "cli.mjs");
+export const CORPUS = process.env.ERRATA_CORPUS ?? path.resolve(ROOT, "../shared/corpus");
+export const NODE_CAPTURES = path.join(CORPUS, "sdk-captures", "node-sdk-and-sentry-cli-3");
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process in bytes (Linux /proc), or 0 when it is gone. */
+export function rssOf(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples RSS every `everyMs` until stopped; returns the maximum seen. */
+export function sampleRss(pid: number, everyMs = 250): { stop(): number } {
+  let max = rssOf(pid);
+  const timer = setInterval(() => {
+    max = Math.max(max, rssOf(pid));
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(max, rssOf(pid));
+    },
+  };
+}
+
+export interface Child {
+  url: string;
+  pid: number;
+  proc: ChildProcess;
+  stop(): Promise<void>;
+  logs(): string;
+}
+
+async function waitFor(url: string, proc: ChildProcess, logs: () => string, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`child exited with ${proc.exitCode}:\n${logs()}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} did not answer in time:\n${logs()}`);
+}
+
+function stopper(proc: ChildProcess): () => Promise<void> {
+  return async () => {
+    if (proc.exitCode !== null) return;
+    const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+    proc.kill("SIGTERM");
+    await Promise.race([exited, sleep(15_000)]);
+    if (proc.exitCode === null) proc.kill("SIGKILL");
+  };
+}
+
+/** The ceiling: a bare node:http server that reads the whole body and answers 200 `{}`. */
+export async function startBare(): Promise<Child> {
+  const port = await freePort();
+  const source = `
+    const http = require("node:http");
+    const server = http.createServer((req, res) => {
+      const chunks = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => {
+        Buffer.concat(chunks);
+        res.writeHead(200, { "content-type": "application/json", "content-length": "2" });
+        res.end("{}");
+      });
+    });
+    server.keepAliveTimeout = 65000;
+    server.listen(${port}, "127.0.0.1");
+  `;
+  const proc = spawn(process.execPath, ["-e", source], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  proc.stdout?.on("data", (d: Buffer) => {
+    out += d;
+  });
+  proc.stderr?.on("data", (d: Buffer) => {
+    out += d;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/`, proc, () => out);
+  return { url, pid: proc.pid ?? 0, proc, stop: stopper(proc), logs: () => out };
+}
+
+export interface ErrataChild extends Child {
+  dataDir: string;
+  dbFile: string;
+  dsn: string;
+  projectId: number;
+  publicKey: string;
+  env: Record<string, string>;
+}
+
+/** Starts `node dist/cli.mjs start` on SQLite in a fresh data dir and creates a project. */
+export async function startErrata(
+  opts: { env?: Record<string, string>; nodeArgs?: string[]; dataDir?: string } = {},
+): Promise<ErrataChild> {
+  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first.`);
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "errata-bench-"));
+  const port = await freePort();
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    NEXT_TELEMETRY_DISABLED: "1",
+    ...opts.env,
+  };
+  const procEnv = env as NodeJS.ProcessEnv;
+  const cli = (...args: string[]) => execFileP(process.execPath, [CLI, ...args], { cwd: ROOT, env: procEnv }).then((r) => r.stdout.trim());
+  // Migrate and create the project before the server starts, so its key cache starts cold.
+  await cli("user", "create", "--email", "bench@example.com", "--password", "bench-password-123", "--org", "bench");
+  const dsn = (await cli("project", "create", "--org", "bench", "--name", "Bench")).split("\n").pop() ?? "";
+  const m = /^https?:\/\/(\w+)@[^/]+\/(\d+)$/.exec(dsn);
+  if (!m) throw new Error(`unexpected DSN: ${dsn}`);
+  const proc: ChildProcess = spawn(process.execPath, [...(opts.nodeArgs ?? []), CLI, "start"], {
+    cwd: ROOT,
+    env: procEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  proc.stdout?.on("data", (d: Buffer) => {
+    out += d;
+  });
+  proc.stderr?.on("data", (d: Buffer) => {
+    out += d;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/readyz`, proc, () => out);
+  return {
+    url,
+    pid: proc.pid ?? 0,
+    proc,
+    stop: stopper(proc),
+    logs: () => out,
+    dataDir,
+    dbFile: path.join(dataDir, "errata.db"),
+    dsn,
+    projectId: Number(m[2]),
+    publicKey: m[1],
+    env,
+  };
+}
+
+/**
+ * A recorded envelope whose event id (32 hex, in the envelope header and the event) is replaced
+ * per request, so every request is a distinct event.
+ */
+export class EnvelopeTemplate {
+  readonly bytes: Buffer;
+  private readonly offsets: number[];
+  private seq = 0;
+  private readonly prefix: string;
+
+  constructor(
+    readonly name: string,
+    bytes: Buffer,
+  ) {
+    this.bytes = bytes;
+    const head = JSON.parse(bytes.subarray(0, bytes.indexOf(0x0a)).toString("utf8")) as { event_id: string };
+    const id = Buffer.from(head.event_id);
+    this.offsets = [];
+    for (let i = bytes.indexOf(id); i !== -1; i = bytes.indexOf(id, i + 1)) this.offsets.push(i);
+    // Distinct per run and per template: runs on the same database never collide.
+    this.prefix = `${process.pid.toString(16).padStart(6, "0").slice(-6)}${Date.now().toString(16).slice(-8)}${name.length.toString(16).padStart(2, "0")}`;
+  }
+
+  get size(): number {
+    return this.bytes.length;
+  }
+
+  /** A copy carrying a fresh event id. */
+  next(): { id: string; body: Buffer } {
+    const id = this.prefix + (this.seq++).toString(16).padStart(32 - this.prefix.length, "0");
+    const body = Buffer.from(this.bytes);
+    for (const o of this.offsets) body.write(id, o, "latin1");
+    return { id, body };
+  }
+}
+
+export function loadTemplates(): EnvelopeTemplate[] {
+  return [
+    new EnvelopeTemplate("5kb", fs.readFileSync(path.join(NODE_CAPTURES, "02_POST_api_42_envelope.body"))),
+    new EnvelopeTemplate("50kb", fs.readFileSync(path.join(NODE_CAPTURES, "04_POST_api_42_envelope.decoded"))),
+  ];
+}
+
+export function fmtBytes(n: number): string {
+  return `${(n / 1024 / 1024).toFixed(0)} MB`;
+}

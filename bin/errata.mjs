@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// `npx errata …` / `npm run errata -- …`: the bundled CLI when built, else the TypeScript source.
+import fs from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const bundled = fileURLToPath(new URL("../dist/cli.mjs", import.meta.url));
+if (fs.existsSync(bundled)) {
+  const { main } = await import(bundled);
+  await main(process.argv);
+} else {
+  const { register } = await import("tsx/esm/api");
+  register();
+  const { main } = await import("../src/cli/main.ts");
+  await main(process.argv);
+}

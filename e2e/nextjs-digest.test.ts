@@ -1,0 +1,130 @@
+/**
+ * The Next.js promise end to end: a real App Router app (test/fixtures/nextjs-app) with the stock
+ * @sentry/nextjs 11.0.0, built with `next build` (production) and run with `next start`. Its server
+ * component throws; the browser gets Next's redacted error and shows the digest (app/error.tsx);
+ * the server event (onRequestError → Sentry.captureRequestError) and the browser event
+ * (Sentry.captureException in error.tsx) both reach a real Errata, which links them by digest.
+ * The app is built once for the file (~35 s on two cores).
+ */
+import path from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { buildAndStartNextApp, type NextApp } from "../test/helpers/nextjs-app.js";
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  chromiumAvailable,
+  eventually,
+  freePort,
+  ROOT,
+  sleep,
+  startServer,
+  type TestServer,
+} from "../test/helpers/server.js";
+
+const canRun = chromiumAvailable();
+const FIXTURE = path.join(ROOT, "test/fixtures/nextjs-app");
+
+describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let app: NextApp | undefined;
+  let appUrl: string;
+  const email = "next-owner@example.com";
+  const password = "a long enough passphrase";
+
+  beforeAll(async () => {
+    server = await startServer({});
+    await server.cli("user", "create", "--email", email, "--password", password, "--org", "acme");
+    const dsn = await server.cli("project", "create", "--org", "acme", "--name", "shop", "--platform", "javascript-nextjs");
+    expect(dsn).toMatch(/^http:\/\/[0-9a-f]{32}@127\.0\.0\.1:\d+\/\d+$/);
+
+    app = await buildAndStartNextApp({
+      fixture: FIXTURE,
+      name: "nextjs-app",
+      buildTimeoutMs: 170_000,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        // The browser's DSN is inlined at build time; the server reads its own at start.
+        NEXT_PUBLIC_ERRATA_DSN: dsn,
+        ERRATA_DSN: dsn,
+      },
+    });
+    appUrl = app.url;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+    await server?.stop();
+  });
+
+  async function signIn(page: Page): Promise<void> {
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel(/email/i).fill(email);
+    await page.getByLabel(/password/i).fill(password);
+    await page.getByRole("button", { name: /sign in|log in/i }).click();
+    await page.waitForURL(/\/acme\/issues/);
+  }
+
+  test("the server component's error: digest in the browser, both events in Errata, linked; a pasted digest opens the server error", async () => {
+    // 1. The visitor: Next's production error page with the digest (from app/error.tsx).
+    const visitor = await browser.newPage();
+    const res = await visitor.goto(`${appUrl}/boom`);
+    expect(res?.status()).toBe(500);
+    const digest = (await visitor.getByTestId("digest").innerText()).trim();
+    expect(digest, app?.logs()).toMatch(/^\d{6,12}$/);
+    // The message never reaches the browser; the server log has it with the same digest.
+    expect(await visitor.locator("body").innerText()).not.toContain("Invoice service refused");
+    expect(app?.logs()).toContain(`digest: '${digest}'`);
+
+    // 2. The engineer: the digest page lists the server event and the browser event.
+    const page = await browser.newPage();
+    await signIn(page);
+    await eventually(
+      async () => {
+        await page.goto(`${server.url}/acme/digest/${digest}`);
+        const summary = await page.getByTestId("digest-summary").innerText({ timeout: 1000 });
+        return /^[1-9]\d* server · [1-9]\d* browser/.test(summary);
+      },
+      45_000,
+      "the server and the browser event on the digest page",
+    );
+    await visitor.close();
+    const rows = page.locator("tbody tr");
+    // Server first.
+    expect(await rows.first().getAttribute("data-side")).toBe("server");
+    expect(await rows.first().innerText()).toContain("Invoice service refused the request (server component)");
+    const browserRow = page.locator('tbody tr[data-side="client"]').first();
+    expect(await browserRow.innerText()).toContain(`An error occurred in the Server Components render (digest ${digest})`);
+
+    // 3. The server issue shows the linked browser event, and vice versa.
+    await rows.first().getByRole("link").first().click();
+    await page.waitForURL(/\/acme\/issues\/\d+$/);
+    const serverIssueUrl = page.url();
+    await expect.poll(() => page.locator("h1").first().innerText()).toContain("Invoice service refused the request");
+    expect(await page.getByTestId("issue-digest").innerText()).toBe(digest);
+    const linked = page.getByTestId("linked-digest-events");
+    expect(await linked.innerText()).toContain(`An error occurred in the Server Components render (digest ${digest})`);
+    expect(await linked.locator('[data-side="client"]').count()).toBeGreaterThan(0);
+    await linked.getByRole("link", { name: /Server Components render/ }).click();
+    await page.waitForURL((url) => url.href !== serverIssueUrl && /\/acme\/issues\/\d+$/.test(url.pathname));
+    expect(await page.getByTestId("linked-digest-events").innerText()).toContain("Invoice service refused the request (server component)");
+
+    // 4. Pasting the digest into the stream's search box opens the server error.
+    await page.goto(`${server.url}/acme/issues`);
+    await page.getByLabel("Search issues").fill(digest);
+    await page.getByLabel("Search issues").press("Enter");
+    await page.waitForURL(serverIssueUrl);
+    expect(await page.locator("h1").first().innerText()).toContain("Invoice service refused the request");
+
+    // 5. digest:N as a search term lists both issues.
+    await page.goto(`${server.url}/acme/issues?query=${encodeURIComponent(`digest:${digest}`)}`);
+    const stream = await page.locator("main").innerText();
+    expect(stream).toContain("Invoice service refused the request");
+    expect(stream).toContain(`Server Components render (digest ${digest})`);
+    await page.close();
+  });
+});

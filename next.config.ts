@@ -1,0 +1,21 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { NextConfig } from "next";
+
+const projectDir = path.dirname(fileURLToPath(import.meta.url));
+
+const nextConfig: NextConfig = {
+  // Sentry tools call `/api/0/…/` with a trailing slash; never redirect them (trailingSlash: true breaks Better Auth).
+  skipTrailingSlashRedirect: true,
+  // Type checking runs separately (`npm run typecheck`).
+  typescript: { ignoreBuildErrors: true },
+  poweredByHeader: false,
+  reactStrictMode: true,
+  // Native or server-only packages: loaded from node_modules at run time, never bundled.
+  serverExternalPackages: ["better-sqlite3", "pg", "pino", "kysely", "better-auth", "@node-rs/argon2"],
+  // Pin the project root (silences the multiple-lockfile warning on machines with a parent lockfile).
+  turbopack: { root: projectDir },
+  outputFileTracingRoot: projectDir,
+};
+
+export default nextConfig;

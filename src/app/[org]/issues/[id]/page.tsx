@@ -1,0 +1,158 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import type { IssueDetail } from "@/server/types";
+import { ActivityLog } from "@/ui/activity-log";
+import { CommentForm } from "@/ui/comment-form";
+import { DigestIssuePanel } from "@/ui/digest-links";
+import { isObj, Problems, readFacts, readTags } from "@/ui/event-model";
+import { EventView } from "@/ui/event-view";
+import { absoluteTime } from "@/ui/format";
+import { IssueActionsBar } from "@/ui/issue-actions-bar";
+import { FeedbackList } from "@/ui/issue-feedback";
+import { IssueHeader } from "@/ui/issue-header";
+import { TagDistributions } from "@/ui/tag-distribution";
+import { TrendChart } from "@/ui/trend-chart";
+import { currentViewer, orNotFound, param, requireViewer, services } from "../../../_lib/server";
+import { commentOnIssue, deleteIssues, mergeInto, mergeIssues, updateIssues } from "../actions";
+
+type Params = Promise<{ org: string; id: string }>;
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  try {
+    const { org, id } = await params;
+    const viewer = await currentViewer();
+    if (!viewer || !/^\d{1,15}$/.test(id)) return { title: "Issue" };
+    const issue = await (await services()).issues.get(viewer, org, Number(id));
+    return { title: `${issue.shortId}: ${issue.title}` };
+  } catch {
+    return { title: "Issue" };
+  }
+}
+
+/** How the issue is resolved or ignored, in a few words (null when unresolved or plainly resolved). */
+function statusNote(issue: IssueDetail): string | null {
+  const r = issue.resolution;
+  if (issue.status === "resolved" && r)
+    return r.kind === "in_release" ? `in ${r.release}` : r.kind === "in_next_release" ? "in the next release" : null;
+  const i = issue.ignore;
+  if (issue.status !== "ignored" || !i) return null;
+  if (i.kind === "forever") return "forever";
+  if (i.kind === "until_time") return `until ${absoluteTime(i.until)}`;
+  if (i.kind === "until_events") return `until ${i.count} more events`;
+  return `until ${i.count} more users`;
+}
+
+export default async function IssuePage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
+  const { org, id } = await params;
+  const eventParam = param((await searchParams).event)?.slice(0, 64);
+  const issueId = /^\d{1,15}$/.test(id) ? Number(id) : Number.NaN;
+  if (!Number.isSafeInteger(issueId)) notFound();
+  const orgPath = `/${encodeURIComponent(org)}`;
+  const issuePath = `${orgPath}/issues/${issueId}`;
+  const viewer = await requireViewer(`${issuePath}${eventParam ? `?event=${encodeURIComponent(eventParam)}` : ""}`);
+  const s = await services();
+  const [data, digestLinks] = await Promise.all([
+    orNotFound(s.issueStream.issuePage(viewer, org, issueId, { event: eventParam })),
+    // A secondary panel: it never fails the issue page.
+    s.digests.linkedForIssue(viewer, org, issueId).catch(() => []),
+  ]);
+  const { issue, event } = data;
+  const now = Date.now();
+  const eventTags = new Map(event && isObj(event.event) ? [...readFacts(event.event), ...readTags(event.event, new Problems())] : []);
+  const href = (eid: string | null) => (eid && eid !== event?.eventId ? `${issuePath}?event=${eid}` : null);
+  const comments = data.activity.filter((a) => a.kind === "comment").length;
+
+  return (
+    <main className="mx-auto max-w-[1400px] px-3 py-3 sm:px-4">
+      <nav aria-label="Breadcrumb" className="mb-2 flex items-center gap-3 text-[12.5px] text-fg-muted">
+        <Link href={`${orgPath}/issues`} className="hover:text-fg">
+          ← Issues
+        </Link>
+        <span className="ml-auto flex gap-3">
+          <Link href={`${issuePath}/events`} className="hover:text-fg">
+            All events
+          </Link>
+          <a href="#activity" className="hover:text-fg">
+            Activity{comments ? ` (${comments})` : ""}
+          </a>
+        </span>
+      </nav>
+      <IssueHeader
+        issue={issue}
+        now={now}
+        actions={
+          <IssueActionsBar
+            org={org}
+            issue={{
+              id: issue.id,
+              shortId: issue.shortId,
+              status: issue.status,
+              substatus: issue.substatus,
+              statusNote: statusNote(issue),
+              lastRelease: issue.lastRelease,
+              assignee: issue.assignee,
+            }}
+            members={data.members}
+            meId={viewer.userId}
+            canDelete={data.role === "owner" || data.role === "admin"}
+            actions={{ updateIssues, mergeIssues, deleteIssues, commentOnIssue, mergeInto }}
+            streamHref={`${orgPath}/issues`}
+            eventLinks={{
+              first: href(data.nav.first),
+              older: href(data.nav.older),
+              newer: href(data.nav.newer),
+              latest: href(data.nav.latest),
+            }}
+          />
+        }
+      />
+      <div className="mt-4 grid gap-6 xl:grid-cols-[minmax(0,1fr)_300px]">
+        <div className="min-w-0">
+          <TrendChart
+            hourly={data.trend.hourly}
+            hourlyStart={data.trend.hourlyStart}
+            daily={data.trend.daily}
+            dailyStart={data.trend.dailyStart}
+          />
+          <div className="mt-5">
+            {event ? (
+              <EventView detail={event} now={now} nav={data.nav} issuePath={issuePath} attachments={data.attachments} />
+            ) : (
+              <p className="rounded-md border border-border px-4 py-6 text-fg-muted">
+                No event is stored for this issue (retention may have removed them); its counts and history remain.
+              </p>
+            )}
+          </div>
+          <section id="activity" aria-labelledby="activity-title" className="mt-8 scroll-mt-24">
+            <h2 id="activity-title" className="section-title mb-2">
+              Activity
+            </h2>
+            <CommentForm org={org} issueId={issue.id} comment={commentOnIssue} />
+            <div className="mt-4">
+              <ActivityLog items={data.activity} now={now} />
+            </div>
+          </section>
+        </div>
+        <aside aria-label="Issue details" className="flex min-w-0 flex-col gap-5">
+          <DigestIssuePanel org={org} issue={issue} latestEvent={event?.event} links={digestLinks} now={now} />
+          <section aria-labelledby="tags-title">
+            <h2 id="tags-title" className="section-title mb-2">
+              Tags
+            </h2>
+            <TagDistributions tags={data.tags} streamPath={`${orgPath}/issues`} current={eventTags} />
+          </section>
+          {data.feedback.length > 0 ? (
+            <section aria-labelledby="feedback-title">
+              <h2 id="feedback-title" className="section-title mb-2">
+                User feedback
+              </h2>
+              <FeedbackList items={data.feedback} issuePath={issuePath} now={now} />
+            </section>
+          ) : null}
+        </aside>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,28 @@
+"use server";
+/**
+ * Creating a project (projects list and onboarding): the service validates and authorizes; on
+ * success the browser goes on to the project's setup (or the onboarding's next step).
+ */
+import { redirect } from "next/navigation";
+import type { FormResult } from "@/ui/settings-form";
+import { services } from "../../_lib/server";
+import { ok, runForm, text } from "./form-result";
+
+export async function createProjectAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const org = text(data, "org", 100);
+  const then = text(data, "then", 20);
+  let slug = "";
+  const result = await runForm(async (viewer) => {
+    const p = await (await services()).projects.create(viewer, org, {
+      name: text(data, "name", 200),
+      platform: text(data, "platform", 64),
+    });
+    slug = p.slug;
+    return ok(`Project “${p.name}” created.`);
+  }, `/${org}`);
+  if (result.status !== "ok") return result;
+  // redirect() throws: it must run outside runForm's error handling.
+  const o = encodeURIComponent(org);
+  const s = encodeURIComponent(slug);
+  redirect(then === "onboarding" ? `/${o}/onboarding?project=${s}` : `/${o}/projects/${s}/settings/setup?created=1`);
+}

@@ -1,0 +1,12 @@
+import { app } from "@/server/app-context";
+import { apiRoute, requireViewer } from "@/server/http/api-route";
+import { issueIdFromPath, sentryActivity } from "@/server/http/issue-mutations";
+
+// Sentry's `GET …/issues/{id}/activities/`: {"activity": [...]}, newest first.
+export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  const items = await app().issueActions.activity(viewer, params.org, issueIdFromPath(params.issueId));
+  return Response.json({ activity: items.map(sentryActivity) });
+});
+
+export const dynamic = "force-dynamic";

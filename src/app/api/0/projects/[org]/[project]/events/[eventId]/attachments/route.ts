@@ -1,0 +1,10 @@
+import { app } from "@/server/app-context";
+import { apiRoute, requireViewer } from "@/server/http/api-route";
+import { sentryAttachment } from "@/server/ingest-data-services";
+
+export const GET = apiRoute<{ org: string; project: string; eventId: string }>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  const list = await app().attachments.list(viewer, params.org, params.project, params.eventId);
+  return Response.json(list.map(sentryAttachment));
+});
+export const dynamic = "force-dynamic";

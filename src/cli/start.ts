@@ -1,0 +1,147 @@
+/**
+ * Starts Errata: one HTTP server whose roles decide what it serves.
+ *
+ *   ingest  → /api/{id}/envelope/ and /store/ by our own handler (never through Next.js)
+ *   web     → everything else through Next.js (custom server), plus /api/auth/* and the REST API
+ *   worker  → the digest worker in a worker_thread, draining the durable queue
+ *
+ * /healthz, /readyz and /metrics are served by every role. The database is migrated on start.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import type { Config } from "../config";
+import { createIngestHandler } from "../ingest/ingest-handler";
+import { createLogger, type Logger } from "../log";
+import { registry } from "../metrics";
+import { startWorkerThread } from "../pipeline/start-worker-thread";
+import { setAppContext } from "../server/app-context";
+import { createAuth, migrateAuth } from "../server/auth";
+import { createServices } from "../server/create-services";
+import { openDb } from "../storage/db";
+import { getOrCreateSecret } from "../storage/installation";
+import { migrateToLatest } from "../storage/migrate";
+
+export interface RunningErrata {
+  url: string;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+export async function startErrata(opts: { config: Config; projectRoot: string; dev?: boolean; log?: Logger }): Promise<RunningErrata> {
+  const { config, projectRoot } = opts;
+  const log = opts.log ?? createLogger(config.logLevel);
+  const db = openDb(config.database);
+  const applied = await migrateToLatest(db);
+  if (applied.length > 0) log.info({ applied }, "database migrated");
+
+  const secret = config.secret ?? (await getOrCreateSecret(db));
+  const auth = createAuth(db, config, secret);
+  await migrateAuth(db, config, secret);
+  const services = createServices({ db, auth, config, log });
+  setAppContext(services);
+
+  const roles = new Set(config.roles);
+  const worker = roles.has("worker") ? startWorkerThread(config, log.child({ mod: "worker" })) : null;
+  // SQLite: the digest worker's and ingest's queue-writer connections checkpoint the WAL, each on
+  // its own thread. A checkpoint on this connection (an fsync) would stall the event loop.
+  if (db.sqlite && (worker || roles.has("ingest"))) db.sqlite.pragma("wal_autocheckpoint = 0");
+  const ingest = roles.has("ingest")
+    ? createIngestHandler({
+        config,
+        db,
+        log: log.child({ mod: "ingest" }),
+        // A worker in this process starts on the new rows at once instead of at its next poll.
+        onCommit: () => worker?.wake(),
+      })
+    : null;
+  const web = roles.has("web") ? await prepareNext(projectRoot, opts.dev ?? false, config) : null;
+
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (ingest?.handle(req, res)) return;
+    if (url === "/healthz") return sendJson(res, 200, { ok: true });
+    if (url === "/readyz") {
+      services.health.ready().then(
+        (r) => sendJson(res, r.ok ? 200 : 503, r),
+        () => sendJson(res, 503, { ok: false }),
+      );
+      return;
+    }
+    if (url === "/metrics") {
+      registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { "content-type": registry.contentType });
+          res.end(text);
+        },
+        () => sendJson(res, 500, { error: { code: "internal_error" } }),
+      );
+      return;
+    }
+    if (web) {
+      // Better Auth rate-limits sign-in per client address; only the socket's address is trusted.
+      req.headers["x-errata-client-ip"] = req.socket.remoteAddress ?? "unknown";
+      web(req, res).catch((err: unknown) => {
+        log.error({ err }, "web request failed");
+        if (!res.headersSent) sendJson(res, 500, { error: { code: "internal_error", message: "Something went wrong on our side." } });
+        else res.end();
+      });
+      return;
+    }
+    sendJson(res, 404, { error: { code: "not_found", message: "Not found." } });
+  });
+  // Slow clients must not hold sockets forever (ingest enforces its own body timeout too).
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 20_000;
+  server.keepAliveTimeout = 65_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  log.info({ url, roles: [...roles], database: config.database.kind }, "Errata is listening");
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await ingest?.close();
+      await worker?.stop();
+      await db.close();
+    })();
+    return closing;
+  };
+  return { url, server, close };
+}
+
+type NodeHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
+
+async function prepareNext(projectRoot: string, dev: boolean, config: Config): Promise<NodeHandler> {
+  if (!dev && !fs.existsSync(path.join(projectRoot, ".next", "BUILD_ID"))) {
+    throw new Error(`No production build in ${projectRoot}/.next — run \`npm run build\` first (npm start does this for you).`);
+  }
+  const { default: next } = await import("next");
+  const app = next({ dev, dir: projectRoot, hostname: config.host, port: config.port, quiet: !dev });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  return (req, res) => handle(req, res);
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+/** The directory holding package.json and .next — from src/cli (tsx) or dist/ (bundled). */
+export function findProjectRoot(from: string): string {
+  let dir = from;
+  for (let i = 0; i < 6; i++) {
+    if (fs.existsSync(path.join(dir, "package.json")) && fs.existsSync(path.join(dir, "src", "app"))) return dir;
+    dir = path.dirname(dir);
+  }
+  return process.cwd();
+}

@@ -1,0 +1,262 @@
+/**
+ * Every setting Errata reads, with its default, unit and reason. This is the only file that reads
+ * `process.env`; everything else receives a `Config` (tests build one with `loadConfig({...})`).
+ */
+import path from "node:path";
+import { z } from "zod";
+
+export const KiB = 1024;
+export const MiB = 1024 * KiB;
+export const GiB = 1024 * MiB;
+
+const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+const bool = (def: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no", ""])
+    .default(def ? "true" : "false")
+    .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const EnvSchema = z.object({
+  // Where to listen. Loopback by default: exposing Errata is an explicit decision.
+  HOST: z.string().default("127.0.0.1"),
+  PORT: int(9000),
+  // The URL users and SDKs reach us at. Sentry tools and Better Auth need absolute URLs and the
+  // request's Host header cannot be trusted behind proxies, so it comes from config.
+  PUBLIC_URL: z.string().url().optional(),
+  // SQLite file lives here (and the generated auth secret). Relative paths resolve from the cwd.
+  DATA_DIR: z.string().default("./data"),
+  // postgres://… selects PostgreSQL; absent → the embedded SQLite file.
+  DATABASE_URL: z.string().optional(),
+  // Secret for session signing; generated into DATA_DIR on first start when absent.
+  ERRATA_SECRET: z.string().min(16).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  // web, ingest, worker (comma separated); one process runs all three by default.
+  ERRATA_ROLES: z.string().default("web,ingest,worker"),
+  // SQLite synchronous mode. NORMAL in WAL mode survives process crashes (kill -9) — what a 200
+  // promises — but may lose the last transactions on power loss; FULL also survives that.
+  SQLITE_SYNCHRONOUS: z.enum(["NORMAL", "FULL"]).default("NORMAL"),
+
+  // Ingest limits (SPEC §5).
+  MAX_COMPRESSED_BODY: int(20 * MiB),
+  MAX_ENVELOPE_SIZE: int(100 * MiB),
+  MAX_EVENT_SIZE: int(1 * MiB),
+  MAX_ATTACHMENT_SIZE: int(20 * MiB),
+  MAX_HEADER_LINE: int(8 * KiB),
+  // A body that has not finished arriving after this long is cut off (slow clients hold sockets).
+  INGEST_BODY_TIMEOUT_MS: int(30_000),
+  // Group commit: requests arriving within this window (or until the batch is full) share one
+  // transaction, so one fsync-equivalent serves many requests.
+  GROUP_COMMIT_WINDOW_MS: int(2),
+  GROUP_COMMIT_MAX_ITEMS: int(512),
+  // Rate limits (SPEC §9): events per window per DSN key and per project, counted in memory by
+  // each ingest process (N ingest processes allow N× the limit). 0 = no limit, the default.
+  // Refused events get 429 with Retry-After and X-Sentry-Rate-Limits; the SDKs back off.
+  RATE_LIMIT_KEY_EVENTS: int(0),
+  RATE_LIMIT_PROJECT_EVENTS: int(0),
+  RATE_LIMIT_WINDOW_SECONDS: int(60),
+  // Installation backpressure (SPEC §9): ingest answers 429 to everything while more than this
+  // many accepted requests wait for the digest worker, or while the disk holding DATA_DIR has
+  // less free space than this (MiB; SQLite only). 0 turns a check off. Measured on a timer.
+  BACKPRESSURE_MAX_QUEUE: int(1_000_000),
+  BACKPRESSURE_MIN_FREE_DISK_MB: int(1024),
+  BACKPRESSURE_CHECK_MS: int(2000),
+  // Outcomes ingest decides itself (refused requests, item types it does not store) are counted
+  // in memory and written with the next group commit, or after this long when nothing is queued.
+  OUTCOME_FLUSH_MS: int(1000),
+
+  // Digest worker: how many queued envelopes one transaction digests, and how long a claim lasts
+  // before another worker may take the batch again (crash recovery).
+  WORKER_BATCH_SIZE: int(200),
+  WORKER_IDLE_POLL_MS: int(100),
+  WORKER_LEASE_MS: int(60_000),
+
+  // Login throttling (SPEC §9): attempts per window per IP.
+  LOGIN_MAX_ATTEMPTS: int(10),
+  LOGIN_WINDOW_SECONDS: int(15 * 60),
+  SESSION_DAYS: int(30),
+  // Mark cookies Secure; on automatically when PUBLIC_URL is https.
+  SECURE_COOKIES: bool(false),
+
+  // Issue lifecycle (SPEC §9): unresolved/new (and regressed) issues become "ongoing" after this.
+  ISSUE_ONGOING_AFTER_DAYS: int(7),
+  // Retention (SPEC §9): events older than this are deleted (per project: settings.retentionDays),
+  // and a project keeps at most this many events (settings.eventCap); an issue's first and
+  // latest events are always kept and issue counts never change.
+  RETENTION_DAYS: int(90),
+  RETENTION_EVENT_CAP: int(1_000_000),
+  // The retention job runs in the digest worker this often, first shortly after start, deleting
+  // at most RETENTION_BATCH_SIZE events per transaction and pausing between them so ingest and
+  // the digest always get the database (SQLite has one writer).
+  RETENTION_INTERVAL_MS: int(10 * 60_000),
+  RETENTION_FIRST_RUN_DELAY_MS: int(30_000),
+  RETENTION_BATCH_SIZE: int(500),
+  RETENTION_PAUSE_MS: int(20),
+  // Time-based issue transitions (new → ongoing, ignore-until-time expiry) are swept this often.
+  LIFECYCLE_SWEEP_INTERVAL_MS: int(60_000),
+
+  // Source-map uploads (reference §8.3). Chunk size is what sentry-cli splits bundles into; Sentry
+  // uses 8 MiB and the CLIs require a power of two. A request carries at most this many chunks /
+  // bytes (Sentry: 64 and 32 MiB).
+  SOURCEMAP_CHUNK_SIZE: int(8 * MiB),
+  SOURCEMAP_CHUNKS_PER_REQUEST: int(64),
+  SOURCEMAP_MAX_REQUEST_SIZE: int(32 * MiB),
+  // An assembled bundle is held in memory while it is unpacked: this bounds that memory. Large
+  // Next.js apps produce bundles of a few tens of MiB.
+  SOURCEMAP_MAX_BUNDLE_SIZE: int(128 * MiB),
+  // One file inside a bundle, decompressed (zip-bomb bound); the biggest real maps are ~30 MiB.
+  SOURCEMAP_MAX_FILE_SIZE: int(64 * MiB),
+  // Parsed source maps kept by the digest worker, in estimated bytes (a parsed map costs about 3x
+  // its JSON size): enough for the maps of a few busy apps without growing without bound.
+  SOURCEMAP_CACHE_BYTES: int(128 * MiB),
+  // When maps arrive after their events: how far back, and how many events per upload, are
+  // re-symbolicated in the background.
+  SOURCEMAP_RESYMBOLICATE_DAYS: int(7),
+  SOURCEMAP_RESYMBOLICATE_MAX_EVENTS: int(1000),
+  // Serves /debug/throw, a page that fails on purpose, so tests can see the product error page.
+  // Never enable in production.
+  ERRATA_TEST_ROUTES: bool(false),
+});
+
+export type Role = "web" | "ingest" | "worker";
+
+export interface Config {
+  host: string;
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  database: { kind: "sqlite"; file: string; synchronous: "NORMAL" | "FULL" } | { kind: "postgres"; url: string };
+  secret: string | undefined;
+  logLevel: string;
+  roles: Role[];
+  limits: {
+    maxCompressedBody: number;
+    maxEnvelopeSize: number;
+    maxEventSize: number;
+    maxAttachmentSize: number;
+    maxHeaderLine: number;
+    bodyTimeoutMs: number;
+  };
+  groupCommit: { windowMs: number; maxItems: number };
+  rateLimits: { keyEvents: number; projectEvents: number; windowSeconds: number };
+  backpressure: { maxQueue: number; minFreeDisk: number; checkIntervalMs: number };
+  outcomes: { flushMs: number };
+  worker: { batchSize: number; idlePollMs: number; leaseMs: number };
+  auth: { loginMaxAttempts: number; loginWindowSeconds: number; sessionDays: number; secureCookies: boolean };
+  lifecycle: { ongoingAfterMs: number };
+  retention: RetentionConfig;
+  sourcemaps: SourcemapConfig;
+  testRoutes: boolean;
+}
+
+export interface SourcemapConfig {
+  chunkSize: number;
+  chunksPerRequest: number;
+  maxRequestSize: number;
+  maxBundleSize: number;
+  maxFileSize: number;
+  cacheBytes: number;
+  resymbolicateDays: number;
+  resymbolicateMaxEvents: number;
+}
+
+export interface RetentionConfig {
+  days: number;
+  eventCap: number;
+  intervalMs: number;
+  firstRunDelayMs: number;
+  batchSize: number;
+  pauseMs: number;
+  sweepIntervalMs: number;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const names = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new ConfigError(`Invalid configuration — ${names}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  const publicUrl = (e.PUBLIC_URL ?? `http://${e.HOST.includes(":") ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, "");
+  const roles = parseRoles(e.ERRATA_ROLES);
+  const database = e.DATABASE_URL?.match(/^postgres(ql)?:\/\//)
+    ? ({ kind: "postgres", url: e.DATABASE_URL } as const)
+    : ({ kind: "sqlite", file: path.join(dataDir, "errata.db"), synchronous: e.SQLITE_SYNCHRONOUS } as const);
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    publicUrl,
+    dataDir,
+    database,
+    secret: e.ERRATA_SECRET,
+    logLevel: e.LOG_LEVEL,
+    roles,
+    limits: {
+      maxCompressedBody: e.MAX_COMPRESSED_BODY,
+      maxEnvelopeSize: e.MAX_ENVELOPE_SIZE,
+      maxEventSize: e.MAX_EVENT_SIZE,
+      maxAttachmentSize: e.MAX_ATTACHMENT_SIZE,
+      maxHeaderLine: e.MAX_HEADER_LINE,
+      bodyTimeoutMs: e.INGEST_BODY_TIMEOUT_MS,
+    },
+    groupCommit: { windowMs: e.GROUP_COMMIT_WINDOW_MS, maxItems: Math.max(1, e.GROUP_COMMIT_MAX_ITEMS) },
+    rateLimits: {
+      keyEvents: e.RATE_LIMIT_KEY_EVENTS,
+      projectEvents: e.RATE_LIMIT_PROJECT_EVENTS,
+      windowSeconds: Math.max(1, e.RATE_LIMIT_WINDOW_SECONDS),
+    },
+    backpressure: {
+      maxQueue: e.BACKPRESSURE_MAX_QUEUE,
+      minFreeDisk: e.BACKPRESSURE_MIN_FREE_DISK_MB * MiB,
+      checkIntervalMs: Math.max(100, e.BACKPRESSURE_CHECK_MS),
+    },
+    outcomes: { flushMs: Math.max(50, e.OUTCOME_FLUSH_MS) },
+    worker: { batchSize: Math.max(1, e.WORKER_BATCH_SIZE), idlePollMs: e.WORKER_IDLE_POLL_MS, leaseMs: e.WORKER_LEASE_MS },
+    auth: {
+      loginMaxAttempts: e.LOGIN_MAX_ATTEMPTS,
+      loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
+      sessionDays: e.SESSION_DAYS,
+      secureCookies: e.SECURE_COOKIES || publicUrl.startsWith("https://"),
+    },
+    lifecycle: { ongoingAfterMs: e.ISSUE_ONGOING_AFTER_DAYS * 24 * 3600 * 1000 },
+    retention: {
+      days: Math.max(1, e.RETENTION_DAYS),
+      eventCap: Math.max(1, e.RETENTION_EVENT_CAP),
+      intervalMs: Math.max(1000, e.RETENTION_INTERVAL_MS),
+      firstRunDelayMs: e.RETENTION_FIRST_RUN_DELAY_MS,
+      batchSize: Math.max(1, e.RETENTION_BATCH_SIZE),
+      pauseMs: e.RETENTION_PAUSE_MS,
+      sweepIntervalMs: Math.max(1000, e.LIFECYCLE_SWEEP_INTERVAL_MS),
+    },
+    sourcemaps: {
+      chunkSize: Math.max(1024, e.SOURCEMAP_CHUNK_SIZE),
+      chunksPerRequest: Math.max(1, e.SOURCEMAP_CHUNKS_PER_REQUEST),
+      maxRequestSize: Math.max(1024, e.SOURCEMAP_MAX_REQUEST_SIZE),
+      maxBundleSize: e.SOURCEMAP_MAX_BUNDLE_SIZE,
+      maxFileSize: e.SOURCEMAP_MAX_FILE_SIZE,
+      cacheBytes: e.SOURCEMAP_CACHE_BYTES,
+      resymbolicateDays: e.SOURCEMAP_RESYMBOLICATE_DAYS,
+      resymbolicateMaxEvents: e.SOURCEMAP_RESYMBOLICATE_MAX_EVENTS,
+    },
+    testRoutes: e.ERRATA_TEST_ROUTES,
+  };
+}
+
+export function parseRoles(value: string): Role[] {
+  const roles = value
+    .split(",")
+    .map((r) => r.trim())
+    .filter(Boolean);
+  for (const r of roles) {
+    if (r !== "web" && r !== "ingest" && r !== "worker") throw new ConfigError(`Unknown role "${r}" (expected web, ingest, worker)`);
+  }
+  if (roles.length === 0) throw new ConfigError("At least one role is required");
+  return roles as Role[];
+}
+
+/** Test and bench processes may tune these; kept here so nothing else touches process.env. */
+export function envFlag(name: string): string | undefined {
+  return process.env[name];
+}

@@ -1,0 +1,89 @@
+/**
+ * The error catalogue: every error Errata shows or returns has a stable code, an HTTP status, a
+ * human message and (for ingest) the outcome it records. `docs/errors.md` is generated from this
+ * table (`npm run docs:errors`), so this is the single source of truth.
+ */
+
+export type Outcome = "accepted" | "filtered" | "rate_limited" | "invalid";
+
+export interface CatalogueEntry {
+  status: number;
+  message: string;
+  /** For ingest errors: the outcome recorded for the rejected items. */
+  outcome?: Outcome;
+}
+
+export const ERROR_CATALOGUE = {
+  invalid_envelope: { status: 400, message: "The envelope is malformed.", outcome: "invalid" },
+  invalid_json: { status: 400, message: "The payload is not valid JSON.", outcome: "invalid" },
+  invalid_event_id: { status: 400, message: "The event id is not a valid UUID.", outcome: "invalid" },
+  payload_too_large: { status: 413, message: "The request exceeds a size limit.", outcome: "invalid" },
+  unsupported_encoding: { status: 415, message: "The Content-Encoding is not supported.", outcome: "invalid" },
+  missing_auth: { status: 401, message: "Missing authorization information (DSN key).", outcome: "invalid" },
+  invalid_dsn: { status: 403, message: "The DSN key is unknown or does not belong to this project.", outcome: "invalid" },
+  project_disabled: { status: 403, message: "The DSN key or project is disabled.", outcome: "filtered" },
+  unknown_project: { status: 404, message: "No project has this id.", outcome: "invalid" },
+  rate_limited: { status: 429, message: "Too many events; retry later.", outcome: "rate_limited" },
+  overloaded: { status: 503, message: "Errata is overloaded; retry later.", outcome: "rate_limited" },
+  request_timeout: { status: 408, message: "The request body did not arrive in time.", outcome: "invalid" },
+  method_not_allowed: { status: 405, message: "This endpoint does not accept that method." },
+  unauthenticated: { status: 401, message: "Sign in or send a valid bearer token." },
+  forbidden: { status: 403, message: "You do not have permission to do that." },
+  not_found: { status: 404, message: "Not found." },
+  validation_failed: { status: 400, message: "Some fields are invalid." },
+  conflict: { status: 409, message: "That conflicts with existing data." },
+  invalid_query: { status: 400, message: "The search query could not be parsed." },
+  upload_rejected: { status: 400, message: "The upload was rejected." },
+  setup_done: { status: 409, message: "Errata is already set up; sign in instead." },
+  internal_error: { status: 500, message: "Something went wrong on our side. The request id identifies it in the server log." },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export interface FieldError {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+/** A failure we expect and name. Anything else thrown is an `internal_error`. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly fields?: FieldError[];
+  readonly position?: number;
+
+  constructor(code: ErrorCode, message?: string, extra: { fields?: FieldError[]; position?: number } = {}) {
+    super(message ?? ERROR_CATALOGUE[code].message);
+    this.name = "AppError";
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.fields = extra.fields;
+    this.position = extra.position;
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError || (typeof err === "object" && err !== null && (err as { name?: string }).name === "AppError");
+}
+
+/** The catalogue as a Markdown page (docs/errors.md is this output; a test keeps them equal). */
+export function renderErrorCatalogue(): string {
+  const rows = Object.entries(ERROR_CATALOGUE as Record<string, CatalogueEntry>).map(
+    ([code, e]) => `| \`${code}\` | ${e.status} | ${e.message} | ${e.outcome ?? "—"} |`,
+  );
+  return [
+    "# Error catalogue",
+    "",
+    "Generated from `src/core/errors.ts` by `npm run docs:errors` — do not edit by hand.",
+    "",
+    'Ingest endpoints answer `{"detail": message, "code": code}` with the message also in `X-Sentry-Error`;',
+    'the REST API answers `{"error": {"code", "message", "fields"?, "position"?, "request_id"}}`; the UI shows',
+    "the message on a product error page with the request id.",
+    "",
+    "| code | HTTP status | message | ingest outcome |",
+    "|---|---|---|---|",
+    ...rows,
+    "",
+  ].join("\n");
+}

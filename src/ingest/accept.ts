@@ -1,0 +1,139 @@
+/**
+ * What ingest checks in a body before queueing it — structure, sizes, event id — and the two
+ * rewrites it makes: the queued envelope's header always carries the final `event_id` (the digest
+ * worker trusts the header), and item types Errata does not store (transactions, replays,
+ * profiles, …) are cut out so they never reach the queue. No other normalisation happens here.
+ *
+ * The event JSON itself is parsed only when its id is needed (no valid id in the header): modern
+ * SDKs always put it there, and parsing 5–50 KB per request is most of ingest's CPU. A broken
+ * event behind a valid header id is accepted and counted invalid by the worker, as Relay does.
+ */
+import { randomUUID } from "node:crypto";
+import { AppError } from "../core/errors";
+import { isSupportedItem } from "../core/outcomes";
+import { decodeStoreBody } from "./compat/store";
+import { type EnvelopeItem, type EnvelopeLimits, normalizeEventId, parseEnvelope, parseJsonObject } from "./parse-envelope";
+
+/** Item types that belong to an event: an envelope holding one needs an event id (reference §3.2). */
+const EVENT_BOUND_TYPES = new Set([
+  "event",
+  "transaction",
+  "attachment",
+  "user_report",
+  "feedback",
+  "profile",
+  "replay_event",
+  "replay_recording",
+  "security",
+  "raw_security",
+]);
+
+/** Item types that count against rate limits (event-like: data categories error, default, security). */
+const RATE_LIMITED_TYPES = new Set(["event", "raw_security", "security"]);
+
+export interface AcceptedEnvelope {
+  /**
+   * The bytes to queue: the original, or rebuilt with the header line carrying `event_id` and
+   * without unsupported items.
+   */
+  body: Buffer;
+  eventId: string | undefined;
+  /** The envelope header `dsn` as sent (tunnel self-authentication), unvalidated. */
+  dsn: unknown;
+  /** Headers only, no items: legal, nothing to store. */
+  empty: boolean;
+  /** Types of the items kept in `body`, in order. */
+  kept: string[];
+  /** Types of the items cut out (not stored by Errata: answered 200, counted filtered). */
+  unsupported: string[];
+  /** Holds an item subject to rate limits. */
+  rateLimited: boolean;
+}
+
+export interface AcceptedStore {
+  body: Buffer;
+  eventId: string;
+}
+
+export function newEventId(): string {
+  return randomUUID().replace(/-/g, "");
+}
+
+/** Validates an envelope and settles its event id. Throws AppError (400/413). */
+export function acceptEnvelope(buf: Buffer, limits: EnvelopeLimits): AcceptedEnvelope {
+  const env = parseEnvelope(buf, limits);
+  let eventPayload: Uint8Array | undefined;
+  let eventBound = false;
+  let rateLimited = false;
+  const keep: EnvelopeItem[] = [];
+  const unsupported: string[] = [];
+  for (const item of env.items) {
+    const type = item.headers.type;
+    if (!isSupportedItem(type)) {
+      unsupported.push(type);
+      continue;
+    }
+    keep.push(item);
+    if (type === "event" && eventPayload === undefined) eventPayload = item.payload;
+    if (EVENT_BOUND_TYPES.has(type)) eventBound = true;
+    if (RATE_LIMITED_TYPES.has(type)) rateLimited = true;
+  }
+
+  const headerId = env.headers.event_id;
+  let eventId = explicitId(headerId);
+  // Only when the header has no id: see the file comment. Other items are the worker's business.
+  if (eventPayload !== undefined && eventId === undefined) eventId = explicitId(parseJsonObject(eventPayload, "event").event_id);
+  if (eventId === undefined && eventBound) eventId = newEventId();
+
+  const newHeader = eventId !== undefined && headerId !== eventId;
+  let body = buf;
+  if (unsupported.length > 0) body = rebuild(buf, newHeader ? { ...env.headers, event_id: eventId } : undefined, keep);
+  else if (newHeader) body = withHeaderEventId(buf, env.headers, eventId as string);
+  return {
+    body,
+    eventId,
+    dsn: env.headers.dsn,
+    empty: env.items.length === 0,
+    kept: keep.map((i) => i.headers.type),
+    unsupported,
+    rateLimited,
+  };
+}
+
+/** Validates a /store/ body (one event JSON, possibly base64/zlib) and settles its event id. */
+export function acceptStore(buf: Buffer, maxEventSize: number): AcceptedStore {
+  const json = decodeStoreBody(buf, maxEventSize);
+  if (json.length > maxEventSize) {
+    throw new AppError("payload_too_large", `The event is ${json.length} bytes; the limit is ${maxEventSize}.`);
+  }
+  const event = parseJsonObject(json, "event");
+  const eventId = explicitId(event.event_id) ?? newEventId();
+  // Rare (old clients): re-serialise so the stored JSON carries the normalised id.
+  const body = event.event_id === eventId ? json : Buffer.from(JSON.stringify({ ...event, event_id: eventId }));
+  return { body, eventId };
+}
+
+/** Normalised id when present, undefined when absent; 400 when present but not a UUID. */
+function explicitId(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const id = normalizeEventId(value);
+  if (id === undefined) throw new AppError("invalid_event_id", "The event_id is not a valid UUID (32 hex characters, dashes allowed).");
+  return id;
+}
+
+const LF = Buffer.from("\n");
+
+/** The envelope with only the `keep` items (bytes as received), and optionally a new header line. */
+function rebuild(buf: Buffer, headers: Record<string, unknown> | undefined, keep: EnvelopeItem[]): Buffer {
+  const nl = buf.indexOf(0x0a);
+  const parts: Buffer[] = [headers ? Buffer.from(JSON.stringify(headers)) : buf.subarray(0, nl === -1 ? buf.length : nl)];
+  for (const item of keep) parts.push(LF, buf.subarray(item.start, item.end));
+  return Buffer.concat(parts);
+}
+
+/** Replaces just the first line (the envelope header); items stay byte-identical. */
+function withHeaderEventId(buf: Buffer, headers: Record<string, unknown>, eventId: string): Buffer {
+  const nl = buf.indexOf(0x0a);
+  const header = Buffer.from(JSON.stringify({ ...headers, event_id: eventId }));
+  return nl === -1 ? header : Buffer.concat([header, buf.subarray(nl)]);
+}

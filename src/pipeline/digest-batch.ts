@@ -1,0 +1,526 @@
+/**
+ * The path of an event, digest half (see docs/architecture.md):
+ *
+ *   queue row (envelope | store body)
+ *     → parse (outside the transaction; a row that cannot be parsed is dropped and counted `failed`)
+ *     → normalizeEvent (core, pure) → scrubEvent (core, the project's PII settings)
+ *     → groupEventForProject (core, versioned, hash injected; both versions during a transition)
+ *     → ONE short write transaction per batch: find/create issue, insert event (duplicates by
+ *       (project, event_id) are skipped), count users and events, delete the queue rows.
+ *
+ * At-least-once: a worker that dies before the commit leaves the rows leased; they come back
+ * after the lease and are stored exactly once thanks to the (project_id, event_id) key.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import type { Config } from "../config";
+import { isAppError } from "../core/errors";
+import type { NormalizedEvent } from "../core/event";
+import { type GroupingResult, groupEventForProject, type HashFn, type ProjectGrouping } from "../core/grouping/index";
+import type { LifecycleConfig } from "../core/issue-state/types";
+import { annotateNextjs, describeWithNextjs, type NextjsAnnotations } from "../core/nextjs/index";
+import { normalizeEvent, parseTimestamp } from "../core/normalize-event";
+import { OutcomeTally } from "../core/outcomes";
+import { readScrubSettings, type ScrubSettings, scrubEvent } from "../core/scrub/scrub-event";
+import { statTagsOf } from "../core/search/event-tags";
+import { normalizeEventId, parseEnvelope, parseJsonObject } from "../ingest/parse-envelope";
+import type { Logger } from "../log";
+import { recordEventDebugIds } from "../storage/artifacts";
+import type { Db } from "../storage/db";
+import { type Tx, writeTx } from "../storage/dialect";
+import { addIssueFlag } from "../storage/digests";
+import { encodePayload, existingEventIds, insertEvent } from "../storage/events";
+import { IssueStatsBatch, writeIssueStats } from "../storage/issue-stats";
+import { addIssueHashes, addIssueUser, deleteIssueRows, findIssueByHashes, insertIssue, recordIssueEvent } from "../storage/issues";
+import { readProjectProcessing } from "../storage/project-processing";
+import { deleteQueued, type QueueItem } from "../storage/queue";
+import { recordReleases, type SeenRelease } from "../storage/releases";
+import { ensureSecureDelete, eraseDeletedContent } from "../storage/secure-erase";
+import { applyEventLifecycle } from "./lifecycle-step";
+import {
+  collectItem,
+  type ItemExtras,
+  invalidItem,
+  invalidRow,
+  newExtras,
+  publishOutcomes,
+  recordEventOutcome,
+  storeExtras,
+  writeOutcomes,
+} from "./process-items";
+
+export interface DigestDeps {
+  /** epoch ms; used for logging decisions only — events carry their own receive time */
+  now: number;
+  limits: Pick<Config["limits"], "maxHeaderLine" | "maxEventSize" | "maxAttachmentSize">;
+  log: Logger;
+  hash: HashFn;
+  /** A row whose own transaction keeps failing is dropped after this many claims (default 5). */
+  maxAttempts?: number;
+  /** Event ids for events that arrive without one (default: random UUID hex). */
+  newEventId?: () => string;
+  /** Source maps, right after normalisation (src/pipeline/symbolicate-event.ts); none when absent. */
+  symbolicate?: (event: NormalizedEvent, projectId: number) => Promise<{ missingDebugIds: string[] }>;
+  /** Issue lifecycle settings (new → ongoing age); default 7 days. */
+  lifecycle?: LifecycleConfig;
+  /** Days the previous grouping version keeps matching after a project switches (default 30). */
+  groupingTransitionDays?: number;
+  /** Told how long the batch's write transaction held the write lock (ms): the worker paces on it. */
+  onWriteTx?: (ms: number) => void;
+}
+
+export interface DigestResult {
+  /** events stored */
+  events: number;
+  /** events already stored (same project and event id) */
+  duplicates: number;
+  /** envelope items that are not events (sessions, client reports, attachments, …): handled by process-items.ts */
+  skipped: number;
+  /** queue rows or event items that could not be parsed or stored; dropped */
+  failed: number;
+}
+
+/** sha256 hex: the production hash for grouping keys. */
+export const sha256Hex: HashFn = (s) => createHash("sha256").update(s, "utf8").digest("hex");
+
+const defaultNewEventId = () => randomUUID().replace(/-/g, "");
+
+interface PreparedEvent {
+  event: NormalizedEvent;
+  grouping: GroupingResult;
+  userKey: string | null;
+  /** debug ids without an uploaded map: the event is re-symbolicated when they arrive */
+  missingDebugIds?: string[];
+  /** Next.js digest, deploy-skew class, decoded React error (src/core/nextjs) */
+  nextjs: NextjsAnnotations;
+  /** the stored payload, compressed before the write transaction so it holds the lock for SQL only */
+  encoded: { blob: Buffer; size: number };
+}
+
+interface PreparedItem {
+  item: QueueItem;
+  events: PreparedEvent[];
+  /** attachments, feedback, sessions…, and the outcomes decided while parsing (process-items.ts) */
+  extras?: ItemExtras;
+}
+
+type Outcome = "stored" | "duplicate";
+
+export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps): Promise<DigestResult> {
+  const result: DigestResult = { events: 0, duplicates: 0, skipped: 0, failed: 0 };
+  if (items.length === 0) return result;
+  const projects = await digestProjects(db, [...new Set(items.map((i) => i.projectId))], deps);
+  // Queue rows hold raw bodies (secrets before scrubbing): deleting them must erase them.
+  ensureSecureDelete(db);
+
+  const prepared: PreparedItem[] = [];
+  const dropped: number[] = [];
+  /** outcomes of rows dropped while parsing (written with the transaction that deletes them) */
+  const rejected = new OutcomeTally();
+  for (const item of items) {
+    const project = projects.get(item.projectId);
+    if (project === undefined) {
+      deps.log.warn({ queueId: item.id, projectId: item.projectId }, "digest: project no longer exists; item dropped");
+      result.failed += 1;
+      dropped.push(item.id);
+      continue;
+    }
+    try {
+      prepared.push(await prepareItem(item, project, deps, result));
+    } catch (err) {
+      deps.log.warn({ queueId: item.id, projectId: item.projectId, code: errorCode(err) }, "digest: item could not be parsed; dropped");
+      result.failed += 1;
+      dropped.push(item.id);
+      invalidRow(rejected, item, err);
+    }
+  }
+
+  try {
+    const tally = new OutcomeTally();
+    const txStarted = performance.now();
+    const outcomes = await writeTx(db, async (tx) => {
+      const all: Outcome[] = [];
+      // Sparkline and tag counts: aggregated over the batch, one upsert per row (src/storage/issue-stats.ts).
+      const stats = new IssueStatsBatch();
+      await recordReleases(tx, releasesOf(prepared), deps.now);
+      const memo = await BatchMemo.load(tx, prepared);
+      for (const p of prepared) all.push(...(await storeItem(tx, p, deps, tally, memo, stats)));
+      await writeIssueStats(tx, stats);
+      await deleteQueued(tx, [...prepared.map((p) => p.item.id), ...dropped]);
+      await writeOutcomes(tx, tally, rejected);
+      return all;
+    });
+    deps.onWriteTx?.(performance.now() - txStarted);
+    publishOutcomes(tally, rejected);
+    count(result, outcomes);
+    eraseDeletedContent(db, deps.now);
+    return result;
+  } catch (err) {
+    deps.log.error({ err: errorSummary(err), items: items.length }, "digest: batch transaction failed; retrying item by item");
+  }
+  await digestOneByOne(db, prepared, dropped, deps, result, rejected);
+  eraseDeletedContent(db, deps.now);
+  return result;
+}
+
+/**
+ * Fallback when the batch transaction failed: isolate the item that breaks it. An item that fails
+ * alone is left for a later claim (the failure may be transient) until it has been tried
+ * `maxAttempts` times, then dropped. When nothing at all can be written, rethrow: the database is
+ * the problem, and the worker backs off.
+ */
+async function digestOneByOne(
+  db: Db,
+  prepared: PreparedItem[],
+  dropped: number[],
+  deps: DigestDeps,
+  result: DigestResult,
+  rejected: OutcomeTally,
+): Promise<void> {
+  const maxAttempts = deps.maxAttempts ?? 5;
+  let written = 0;
+  let lastError: unknown;
+  for (const p of prepared) {
+    try {
+      const tally = new OutcomeTally();
+      const outcomes = await writeTx(db, async (tx) => {
+        await recordReleases(tx, releasesOf([p]), deps.now);
+        const stats = new IssueStatsBatch();
+        const o = await storeItem(tx, p, deps, tally, await BatchMemo.load(tx, [p]), stats);
+        await writeIssueStats(tx, stats);
+        await deleteQueued(tx, [p.item.id]);
+        await writeOutcomes(tx, tally);
+        return o;
+      });
+      publishOutcomes(tally);
+      count(result, outcomes);
+      written += 1;
+    } catch (err) {
+      lastError = err;
+      if (p.item.attempts < maxAttempts) {
+        deps.log.warn(
+          { queueId: p.item.id, attempts: p.item.attempts, err: errorSummary(err) },
+          "digest: item failed; will retry after its lease",
+        );
+        continue;
+      }
+      deps.log.error({ queueId: p.item.id, attempts: p.item.attempts, err: errorSummary(err) }, "digest: item failed too often; dropped");
+      dropped.push(p.item.id);
+      result.failed += p.events.length;
+      invalidRow(rejected, p.item, err);
+    }
+  }
+  if (dropped.length > 0) {
+    try {
+      await writeTx(db, async (tx) => {
+        await deleteQueued(tx, dropped);
+        await writeOutcomes(tx, rejected);
+      });
+      publishOutcomes(rejected);
+      written += 1;
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  if (written === 0 && lastError !== undefined) throw lastError;
+}
+
+function count(result: DigestResult, outcomes: Outcome[]): void {
+  for (const o of outcomes) {
+    if (o === "stored") result.events += 1;
+    else result.duplicates += 1;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing (outside the transaction)
+
+async function prepareItem(item: QueueItem, project: DigestProject, deps: DigestDeps, result: DigestResult): Promise<PreparedItem> {
+  const symbolicate = deps.symbolicate ? (e: NormalizedEvent) => deps.symbolicate?.(e, item.projectId) : undefined;
+  const newId = deps.newEventId ?? defaultNewEventId;
+  const events: PreparedEvent[] = [];
+  const ctx = { receivedAt: item.receivedAt, clientIp: item.clientIp };
+  if (item.kind === "store") {
+    const raw = parseJsonObject(item.body, "store");
+    const eventId = normalizeEventId(raw.event_id) ?? newId();
+    events.push(await prepareEvent(raw, { ...ctx, eventId }, project, deps.hash, symbolicate));
+    return { item, events };
+  }
+  const envelope = parseEnvelope(item.body, deps.limits);
+  let headerId = normalizeEventId(envelope.headers.event_id);
+  // The SDK's clock at send time (epoch ms): normalisation corrects clock drift with it.
+  const sentSecs = parseTimestamp(envelope.headers.sent_at);
+  const sentAt = sentSecs === undefined ? undefined : sentSecs * 1000;
+  const extras = newExtras();
+  for (const [index, entry] of envelope.items.entries()) {
+    let raw: Record<string, unknown>;
+    try {
+      if (entry.headers.type === "event") raw = parseJsonObject(entry.payload, "event");
+      else {
+        // Everything else is process-items' business; CSP reports come back as event JSON.
+        const asEvent = collectItem(extras, item, envelope.headers, entry, deps.now);
+        if (asEvent === undefined) {
+          result.skipped += 1;
+          continue;
+        }
+        raw = asEvent;
+      }
+    } catch (err) {
+      deps.log.warn({ queueId: item.id, itemIndex: index, code: errorCode(err) }, "digest: item payload is unusable; dropped");
+      if (entry.headers.type === "event") result.failed += 1;
+      else result.skipped += 1;
+      invalidItem(extras, item, entry, err);
+      continue;
+    }
+    // The envelope header's id belongs to its (first) event; any further one uses its own.
+    const eventId = headerId ?? normalizeEventId(raw.event_id) ?? newId();
+    headerId = undefined;
+    events.push(await prepareEvent(raw, { ...ctx, eventId, sentAt }, project, deps.hash, symbolicate));
+  }
+  return { item, events, extras };
+}
+
+async function prepareEvent(
+  raw: Record<string, unknown>,
+  ctx: { eventId: string; receivedAt: number; clientIp: string | null; sentAt?: number },
+  project: DigestProject,
+  hash: HashFn,
+  symbolicate?: (event: NormalizedEvent) => Promise<{ missingDebugIds: string[] } | undefined> | undefined,
+): Promise<PreparedEvent> {
+  const normalized = normalizeEvent(raw, ctx);
+  // Readable frames before anything reads them (scrubbing, grouping); never throws.
+  const sourcemaps = symbolicate ? await symbolicate(normalized) : undefined;
+  // Secrets go before grouping (titles, culprits) and storage see the event.
+  const event = scrubEvent(normalized, project.scrub);
+  // Next.js rules: index the digest, classify deploy skew, decode React errors; they may set the
+  // fingerprint grouping reads (only when the SDK sent none) and the title.
+  const nextjs = annotateNextjs(event);
+  const grouping = describeWithNextjs(groupEventForProject(event, project.grouping, ctx.receivedAt, hash), event, nextjs);
+  event.errata.grouping = {
+    version: grouping.version,
+    hash: grouping.hashes[0] ?? "",
+    source: grouping.source,
+    components: grouping.components,
+    hashes: grouping.hashes,
+    variants: grouping.variants,
+    ...(grouping.previous ? { previous: grouping.previous } : {}),
+  };
+  // Last step: nothing changes the event after this, and the blob is what gets stored.
+  const encoded = encodePayload(event);
+  return { event, grouping, userKey: userKeyOf(event), missingDebugIds: sourcemaps?.missingDebugIds, nextjs, encoded };
+}
+
+/** Identifies the end user for exact per-issue user counts: id, then email, username, IP. */
+export function userKeyOf(event: NormalizedEvent): string | null {
+  const u = event.user;
+  if (!u) return null;
+  if (u.id) return `id:${u.id}`;
+  if (u.email) return `email:${u.email}`;
+  if (u.username) return `username:${u.username}`;
+  if (u.ip_address) return `ip:${u.ip_address}`;
+  return null;
+}
+
+function traceIdOf(event: NormalizedEvent): string | null {
+  const id = event.contexts?.trace?.trace_id;
+  return typeof id === "string" && id ? id : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storing (inside the transaction)
+
+/** The releases named by these items' events (recorded once per batch for release ordering). */
+function releasesOf(prepared: PreparedItem[]): SeenRelease[] {
+  const out: SeenRelease[] = [];
+  for (const p of prepared) {
+    for (const e of p.events) {
+      if (e.event.release) out.push({ projectId: p.item.projectId, version: e.event.release, seenAt: p.item.receivedAt });
+    }
+  }
+  return out;
+}
+
+/**
+ * What one write transaction learnt, so the next events of the batch skip a query:
+ * - the (project, event id) pairs already stored: one query per batch instead of one per event,
+ *   kept up to date as the batch stores events (an id twice in one batch is a duplicate then);
+ * - the issue found for a set of grouping hashes, remembered once an event stored with them has
+ *   registered every one of them: owned hashes never change owner inside the transaction (hashes
+ *   are only inserted, ON CONFLICT DO NOTHING), so the same lookup would give the same answer.
+ *   Deleting an issue forgets everything.
+ */
+class BatchMemo {
+  private readonly ids = new Set<string>();
+  private readonly issues = new Map<string, { issueId: number; known: Set<string> }>();
+
+  static async load(tx: Tx, prepared: PreparedItem[]): Promise<BatchMemo> {
+    const byProject = new Map<number, string[]>();
+    for (const p of prepared) {
+      const list = byProject.get(p.item.projectId) ?? [];
+      for (const e of p.events) list.push(e.event.event_id);
+      byProject.set(p.item.projectId, list);
+    }
+    const out = new BatchMemo();
+    for (const [projectId, eventIds] of byProject) {
+      // Chunks keep the IN list well under SQLite's and PostgreSQL's bound-parameter limits.
+      for (let i = 0; i < eventIds.length; i += 500) {
+        for (const id of await existingEventIds(tx, projectId, eventIds.slice(i, i + 500))) out.add(projectId, id);
+      }
+    }
+    return out;
+  }
+
+  has(projectId: number, eventId: string): boolean {
+    return this.ids.has(`${projectId}:${eventId}`);
+  }
+
+  add(projectId: number, eventId: string): void {
+    this.ids.add(`${projectId}:${eventId}`);
+  }
+
+  issue(projectId: number, hashes: string[]): { issueId: number; known: Set<string> } | undefined {
+    return this.issues.get(`${projectId}:${hashes.join(",")}`);
+  }
+
+  rememberIssue(projectId: number, hashes: string[], issueId: number): void {
+    this.issues.set(`${projectId}:${hashes.join(",")}`, { issueId, known: new Set(hashes) });
+  }
+
+  forgetIssues(): void {
+    this.issues.clear();
+  }
+}
+
+async function storeItem(
+  tx: Tx,
+  p: PreparedItem,
+  deps: DigestDeps,
+  tally: OutcomeTally,
+  memo: BatchMemo,
+  stats?: IssueStatsBatch,
+): Promise<Outcome[]> {
+  const out: Outcome[] = [];
+  for (const e of p.events) {
+    const o = await storeEvent(tx, p.item, e, deps, memo, stats);
+    recordEventOutcome(tally, p.item, e.event, o === "stored");
+    out.push(o);
+  }
+  await storeExtras(tx, p.item, p.extras, tally, deps.now);
+  return out;
+}
+
+async function storeEvent(
+  tx: Tx,
+  item: QueueItem,
+  p: PreparedEvent,
+  deps: DigestDeps,
+  memo: BatchMemo,
+  stats?: IssueStatsBatch,
+): Promise<Outcome> {
+  const { event, grouping } = p;
+  const projectId = item.projectId;
+  if (memo.has(projectId, event.event_id)) return "duplicate";
+
+  const seenAt = item.receivedAt;
+  const release = event.release ?? null;
+  // The project's version first; during a transition the previous version's hashes match too.
+  const lookup = [...grouping.hashes, ...(grouping.previous?.hashes ?? [])];
+  const found = memo.issue(projectId, lookup) ?? (await findIssueByHashes(tx, projectId, lookup));
+  let issueId = found?.issueId;
+  let created = false;
+  if (issueId === undefined) {
+    const res = await insertIssue(tx, {
+      projectId,
+      title: grouping.title,
+      culprit: grouping.culprit,
+      type: grouping.type,
+      level: event.level,
+      metadata: grouping.metadata,
+      seenAt,
+      release,
+      hashes: grouping.hashes,
+      groupingVersion: grouping.version,
+    });
+    issueId = res.id;
+    created = res.created;
+  }
+
+  const inserted = await insertEvent(tx, {
+    projectId,
+    issueId,
+    eventId: event.event_id,
+    receivedAt: item.receivedAt,
+    timestamp: Math.round(event.timestamp * 1000),
+    level: event.level,
+    platform: event.platform,
+    release,
+    environment: event.environment ?? null,
+    title: grouping.title,
+    culprit: grouping.culprit,
+    userKey: p.userKey,
+    traceId: traceIdOf(event),
+    digest: p.nextjs.digest?.key ?? null,
+    payload: event,
+    encoded: p.encoded,
+  });
+  if (!inserted) {
+    // Another worker stored the same event concurrently; don't leave an empty issue behind.
+    if (created) {
+      await deleteIssueRows(tx, issueId);
+      memo.forgetIssues();
+    }
+    return "duplicate";
+  }
+  memo.add(projectId, event.event_id);
+  // Every variant (and, in a transition, the new version's hashes) now points at this issue.
+  const unknown = found ? grouping.hashes.filter((h) => !found.known.has(h)) : [];
+  if (unknown.length > 0) await addIssueHashes(tx, projectId, issueId, unknown, grouping.version);
+  // Every grouping hash now has an owner, so the lookup's answer is settled (see BatchMemo); not
+  // after losing a creation race, where the issue kept is not necessarily the lookup's answer.
+  if (grouping.hashes.length > 0 && (found !== undefined || created)) memo.rememberIssue(projectId, lookup, issueId);
+  if (p.missingDebugIds?.length)
+    await recordEventDebugIds(tx, { projectId, eventId: event.event_id, debugIds: p.missingDebugIds, receivedAt: item.receivedAt });
+  const newUser = p.userKey ? await addIssueUser(tx, issueId, p.userKey) : false;
+  const state = await recordIssueEvent(tx, issueId, { seenAt, level: event.level, eventId: event.event_id, release, newUser });
+  if (p.nextjs.classification) await addIssueFlag(tx, issueId, p.nextjs.classification);
+  stats?.add(issueId, projectId, seenAt, statTagsOf(event, p.nextjs.digest?.key));
+  await applyEventLifecycle(
+    tx,
+    { projectId, issueId, created, state, eventId: event.event_id, receivedAt: item.receivedAt, release },
+    deps.now,
+    deps.lifecycle,
+  );
+  return "stored";
+}
+
+/** How a project's events are processed: grouping version (+ transition) and PII scrubbing. */
+interface DigestProject {
+  grouping: ProjectGrouping;
+  scrub: ScrubSettings;
+}
+
+async function digestProjects(db: Db, projectIds: number[], deps: DigestDeps): Promise<Map<number, DigestProject>> {
+  const rows = await readProjectProcessing(db, projectIds);
+  const out = new Map<number, DigestProject>();
+  for (const [id, r] of rows) {
+    out.set(id, {
+      grouping: {
+        version: r.groupingVersion,
+        previous: r.groupingPrevious,
+        switchedAt: r.groupingSwitchedAt,
+        transitionDays: deps.groupingTransitionDays,
+      },
+      scrub: readScrubSettings(r.settings),
+    });
+  }
+  return out;
+}
+
+function errorCode(err: unknown): string {
+  return isAppError(err) ? err.code : "internal_error";
+}
+
+/** Error name/code/message only: SDK payload content never reaches the log. */
+function errorSummary(err: unknown): { name?: string; code?: string; message?: string } {
+  if (!(err instanceof Error)) return { message: String(err).slice(0, 200) };
+  return { name: err.name, code: (err as { code?: string }).code, message: err.message.slice(0, 300) };
+}

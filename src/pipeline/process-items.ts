@@ -1,0 +1,378 @@
+/**
+ * The digest worker's handling of everything in an envelope that is not an error event, and the
+ * outcome of every item (ARCHITECTURE: exactly one outcome per item). digest-batch.ts calls in at
+ * three points:
+ *
+ *   parse (outside the transaction)   collectItem(): attachments, user reports, feedback, sessions
+ *                                     and client reports are parsed and checked; CSP reports
+ *                                     (`raw_security`) come back as event JSON for the event path;
+ *                                     anything unsupported is counted filtered(unsupported_item)
+ *   store (inside the batch tx)       storeExtras(): rows written next to the events;
+ *                                     recordEventOutcome(): accepted or filtered(duplicate)
+ *   commit                            writeOutcomes() in the same transaction, then
+ *                                     publishOutcomes() to /metrics once it committed.
+ */
+import { createHash } from "node:crypto";
+import { AppError, type ErrorCode, isAppError } from "../core/errors";
+import type { NormalizedEvent } from "../core/event";
+import {
+  hourStart,
+  isSupportedItem,
+  itemCategory,
+  type OutcomeCount,
+  type OutcomeTally,
+  parseClientReport,
+  REASONS,
+} from "../core/outcomes";
+import {
+  applySessionUpdate,
+  type Parsed,
+  parseSessionAggregates,
+  parseSessionUpdate,
+  SESSION_MAX_AGE_MS,
+  type SessionAggregates,
+  type SessionDelta,
+  type SessionUpdate,
+} from "../core/sessions";
+import type { EnvelopeItem } from "../ingest/parse-envelope";
+import { normalizeEventId, parseJsonObject } from "../ingest/parse-envelope";
+import { securityReportToEvent } from "../ingest/security";
+import { countOutcomeMetrics } from "../metrics";
+import { insertAttachment } from "../storage/attachments";
+import type { Tx } from "../storage/dialect";
+import { type FeedbackSource, upsertFeedback } from "../storage/feedback";
+import { addOutcomes } from "../storage/outcomes";
+import type { QueueItem } from "../storage/queue";
+import {
+  addSessionCounts,
+  addSessionUser,
+  getSessionStates,
+  pruneSessionStates,
+  putSessionState,
+  type SessionBucketKey,
+} from "../storage/sessions";
+
+const HOUR_MS = 3_600_000;
+
+interface AttachmentItem {
+  kind: "attachment";
+  eventId: string;
+  name: string;
+  contentType: string;
+  attachmentType: string;
+  data: Uint8Array;
+}
+
+interface FeedbackItem {
+  kind: "feedback";
+  category: string;
+  feedbackId: string;
+  eventId: string | null;
+  name: string;
+  email: string;
+  comments: string;
+  url: string | null;
+  source: FeedbackSource;
+}
+
+interface SessionItem {
+  kind: "session";
+  update: SessionUpdate;
+}
+
+interface SessionsItem {
+  kind: "sessions";
+  aggregates: SessionAggregates;
+}
+
+type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem;
+
+/** Non-event items of one queue row, parsed, plus the outcomes already decided while parsing. */
+export interface ItemExtras {
+  items: OtherItem[];
+  /** invalid / unsupported / client-discard counts of this row, written with its transaction */
+  outcomes: OutcomeCount[];
+}
+
+export function newExtras(): ItemExtras {
+  return { items: [], outcomes: [] };
+}
+
+function count(
+  extras: ItemExtras,
+  row: QueueItem,
+  at: number,
+  category: string,
+  outcome: OutcomeCount["outcome"],
+  reason = "",
+  quantity = 1,
+): void {
+  extras.outcomes.push({ projectId: row.projectId, keyId: row.keyId, hour: hourStart(at), category, outcome, reason, quantity });
+}
+
+/**
+ * Parses one non-event item of an envelope. Returns event JSON when the item is really an event
+ * in another form (CSP reports), undefined otherwise (kept in `extras` or counted). Throws an
+ * AppError for a payload that cannot be used; the caller counts it with `invalidItem`.
+ */
+export function collectItem(
+  extras: ItemExtras,
+  row: QueueItem,
+  envelopeHeaders: Record<string, unknown>,
+  entry: EnvelopeItem,
+  now: number,
+): Record<string, unknown> | undefined {
+  const type = entry.headers.type;
+  const at = row.receivedAt;
+  if (!isSupportedItem(type)) {
+    count(extras, row, at, itemCategory(type), "filtered", REASONS.unsupportedItem);
+    return undefined;
+  }
+  const headerEventId = normalizeEventId(envelopeHeaders.event_id);
+  switch (type) {
+    case "raw_security":
+    case "security":
+      return securityReportToEvent(parseJsonObject(entry.payload, type), {
+        release: entry.headers.sentry_release,
+        environment: entry.headers.sentry_environment,
+      });
+    case "attachment":
+      extras.items.push(attachmentOf(entry, headerEventId));
+      return undefined;
+    case "user_report":
+      extras.items.push(userReportOf(parseJsonObject(entry.payload, type), entry, headerEventId));
+      return undefined;
+    case "feedback":
+      extras.items.push(feedbackOf(parseJsonObject(entry.payload, type), headerEventId));
+      return undefined;
+    case "client_report": {
+      const report = parseClientReport(parseJsonObject(entry.payload, type), at);
+      for (const d of report?.discards ?? []) count(extras, row, report?.at ?? at, d.category, "client_discard", d.reason, d.quantity);
+      count(extras, row, at, "internal", "accepted");
+      return undefined;
+    }
+    case "session":
+      sessionOf(extras, row, parseSessionUpdate(parseJsonObject(entry.payload, type), at), (update) => ({ kind: "session", update }));
+      return undefined;
+    case "sessions":
+      sessionOf(extras, row, parseSessionAggregates(parseJsonObject(entry.payload, type), Math.max(at, now)), (aggregates) => ({
+        kind: "sessions",
+        aggregates,
+      }));
+      return undefined;
+    default:
+      count(extras, row, at, itemCategory(type), "filtered", REASONS.unsupportedItem);
+      return undefined;
+  }
+}
+
+function sessionOf<T>(extras: ItemExtras, row: QueueItem, parsed: Parsed<T>, wrap: (v: T) => OtherItem): void {
+  if (parsed.ok) {
+    extras.items.push(wrap(parsed.value));
+    return;
+  }
+  // Old session data is normal (offline clients); anything else is a broken payload.
+  count(extras, row, row.receivedAt, "session", parsed.reason === "too_old" ? "filtered" : "invalid", parsed.reason);
+}
+
+/** Counts an item whose payload could not be used: invalid(<catalogue code>). */
+export function invalidItem(extras: ItemExtras, row: QueueItem, entry: EnvelopeItem, err: unknown): void {
+  count(extras, row, row.receivedAt, itemCategory(entry.headers.type), "invalid", reasonOf(err));
+}
+
+/** Counts a whole queue row that could not be parsed (or failed too often): invalid(<code>). */
+export function invalidRow(tally: OutcomeTally, row: QueueItem, err: unknown): void {
+  tally.add(row.projectId, row.keyId, row.receivedAt, "default", "invalid", reasonOf(err));
+}
+
+/** The data category of a stored event: CSP reports are `security`, everything else `error`. */
+export function eventCategory(event: NormalizedEvent): string {
+  return (event as { type?: unknown }).type === "csp" ? "security" : "error";
+}
+
+/** An event's outcome: accepted, or filtered(duplicate) when the project already had its id. */
+export function recordEventOutcome(tally: OutcomeTally, row: QueueItem, event: NormalizedEvent, stored: boolean): void {
+  const category = eventCategory(event);
+  if (stored) tally.add(row.projectId, row.keyId, row.receivedAt, category, "accepted");
+  else tally.add(row.projectId, row.keyId, row.receivedAt, category, "filtered", REASONS.duplicate);
+}
+
+/** Writes the non-event items of a row and adds their outcomes to the batch's tally. */
+export async function storeExtras(tx: Tx, row: QueueItem, extras: ItemExtras | undefined, tally: OutcomeTally, now: number): Promise<void> {
+  if (!extras) return;
+  tally.addAll(extras.outcomes);
+  for (const it of extras.items) {
+    switch (it.kind) {
+      case "attachment":
+        await insertAttachment(tx, {
+          projectId: row.projectId,
+          eventId: it.eventId,
+          name: it.name,
+          contentType: it.contentType,
+          attachmentType: it.attachmentType,
+          data: it.data,
+          createdAt: row.receivedAt,
+        });
+        tally.add(row.projectId, row.keyId, row.receivedAt, "attachment", "accepted");
+        break;
+      case "feedback":
+        await upsertFeedback(tx, {
+          projectId: row.projectId,
+          feedbackId: it.feedbackId,
+          eventId: it.eventId,
+          name: it.name,
+          email: it.email,
+          comments: it.comments,
+          url: it.url,
+          source: it.source,
+          createdAt: row.receivedAt,
+        });
+        tally.add(row.projectId, row.keyId, row.receivedAt, it.category, "accepted");
+        break;
+      case "session":
+        await storeSessionUpdate(tx, row.projectId, it.update, now);
+        tally.add(row.projectId, row.keyId, row.receivedAt, "session", "accepted");
+        break;
+      case "sessions":
+        await storeSessionAggregates(tx, row.projectId, it.aggregates);
+        tally.add(row.projectId, row.keyId, row.receivedAt, "session", "accepted");
+        break;
+    }
+  }
+}
+
+/** Writes a batch's outcome counts (inside its transaction). */
+export async function writeOutcomes(tx: Tx, ...tallies: OutcomeTally[]): Promise<void> {
+  const counts = tallies.flatMap((t) => t.peek());
+  if (counts.length > 0) await addOutcomes(tx, counts);
+}
+
+/** After the commit: the same counts on /metrics. */
+export function publishOutcomes(...tallies: OutcomeTally[]): void {
+  for (const t of tallies) countOutcomeMetrics(t.peek());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Item parsing
+
+const MAX_NAME = 128;
+const MAX_EMAIL = 256;
+const MAX_COMMENTS = 8192;
+const MAX_URL = 2048;
+const MAX_FILENAME = 256;
+
+function attachmentOf(entry: EnvelopeItem, eventId: string | undefined): AttachmentItem {
+  // Ingest gives every event-bound envelope an id; a row without one predates that or is forged.
+  if (!eventId) throw invalid("invalid_event_id", "The attachment's envelope has no event_id.");
+  const h = entry.headers;
+  return {
+    kind: "attachment",
+    eventId,
+    name: str(h.filename, MAX_FILENAME) || "attachment",
+    contentType: str(h.content_type, 128) || "application/octet-stream",
+    attachmentType: str(h.attachment_type, 64) || "event.attachment",
+    data: entry.payload,
+  };
+}
+
+function userReportOf(p: Record<string, unknown>, entry: EnvelopeItem, headerEventId: string | undefined): FeedbackItem {
+  const eventId = normalizeEventId(p.event_id) ?? headerEventId;
+  if (!eventId) throw invalid("invalid_event_id", "The user report names no event.");
+  return {
+    kind: "feedback",
+    category: "user_report_v2",
+    feedbackId: eventId,
+    eventId,
+    name: str(p.name, MAX_NAME),
+    email: str(p.email, MAX_EMAIL),
+    comments: str(p.comments, MAX_COMMENTS),
+    url: null,
+    source: entry.headers.errata_source === "crash_report_dialog" ? "crash_report_dialog" : "user_report",
+  };
+}
+
+function feedbackOf(p: Record<string, unknown>, headerEventId: string | undefined): FeedbackItem {
+  const contexts = isObject(p.contexts) ? p.contexts : {};
+  const fb = isObject(contexts.feedback) ? contexts.feedback : {};
+  const feedbackId = headerEventId ?? normalizeEventId(p.event_id);
+  if (!feedbackId) throw invalid("invalid_event_id", "The feedback has no event_id.");
+  const user = isObject(p.user) ? p.user : {};
+  return {
+    kind: "feedback",
+    category: "feedback",
+    feedbackId,
+    eventId: normalizeEventId(fb.associated_event_id) ?? null,
+    name: str(fb.name, MAX_NAME) || str(user.name, MAX_NAME) || str(user.username, MAX_NAME),
+    email: str(fb.contact_email, MAX_EMAIL) || str(user.email, MAX_EMAIL),
+    comments: str(fb.message, MAX_COMMENTS),
+    url: str(fb.url, MAX_URL) || null,
+    source: "feedback",
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sessions
+
+/** The last time this thread pruned old session states (module state: one worker per thread). */
+let lastPrune = 0;
+
+async function storeSessionUpdate(tx: Tx, projectId: number, u: SessionUpdate, now: number): Promise<void> {
+  const bucket: SessionBucketKey = { projectId, release: u.release, environment: u.environment, hour: hourOf(u.started) };
+  if (u.sid === null) {
+    // A one-shot update (no id): counted on its own, nothing to remember.
+    const change = applySessionUpdate(undefined, u);
+    if (change) await addCounts(tx, bucket, change.delta, u.did);
+    return;
+  }
+  const prev = (await getSessionStates(tx, projectId, [u.sid])).get(u.sid);
+  const change = applySessionUpdate(prev?.status, u);
+  if (!change) return;
+  // A session stays in the bucket of its first update, even when a later one reports another start.
+  const home = prev ?? bucket;
+  await putSessionState(tx, u.sid, { ...home, projectId, status: change.next }, now);
+  await addCounts(tx, home, change.delta, prev ? null : u.did);
+  if (now - lastPrune > HOUR_MS) {
+    lastPrune = now;
+    await pruneSessionStates(tx, now - SESSION_MAX_AGE_MS - 24 * HOUR_MS);
+  }
+}
+
+async function storeSessionAggregates(tx: Tx, projectId: number, a: SessionAggregates): Promise<void> {
+  for (const b of a.buckets) {
+    await addCounts(tx, { projectId, release: a.release, environment: a.environment, hour: hourOf(b.started) }, b.delta, b.did);
+  }
+}
+
+async function addCounts(tx: Tx, bucket: SessionBucketKey, delta: SessionDelta, did: string | null): Promise<void> {
+  const newUser = did ? await addSessionUser(tx, bucket, hashDid(did)) : false;
+  await addSessionCounts(tx, [{ ...bucket, delta, users: newUser ? 1 : 0 }]);
+}
+
+function hashDid(did: string): string {
+  // Only the hash is stored: `did` may be an email or a user id.
+  return createHash("sha256").update(did).digest("hex").slice(0, 32);
+}
+
+function hourOf(ms: number): number {
+  return hourStart(ms);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function reasonOf(err: unknown): string {
+  return isAppError(err) ? err.code : "internal_error";
+}
+
+function invalid(code: ErrorCode, message: string): AppError {
+  return new AppError(code, message);
+}
+
+function str(v: unknown, max: number): string {
+  if (typeof v === "string") return v.trim().slice(0, max);
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  return "";
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

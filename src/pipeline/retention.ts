@@ -1,0 +1,252 @@
+/**
+ * Maintenance jobs of the digest worker:
+ *
+ * - retention (SPEC §9): events older than the project's retention (default 90 days) are deleted,
+ *   then a project over its event cap (default 1,000,000) loses the oldest events of its most
+ *   repeated issues first. An issue's first and latest events are never deleted; issue counters
+ *   (events, users) are never touched, so counts stay exact.
+ * - the lifecycle sweep: time-based issue transitions (new → ongoing, regressed → ongoing,
+ *   ignored-until-time → unresolved) with their activity rows.
+ *
+ * Everything runs in short transactions of `batchSize` rows with a pause between them, so the
+ * single SQLite writer is never held for long and ingest/digest keep flowing. Time is an argument.
+ */
+import type { RetentionConfig } from "../config";
+import { dueAt, type LifecycleConfig, onTick } from "../core/issue-state/index";
+import type { Logger } from "../log";
+import { insertActivities } from "../storage/activity";
+import type { Db } from "../storage/db";
+import { writeTx } from "../storage/dialect";
+import {
+  countProjectEvents,
+  deleteExpiredChunk,
+  deleteOldestOfIssue,
+  type EventCursor,
+  type IssueStored,
+  listProjectsForRetention,
+  storedEventsPerIssue,
+} from "../storage/event-retention";
+import { clearDueAt, findDueIssues, writeIssueState } from "../storage/issue-lifecycle";
+
+const DAY = 24 * 3600 * 1000;
+
+export interface RetentionOptions {
+  /** epoch ms: "today" for the age cutoff */
+  now: number;
+  defaults: { days: number; eventCap: number };
+  /** rows per transaction */
+  batchSize: number;
+  /** awaited between transactions (default: a short timer pause); tests pass a no-op */
+  yieldBetween?: () => Promise<void>;
+  signal?: AbortSignal;
+}
+
+export interface RetentionResult {
+  projects: number;
+  /** deleted for age */
+  expired: number;
+  /** deleted for the event cap */
+  evicted: number;
+}
+
+/** A project's retention settings (`projects.settings` JSON), falling back to the defaults. */
+export function projectRetention(
+  settings: Record<string, unknown>,
+  defaults: { days: number; eventCap: number },
+): { days: number; eventCap: number } {
+  const positive = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
+  return {
+    days: positive(settings.retentionDays) ?? defaults.days,
+    eventCap: Math.floor(positive(settings.eventCap) ?? defaults.eventCap),
+  };
+}
+
+const defaultYield = () => new Promise<void>((r) => setTimeout(r, 20));
+
+export async function runRetention(db: Db, o: RetentionOptions): Promise<RetentionResult> {
+  const result: RetentionResult = { projects: 0, expired: 0, evicted: 0 };
+  const pause = o.yieldBetween ?? defaultYield;
+  for (const project of await listProjectsForRetention(db)) {
+    if (o.signal?.aborted) break;
+    result.projects += 1;
+    const { days, eventCap } = projectRetention(project.settings, o.defaults);
+    result.expired += await expireProject(db, project.id, o.now - days * DAY, o, pause);
+    result.evicted += await capProject(db, project.id, eventCap, o, pause);
+  }
+  return result;
+}
+
+async function expireProject(db: Db, projectId: number, cutoff: number, o: RetentionOptions, pause: () => Promise<void>): Promise<number> {
+  let cursor: EventCursor | null = null;
+  let total = 0;
+  do {
+    if (o.signal?.aborted) break;
+    const from: EventCursor | null = cursor;
+    const r: { deleted: number; cursor: EventCursor | null } = await writeTx(db, (tx) =>
+      deleteExpiredChunk(tx, { projectId, cutoff, cursor: from, limit: o.batchSize }),
+    );
+    total += r.deleted;
+    cursor = r.cursor;
+    if (cursor) await pause();
+  } while (cursor);
+  return total;
+}
+
+async function capProject(db: Db, projectId: number, cap: number, o: RetentionOptions, pause: () => Promise<void>): Promise<number> {
+  const stored = await countProjectEvents(db, projectId);
+  if (stored <= cap) return 0;
+  const plan = planEviction(await storedEventsPerIssue(db, projectId), stored - cap);
+  let total = 0;
+  for (const step of plan) {
+    let left = step.evict;
+    while (left > 0 && !o.signal?.aborted) {
+      const n = await writeTx(db, (tx) => deleteOldestOfIssue(tx, step.issueId, Math.min(left, o.batchSize)));
+      total += n;
+      left = n === 0 ? 0 : left - n;
+      await pause();
+    }
+  }
+  return total;
+}
+
+/**
+ * How many events to evict from which issue so `excess` events go, most repeated issues first:
+ * issues are cut down to a common level T (never below what they must keep), the largest first,
+ * like water draining from the tallest columns. Pure; ordered most-repeated first.
+ */
+export function planEviction(issues: IssueStored[], excess: number): Array<{ issueId: number; evict: number }> {
+  if (excess <= 0) return [];
+  const cut = (i: IssueStored, level: number) => Math.max(0, i.stored - Math.max(level, i.kept));
+  const f = (level: number) => issues.reduce((n, i) => n + cut(i, level), 0);
+  const sorted = [...issues].sort((a, b) => b.stored - a.stored || a.issueId - b.issueId);
+  const steps = (level: number) => sorted.map((i) => ({ issueId: i.issueId, evict: cut(i, level), stored: i.stored }));
+  if (f(0) <= excess)
+    return steps(0)
+      .filter((s) => s.evict > 0)
+      .map(({ issueId, evict }) => ({ issueId, evict }));
+  // Largest level whose cut still removes enough: f is non-increasing in the level.
+  let lo = 0;
+  let hi = sorted[0]?.stored ?? 0;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (f(mid) >= excess) lo = mid;
+    else hi = mid;
+  }
+  const plan = steps(lo);
+  // The cut at `lo` may remove a few too many; the least repeated of the cut issues keep one more.
+  let surplus = f(lo) - excess;
+  for (let k = plan.length - 1; k >= 0 && surplus > 0; k--) {
+    const s = plan[k] as { issueId: number; evict: number; stored: number };
+    const issue = sorted[k] as IssueStored;
+    if (s.evict > 0 && lo >= issue.kept) {
+      s.evict -= 1;
+      surplus -= 1;
+    }
+  }
+  return plan.filter((s) => s.evict > 0).map(({ issueId, evict }) => ({ issueId, evict }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifecycle sweep
+
+export interface SweepOptions {
+  now: number;
+  lifecycle: LifecycleConfig;
+  batchSize: number;
+  yieldBetween?: () => Promise<void>;
+  signal?: AbortSignal;
+}
+
+/** Applies every due time-based transition; returns how many issues changed. */
+export async function runLifecycleSweep(db: Db, o: SweepOptions): Promise<number> {
+  const pause = o.yieldBetween ?? defaultYield;
+  let transitions = 0;
+  while (!o.signal?.aborted) {
+    const due = await findDueIssues(db, { now: o.now, newBefore: o.now - o.lifecycle.ongoingAfterMs, limit: o.batchSize });
+    if (due.length === 0) break;
+    const changed = await writeTx(db, async (tx) => {
+      let n = 0;
+      for (const d of due) {
+        const t = onTick(d.state, o.now, o.lifecycle);
+        if (!t.changed) {
+          // A stale due_at (should not happen: every state write sets it); reset it so we move on.
+          const next = dueAt(d.state, o.lifecycle);
+          await clearDueAt(tx, d.id, next !== null && next > o.now ? next : null);
+          continue;
+        }
+        const expect = { status: d.state.status, substatus: d.state.substatus, statusChangedAt: d.state.statusChangedAt };
+        if (!(await writeIssueState(tx, d.id, t.state, dueAt(t.state, o.lifecycle), expect))) continue;
+        await insertActivities(tx, d.id, d.projectId, t.activities, o.now);
+        n += 1;
+      }
+      return n;
+    });
+    transitions += changed;
+    // Fewer than a batch, or nothing could be applied (changed concurrently): done for this run.
+    if (due.length < o.batchSize || changed === 0) break;
+    await pause();
+  }
+  return transitions;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The periodic loop
+
+export interface MaintenanceOptions {
+  db: Db;
+  config: { retention: RetentionConfig; lifecycle: LifecycleConfig };
+  log: Logger;
+  signal: AbortSignal;
+  now?: () => number;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * Runs the lifecycle sweep every `sweepIntervalMs` and retention every `intervalMs`, the first
+ * time `firstRunDelayMs` after start. Never throws: errors are logged and the next round retries.
+ */
+export async function runMaintenance(o: MaintenanceOptions): Promise<void> {
+  const { db, log, signal } = o;
+  const r = o.config.retention;
+  const now = o.now ?? Date.now;
+  const yieldBetween = () => sleep(r.pauseMs, signal);
+  await sleep(r.firstRunDelayMs, signal);
+  let nextRetention = 0;
+  while (!signal.aborted) {
+    try {
+      const n = await runLifecycleSweep(db, { now: now(), lifecycle: o.config.lifecycle, batchSize: r.batchSize, yieldBetween, signal });
+      if (n > 0) log.info({ transitions: n }, "lifecycle sweep");
+    } catch (err) {
+      log.error({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, "lifecycle sweep failed");
+    }
+    if (now() >= nextRetention && !signal.aborted) {
+      const started = now();
+      try {
+        const res = await runRetention(db, {
+          now: started,
+          defaults: { days: r.days, eventCap: r.eventCap },
+          batchSize: r.batchSize,
+          yieldBetween,
+          signal,
+        });
+        log.info({ ...res, ms: now() - started }, "retention run");
+      } catch (err) {
+        log.error({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, "retention run failed");
+      }
+      nextRetention = started + r.intervalMs;
+    }
+    await sleep(r.sweepIntervalMs, signal);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Wraps Next.js route handlers of the REST API: a request id on every response, AppErrors mapped
+ * through the catalogue to `{"error": {code, message, fields?, request_id}}`, anything else logged
+ * with the request id and answered as `internal_error` without internals.
+ */
+import { randomUUID } from "node:crypto";
+import { AppError, isAppError } from "../../core/errors";
+import { app } from "../app-context";
+import type { Viewer } from "../types";
+
+type Handler<P> = (req: Request, ctx: { params: P; requestId: string }) => Promise<Response>;
+
+export function apiRoute<P>(handler: Handler<P>) {
+  return async (req: Request, routeCtx: { params: Promise<P> }): Promise<Response> => {
+    const requestId = randomUUID();
+    try {
+      const res = await handler(req, { params: await routeCtx.params, requestId });
+      res.headers.set("x-request-id", requestId);
+      return res;
+    } catch (err) {
+      return errorResponse(err, requestId);
+    }
+  };
+}
+
+export function errorResponse(err: unknown, requestId: string): Response {
+  if (isAppError(err)) {
+    const body = {
+      error: {
+        code: err.code,
+        message: err.message,
+        ...(err.fields ? { fields: err.fields } : {}),
+        ...(err.position !== undefined ? { position: err.position } : {}),
+        request_id: requestId,
+      },
+    };
+    return Response.json(body, { status: err.status, headers: { "x-request-id": requestId } });
+  }
+  try {
+    app().log.error({ err, requestId }, "request failed");
+  } catch {
+    // services not initialised: nothing else to log to
+  }
+  const e = new AppError("internal_error");
+  return Response.json(
+    { error: { code: e.code, message: e.message, request_id: requestId } },
+    { status: 500, headers: { "x-request-id": requestId } },
+  );
+}
+
+/** The caller of a REST request: a bearer token, else the browser session. */
+export async function requireViewer(req: Request): Promise<Viewer> {
+  const services = app();
+  const authz = req.headers.get("authorization");
+  const viewer = authz ? await services.session.viewerFromToken(authz) : await services.session.viewerFromHeaders(req.headers);
+  if (!viewer) throw new AppError("unauthenticated");
+  return viewer;
+}
+
+export async function readJson(req: Request): Promise<unknown> {
+  try {
+    return await req.json();
+  } catch {
+    throw new AppError("validation_failed", "The request body is not valid JSON.", {
+      fields: [{ field: "body", rule: "json", message: "not valid JSON" }],
+    });
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Sentry's REST shapes, for tools written against Sentry's API (sentry-cli, scripts). Field names
+ * and quirks (counts as strings, ISO dates) follow Sentry's serializers.
+ */
+import type { EventDetail, IssueSummary } from "./types";
+
+export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: string) {
+  return {
+    id: String(issue.id),
+    shortId: issue.shortId,
+    title: issue.title,
+    culprit: issue.culprit,
+    permalink: `${publicUrl}/${orgSlug}/issues/${issue.id}`,
+    logger: null,
+    level: issue.level,
+    status: issue.status,
+    statusDetails: {},
+    substatus: issue.substatus,
+    isPublic: false,
+    platform: null,
+    project: { id: String(issue.projectId), slug: issue.projectSlug, name: issue.projectSlug },
+    type: issue.type,
+    metadata: issue.metadata,
+    numComments: 0,
+    assignedTo: null,
+    isBookmarked: false,
+    isSubscribed: false,
+    hasSeen: false,
+    annotations: [],
+    count: String(issue.count),
+    userCount: issue.userCount,
+    firstSeen: new Date(issue.firstSeen).toISOString(),
+    lastSeen: new Date(issue.lastSeen).toISOString(),
+  };
+}
+
+export function sentryEvent(ev: EventDetail) {
+  const e = ev.event;
+  const tags = Array.isArray(e.tags)
+    ? (e.tags as unknown[]).filter((t): t is [string, string] => Array.isArray(t) && t.length === 2).map(([key, value]) => ({ key, value }))
+    : [];
+  return {
+    ...e,
+    id: ev.eventId,
+    eventID: ev.eventId,
+    groupID: String(ev.issueId),
+    projectID: String(ev.projectId),
+    dateReceived: new Date(ev.receivedAt).toISOString(),
+    dateCreated: typeof e.timestamp === "number" ? new Date(e.timestamp * 1000).toISOString() : new Date(ev.receivedAt).toISOString(),
+    tags,
+  };
+}

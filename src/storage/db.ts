@@ -1,0 +1,90 @@
+/**
+ * Opens the database named by the config: the embedded SQLite file (WAL) or PostgreSQL.
+ * This folder is the only code that imports kysely's dialects, better-sqlite3 or pg.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import type { Config } from "../config";
+import type { Database } from "./schema";
+
+export type DialectName = "sqlite" | "postgres";
+
+export interface Db {
+  kysely: Kysely<Database>;
+  dialect: DialectName;
+  /** Raw better-sqlite3 handle (SQLite only): the ingest hot path uses prepared statements. */
+  sqlite?: SQLite.Database;
+  close(): Promise<void>;
+}
+
+// pg returns int8 (count(*), bigint epoch ms) as strings; every value we store fits in 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export function openDb(database: Config["database"], opts: { readonly?: boolean; poolSize?: number } = {}): Db {
+  if (database.kind === "postgres") {
+    const pool = new pg.Pool({ connectionString: database.url, max: opts.poolSize ?? 10 });
+    // An idle client error (server restart) must not crash the process; the pool replaces it.
+    pool.on("error", () => {});
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { kysely, dialect: "postgres", close: () => kysely.destroy() };
+  }
+  fs.mkdirSync(path.dirname(database.file), { recursive: true });
+  const sqlite = new SQLite(database.file);
+  // WAL: readers never block the writer and the writer never blocks readers (UI vs ingest).
+  sqlite.pragma("journal_mode = WAL");
+  // NORMAL in WAL mode: a committed transaction survives a process crash (kill -9).
+  sqlite.pragma(`synchronous = ${database.synchronous}`);
+  // Two threads (ingest in the main thread, digest in the worker) share the file: wait, don't fail.
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("foreign_keys = OFF");
+  // Bigger page cache for the UI's reads; negative = KiB.
+  sqlite.pragma("cache_size = -32000");
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+  return {
+    kysely,
+    dialect: "sqlite",
+    sqlite,
+    close: async () => {
+      await kysely.destroy();
+    },
+  };
+}
+
+/** Distinct SQL strings kept prepared; the digest path uses a few dozen, the UI a few hundred. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The handle Kysely's SqliteDialect sees: `prepare(sql)` returns a cached statement per SQL text.
+ * Kysely prepares every query anew, and preparing costs as much as running a small statement; a
+ * better-sqlite3 statement can be run again and again. Least recently used entries are evicted.
+ * Not safe for `.stream()` (a statement being iterated is busy); nothing in Errata streams.
+ */
+function cachingStatements(sqlite: SQLite.Database): { prepare(sql: string): SQLite.Statement; close(): void } {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    prepare(sql: string): SQLite.Statement {
+      const hit = cache.get(sql);
+      if (hit !== undefined) {
+        // Map keeps insertion order: re-inserting marks the entry as most recently used.
+        cache.delete(sql);
+        cache.set(sql, hit);
+        return hit;
+      }
+      const stmt = sqlite.prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = cache.keys().next().value;
+        if (oldest !== undefined) cache.delete(oldest);
+      }
+      cache.set(sql, stmt);
+      return stmt;
+    },
+    close(): void {
+      cache.clear();
+      sqlite.close();
+    },
+  };
+}

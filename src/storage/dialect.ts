@@ -1,0 +1,46 @@
+/**
+ * The few places where SQLite and PostgreSQL differ. Everything else is one Kysely query.
+ */
+import { type ColumnDataType, type CreateTableBuilder, type Kysely, sql } from "kysely";
+import type { Db, DialectName } from "./db";
+import type { Database } from "./schema";
+
+export type Tx = Kysely<Database>;
+
+/**
+ * A write transaction. On SQLite it is `BEGIN IMMEDIATE`: a deferred transaction that reads and
+ * then writes fails with SQLITE_BUSY_SNAPSHOT when another thread wrote in between, whatever the
+ * busy timeout. Kysely does not emit IMMEDIATE, so we drive the connection ourselves.
+ */
+export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (db.dialect === "postgres") return db.kysely.transaction().execute(fn);
+  return db.kysely.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const result = await fn(conn);
+      await sql`commit`.execute(conn);
+      return result;
+    } catch (err) {
+      await sql`rollback`.execute(conn).catch(() => {});
+      throw err;
+    }
+  });
+}
+
+export function blobType(dialect: DialectName): ColumnDataType {
+  return dialect === "postgres" ? "bytea" : "blob";
+}
+
+/** An auto-increment integer primary key named `id`. */
+export function withId<T extends string>(table: CreateTableBuilder<T, never>, dialect: DialectName): CreateTableBuilder<T, "id"> {
+  return dialect === "postgres"
+    ? table.addColumn("id", "bigserial", (c) => c.primaryKey())
+    : table.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement());
+}
+
+/** Is this error a unique-constraint violation (either dialect)? */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  if (!e) return false;
+  return e.code === "23505" || e.code === "SQLITE_CONSTRAINT_UNIQUE" || e.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+}

@@ -1,0 +1,271 @@
+/**
+ * Events: one row per stored event, filterable fields copied into columns, the normalised event
+ * itself as an opaque gzip-compressed JSON blob (ARCHITECTURE principle 8).
+ */
+import { gunzipSync, gzipSync } from "node:zlib";
+import type { Db } from "./db";
+import type { Tx } from "./dialect";
+
+export interface NewEvent {
+  projectId: number;
+  issueId: number;
+  eventId: string;
+  /** epoch ms */
+  receivedAt: number;
+  /** epoch ms (the event's own, clamped) */
+  timestamp: number;
+  level: string;
+  platform: string;
+  release: string | null;
+  environment: string | null;
+  title: string;
+  culprit: string;
+  userKey: string | null;
+  traceId: string | null;
+  digest: string | null;
+  /** the normalised event; stored as gzip JSON */
+  payload: unknown;
+  /** `encodePayload(payload)` done beforehand (outside the write transaction); used instead of `payload` */
+  encoded?: { blob: Buffer; size: number };
+}
+
+export interface EventRow {
+  id: number;
+  projectId: number;
+  issueId: number;
+  eventId: string;
+  receivedAt: number;
+  timestamp: number;
+  level: string;
+  platform: string;
+  release: string | null;
+  environment: string | null;
+  title: string;
+  culprit: string;
+  userKey: string | null;
+  traceId: string | null;
+  digest: string | null;
+  /** uncompressed JSON size in bytes */
+  size: number;
+}
+
+export interface StoredEvent extends EventRow {
+  /** the normalised event JSON, decompressed and parsed */
+  event: Record<string, unknown>;
+}
+
+const clean = (s: string): string => (s.includes("\u0000") ? s.replaceAll("\u0000", "") : s);
+const cleanOrNull = (s: string | null): string | null => (s === null ? null : clean(s));
+
+export function encodePayload(payload: unknown): { blob: Buffer; size: number } {
+  const json = Buffer.from(JSON.stringify(payload), "utf8");
+  // Level 1: the digest compresses every event and reads few; level 6 costs ~4x the CPU for blobs
+  // ~15 % smaller on SDK JSON. Still gzip, so decodePayload reads old and new blobs alike.
+  return { blob: gzipSync(json, { level: 1 }), size: json.length };
+}
+
+export function decodePayload(blob: Buffer | Uint8Array): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(gunzipSync(blob).toString("utf8"));
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    // A damaged blob must not break the issue page; the UI shows an empty event.
+    return {};
+  }
+}
+
+/**
+ * Inserts an event; returns false (without failing the transaction) when the project already has
+ * an event with this id — the at-least-once queue delivers some items twice.
+ */
+export async function insertEvent(tx: Tx, e: NewEvent): Promise<boolean> {
+  const { blob, size } = e.encoded ?? encodePayload(e.payload);
+  const res = await tx
+    .insertInto("events")
+    .values({
+      project_id: e.projectId,
+      issue_id: e.issueId,
+      event_id: e.eventId,
+      received_at: e.receivedAt,
+      timestamp: Math.round(e.timestamp),
+      level: e.level,
+      platform: clean(e.platform),
+      release: cleanOrNull(e.release),
+      environment: cleanOrNull(e.environment),
+      title: clean(e.title),
+      culprit: clean(e.culprit),
+      user_key: cleanOrNull(e.userKey),
+      trace_id: cleanOrNull(e.traceId),
+      digest: cleanOrNull(e.digest),
+      size,
+      payload: blob,
+    })
+    // ON CONFLICT instead of catching the error: on PostgreSQL a failed statement aborts the
+    // whole transaction, and with it the rest of the batch.
+    .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** Which of these event ids the project already stores (duplicate check before grouping). */
+export async function existingEventIds(tx: Tx, projectId: number, eventIds: string[]): Promise<Set<string>> {
+  if (eventIds.length === 0) return new Set();
+  const rows = await tx
+    .selectFrom("events")
+    .select("event_id")
+    .where("project_id", "=", projectId)
+    .where("event_id", "in", eventIds)
+    .execute();
+  return new Set(rows.map((r) => r.event_id));
+}
+
+/** The columns of an event row (without the payload); shared with other event readers. */
+export const rowColumns = [
+  "id",
+  "project_id",
+  "issue_id",
+  "event_id",
+  "received_at",
+  "timestamp",
+  "level",
+  "platform",
+  "release",
+  "environment",
+  "title",
+  "culprit",
+  "user_key",
+  "trace_id",
+  "digest",
+  "size",
+] as const;
+
+interface RowSelect {
+  id: number;
+  project_id: number;
+  issue_id: number;
+  event_id: string;
+  received_at: number;
+  timestamp: number;
+  level: string;
+  platform: string;
+  release: string | null;
+  environment: string | null;
+  title: string;
+  culprit: string;
+  user_key: string | null;
+  trace_id: string | null;
+  digest: string | null;
+  size: number;
+}
+
+/** A selected event row → its typed shape. */
+export function toRow(r: RowSelect): EventRow {
+  return {
+    id: Number(r.id),
+    projectId: Number(r.project_id),
+    issueId: Number(r.issue_id),
+    eventId: r.event_id,
+    receivedAt: Number(r.received_at),
+    timestamp: Number(r.timestamp),
+    level: r.level,
+    platform: r.platform,
+    release: r.release,
+    environment: r.environment,
+    title: r.title,
+    culprit: r.culprit,
+    userKey: r.user_key,
+    traceId: r.trace_id,
+    digest: r.digest,
+    size: Number(r.size),
+  };
+}
+
+/** A selected row with its payload → the stored event (payload decompressed). */
+export function toStored(r: RowSelect & { payload: Buffer }): StoredEvent {
+  return { ...toRow(r), event: decodePayload(r.payload) };
+}
+
+export async function getEvent(db: Db, projectId: number, eventId: string): Promise<StoredEvent | undefined> {
+  const row = await db.kysely
+    .selectFrom("events")
+    .select([...rowColumns, "payload"])
+    .where("project_id", "=", projectId)
+    .where("event_id", "=", eventId.replace(/-/g, "").toLowerCase())
+    .executeTakeFirst();
+  return row ? toStored(row) : undefined;
+}
+
+/** The most recently received event of an issue. */
+export async function getLatestEvent(db: Db, issueId: number): Promise<StoredEvent | undefined> {
+  const row = await db.kysely
+    .selectFrom("events")
+    .select([...rowColumns, "payload"])
+    .where("issue_id", "=", issueId)
+    .orderBy("received_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row ? toStored(row) : undefined;
+}
+
+export interface EventListCursor {
+  receivedAt: number;
+  id: number;
+}
+
+/** Events of an issue, newest first, without payloads (keyset pagination). */
+export async function listIssueEvents(
+  db: Db,
+  q: { issueId: number; limit: number; cursor?: EventListCursor | null },
+): Promise<{ items: EventRow[]; nextCursor: EventListCursor | null }> {
+  const limit = Math.max(1, Math.min(q.limit, 1000));
+  let query = db.kysely.selectFrom("events").select(rowColumns).where("issue_id", "=", q.issueId);
+  const cursor = q.cursor;
+  if (cursor) {
+    query = query.where((eb) =>
+      eb.or([eb("received_at", "<", cursor.receivedAt), eb.and([eb("received_at", "=", cursor.receivedAt), eb("id", "<", cursor.id)])]),
+    );
+  }
+  const rows = await query
+    .orderBy("received_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
+  const items = rows.slice(0, limit).map(toRow);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? { receivedAt: last.receivedAt, id: last.id } : null };
+}
+
+/** The neighbours of an event within its issue (older/newer navigation). */
+export async function getAdjacentEventIds(
+  db: Db,
+  e: { issueId: number; receivedAt: number; id: number },
+): Promise<{ older: string | null; newer: string | null }> {
+  const older = await db.kysely
+    .selectFrom("events")
+    .select("event_id")
+    .where("issue_id", "=", e.issueId)
+    .where((eb) => eb.or([eb("received_at", "<", e.receivedAt), eb.and([eb("received_at", "=", e.receivedAt), eb("id", "<", e.id)])]))
+    .orderBy("received_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  const newer = await db.kysely
+    .selectFrom("events")
+    .select("event_id")
+    .where("issue_id", "=", e.issueId)
+    .where((eb) => eb.or([eb("received_at", ">", e.receivedAt), eb.and([eb("received_at", "=", e.receivedAt), eb("id", ">", e.id)])]))
+    .orderBy("received_at", "asc")
+    .orderBy("id", "asc")
+    .limit(1)
+    .executeTakeFirst();
+  return { older: older?.event_id ?? null, newer: newer?.event_id ?? null };
+}
+
+export async function countEvents(db: Db, q: { projectId?: number; issueId?: number } = {}): Promise<number> {
+  let query = db.kysely.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n"));
+  if (q.projectId !== undefined) query = query.where("project_id", "=", q.projectId);
+  if (q.issueId !== undefined) query = query.where("issue_id", "=", q.issueId);
+  const row = await query.executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,34 @@
+/**
+ * Migrations as a static list (a folder scan breaks once the server is bundled). Each entry runs
+ * in order; Kysely records applied names in `kysely_migration`.
+ */
+import type { Kysely } from "kysely";
+import type { Migration } from "kysely/migration";
+import type { DialectName } from "../db";
+import * as m0001 from "./0001-init";
+import * as m0002lifecycle from "./0002-issue-lifecycle";
+import * as m0003artifacts from "./0003-artifacts";
+import * as m0004groupingTransition from "./0004-grouping-transition";
+import * as m0005ingestItems from "./0005-ingest-items";
+import * as m0006nextjs from "./0006-nextjs";
+import * as m0007issueStats from "./0007-issue-stats";
+import * as m0008releaseReads from "./0008-release-reads";
+
+type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
+
+const steps: Record<string, Step> = {
+  "0001-init": m0001,
+  "0002-issue-lifecycle": m0002lifecycle,
+  "0003-artifacts": m0003artifacts,
+  "0004-grouping-transition": m0004groupingTransition,
+  "0005-ingest-items": m0005ingestItems,
+  "0006-nextjs": m0006nextjs,
+  "0007-issue-stats": m0007issueStats,
+  "0008-release-reads": m0008releaseReads,
+};
+
+export function migrationsFor(dialect: DialectName): Record<string, Migration> {
+  return Object.fromEntries(Object.entries(steps).map(([name, step]) => [name, { up: (db: Kysely<unknown>) => step.up(db, dialect) }]));
+}
+
+export const latestMigration = Object.keys(steps).at(-1) as string;

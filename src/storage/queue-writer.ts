@@ -1,0 +1,208 @@
+/**
+ * SQLite queue writes on a thread of their own. better-sqlite3 is synchronous: on the main thread
+ * every group commit would block ingest's event loop for the commit itself, for WAL checkpoints
+ * (an fsync — tens of ms every few hundred requests) and for as long as the digest worker holds
+ * SQLite's single write lock (busy_timeout). Here the main thread only copies the batch's bodies
+ * into one transferable buffer and awaits the writer's answer, and no queue commit waits for a WAL
+ * checkpoint (see the thread source). A 200 still means committed: the promise resolves after
+ * COMMIT.
+ *
+ * The thread is plain JavaScript evaluated from a string (no extra bundle entry), loading the
+ * same better-sqlite3 the main thread resolved and running the SQL of queue.ts / outcomes.ts.
+ */
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+import type { OutcomeCount } from "../core/outcomes";
+import type { Db } from "./db";
+import { OUTCOME_UPSERT_SQL } from "./outcomes";
+import { QUEUE_INSERT_SQL, type QueueInsert } from "./queue";
+
+export interface QueueWriter {
+  /** Inserts the rows and adds the outcome counts in one IMMEDIATE transaction; resolves after COMMIT. */
+  write(rows: QueueInsert[], outcomes: readonly OutcomeCount[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+const THREAD_SOURCE = `
+"use strict";
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.sqlitePath);
+const db = new Database(workerData.file);
+db.pragma("journal_mode = WAL");
+db.pragma("synchronous = " + workerData.synchronous);
+// SQLite's own busy handler sleeps in growing steps (up to 100 ms) and can keep missing the short
+// gaps between the digest worker's transactions; this thread retries BEGIN IMMEDIATE every
+// millisecond instead (a failed attempt costs microseconds). Waiting blocks only this thread.
+db.pragma("busy_timeout = 0");
+const nap = new Int32Array(new SharedArrayBuffer(4));
+// No checkpoint (an fsync) inside a queue commit: the digest worker's connection checkpoints as it
+// commits, and this thread does it only when ingest has been idle for a moment.
+db.pragma("wal_autocheckpoint = 0");
+const insert = db.prepare(workerData.insertSql);
+const upsert = db.prepare(workerData.outcomeSql);
+const tx = db.transaction((msg) => {
+  const bytes = Buffer.from(msg.buffer);
+  for (const r of msg.rows) insert.run(r[0], r[1], r[2], r[3], r[4], bytes.subarray(r[5], r[6]));
+  for (const o of msg.outcomes) upsert.run(o[0], o[1], o[2], o[3], o[4], o[5], o[6]);
+});
+function commit(msg) {
+  const deadline = Date.now() + workerData.lockTimeoutMs;
+  for (;;) {
+    try {
+      tx.immediate(msg);
+      return;
+    } catch (err) {
+      // BUSY can only come from BEGIN IMMEDIATE (nothing was written yet): safe to retry.
+      if (!err || err.code !== "SQLITE_BUSY" || Date.now() > deadline) throw err;
+      Atomics.wait(nap, 0, 0, 1);
+    }
+  }
+}
+let idle;
+function checkpointWhenIdle() {
+  clearTimeout(idle);
+  idle = setTimeout(() => {
+    try {
+      db.pragma("wal_checkpoint(PASSIVE)");
+    } catch {}
+  }, workerData.idleCheckpointMs);
+  idle.unref();
+}
+parentPort.on("message", (msg) => {
+  if (msg === "close") {
+    clearTimeout(idle);
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    commit(msg);
+    parentPort.postMessage({ id: msg.id, ok: true });
+  } catch (err) {
+    parentPort.postMessage({ id: msg.id, ok: false, message: String((err && err.message) || err), code: err && err.code });
+  }
+  checkpointWhenIdle();
+});
+`;
+
+/** Ingest idle this long → the writer checkpoints the WAL (PASSIVE: never waits for anyone). */
+const IDLE_CHECKPOINT_MS = 250;
+/** A batch that cannot get SQLite's write lock for this long fails (its requests answer 503). */
+const LOCK_TIMEOUT_MS = 15_000;
+
+interface Pending {
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+/** Starts the writer for a SQLite file (`synchronous` as the main connection has it). */
+export function startQueueWriter(file: string, synchronous: string): QueueWriter {
+  const sqlitePath = createRequire(import.meta.url).resolve("better-sqlite3");
+  let closing: Promise<void> | undefined;
+  let worker: Worker | undefined;
+  let seq = 0;
+  const pending = new Map<number, Pending>();
+  let closed = false;
+
+  const failAll = (err: Error) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+
+  function thread(): Worker {
+    if (worker) return worker;
+    const w = new Worker(THREAD_SOURCE, {
+      eval: true,
+      workerData: {
+        sqlitePath,
+        file,
+        synchronous,
+        insertSql: QUEUE_INSERT_SQL,
+        outcomeSql: OUTCOME_UPSERT_SQL,
+        idleCheckpointMs: IDLE_CHECKPOINT_MS,
+        lockTimeoutMs: LOCK_TIMEOUT_MS,
+      },
+    });
+    w.on("message", (m: { id: number; ok: boolean; message?: string; code?: string }) => {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (m.ok) p.resolve();
+      else p.reject(Object.assign(new Error(m.message ?? "queue write failed"), { code: m.code }));
+    });
+    w.on("error", (err) => failAll(err));
+    w.on("exit", (code) => {
+      if (worker === w) worker = undefined;
+      // A crashed writer fails its batch (503s); the next write starts a new thread.
+      failAll(new Error(`the queue writer thread exited (${code})`));
+    });
+    // Between batches the thread must not keep the process alive.
+    w.unref();
+    worker = w;
+    return w;
+  }
+
+  return {
+    write(rows, outcomes) {
+      if (closed) return Promise.reject(new Error("the queue writer is closed"));
+      // One copy of the bodies into a buffer we may transfer (request bodies can share pooled memory).
+      let size = 0;
+      for (const r of rows) size += r.body.length;
+      const buffer = new ArrayBuffer(size);
+      const bytes = new Uint8Array(buffer);
+      const packed: Array<[number, number, number, string | null, string, number, number]> = [];
+      let at = 0;
+      for (const r of rows) {
+        bytes.set(r.body, at);
+        packed.push([r.projectId, r.keyId, r.receivedAt, r.clientIp, r.kind, at, at + r.body.length]);
+        at += r.body.length;
+      }
+      const counts = outcomes.map((o) => [o.projectId, o.keyId, o.hour, o.category, o.outcome, o.reason, o.quantity]);
+      const id = ++seq;
+      return new Promise<void>((resolve, reject) => {
+        const w = thread();
+        // Referenced while a batch is in flight (a pending 200 keeps the process alive), not after.
+        const settled = () => {
+          if (pending.size === 0) worker?.unref();
+        };
+        pending.set(id, {
+          resolve: () => {
+            resolve();
+            settled();
+          },
+          reject: (err) => {
+            reject(err);
+            settled();
+          },
+        });
+        w.ref();
+        w.postMessage({ id, rows: packed, outcomes: counts, buffer }, [buffer]);
+      });
+    },
+    close() {
+      closed = true;
+      closing ??= worker ? stopThread(worker) : Promise.resolve();
+      return closing;
+    },
+  };
+}
+
+function stopThread(w: Worker): Promise<void> {
+  const exited = new Promise<void>((r) => w.once("exit", () => r()));
+  w.ref();
+  w.postMessage("close");
+  return exited;
+}
+
+const SYNCHRONOUS = ["OFF", "NORMAL", "FULL", "EXTRA"];
+
+/**
+ * A writer thread for this database when it is a SQLite file (undefined for PostgreSQL, whose
+ * driver is asynchronous already, and for in-memory databases no other thread can open).
+ */
+export function queueWriterFor(db: Db): QueueWriter | undefined {
+  const handle = db.sqlite;
+  if (!handle || handle.memory || !handle.name) return undefined;
+  const level = Number(handle.pragma("synchronous", { simple: true }));
+  return startQueueWriter(handle.name, SYNCHRONOUS[level] ?? "NORMAL");
+}

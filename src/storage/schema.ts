@@ -1,0 +1,393 @@
+/**
+ * Row types of every table we own. Times are epoch milliseconds (bigint columns, numbers here) in
+ * both dialects; payloads are opaque compressed blobs; JSON settings are TEXT.
+ * Better Auth owns `user`, `session`, `account` and `verification` (created by its own migrator).
+ */
+import type { Generated } from "kysely";
+
+export interface OrganizationsTable {
+  id: Generated<number>;
+  slug: string;
+  name: string;
+  created_at: number;
+}
+
+export interface MembersTable {
+  org_id: number;
+  user_id: string;
+  role: "owner" | "admin" | "member" | "viewer";
+  created_at: number;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  org_id: number;
+  slug: string;
+  name: string;
+  platform: string;
+  created_at: number;
+  next_short_id: number;
+  grouping_version: string;
+  /** the version before the last switch (matched too during the transition), null when none */
+  grouping_previous: string | null;
+  /** epoch ms of the last grouping-version switch, null when never switched */
+  grouping_switched_at: number | null;
+  /** JSON object: retention, caps, scrubbing… (later issues). */
+  settings: string;
+}
+
+export interface ProjectKeysTable {
+  id: Generated<number>;
+  project_id: number;
+  public_key: string;
+  label: string;
+  active: number;
+  created_at: number;
+}
+
+export interface ApiTokensTable {
+  id: Generated<number>;
+  user_id: string;
+  org_id: number | null;
+  name: string;
+  /** sha256 hex of the secret; the secret itself is shown once and never stored. */
+  token_hash: string;
+  token_prefix: string;
+  /** space separated scopes */
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+  expires_at: number | null;
+}
+
+export interface QueueTable {
+  id: Generated<number>;
+  project_id: number;
+  key_id: number;
+  received_at: number;
+  client_ip: string | null;
+  /** what the ingest endpoint accepted: "envelope" or "store" */
+  kind: string;
+  /** decompressed request body */
+  body: Buffer;
+  /** epoch ms from which a worker may (re)claim the row */
+  available_at: number;
+  attempts: number;
+}
+
+export interface IssuesTable {
+  id: Generated<number>;
+  project_id: number;
+  short_id: number;
+  title: string;
+  culprit: string;
+  type: string;
+  level: string;
+  status: string;
+  substatus: string;
+  first_seen: number;
+  last_seen: number;
+  event_count: number;
+  user_count: number;
+  /** JSON: {type, value, filename, function} as Sentry's issue metadata */
+  metadata: string;
+  first_event_id: string | null;
+  last_event_id: string | null;
+  first_release: string | null;
+  last_release: string | null;
+  /** JSON Resolution (src/core/issue-state) while resolved, else null */
+  resolution: string | null;
+  /** JSON IgnoreCondition while ignored, else null */
+  ignore_details: string | null;
+  resolved_at: number | null;
+  status_changed_at: number | null;
+  /** epoch ms of the next time-based transition (lifecycle sweep), null when none */
+  due_at: number | null;
+  assignee_user_id: string | null;
+  /** JSON array of classification flags (`deploy-skew`), null when none (0006-nextjs) */
+  flags: string | null;
+}
+
+export interface IssueHashesTable {
+  project_id: number;
+  hash: string;
+  issue_id: number;
+  grouping_version: string;
+}
+
+export interface IssueUsersTable {
+  issue_id: number;
+  user_key: string;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  project_id: number;
+  issue_id: number;
+  event_id: string;
+  received_at: number;
+  timestamp: number;
+  level: string;
+  platform: string;
+  release: string | null;
+  environment: string | null;
+  title: string;
+  culprit: string;
+  user_key: string | null;
+  trace_id: string | null;
+  digest: string | null;
+  size: number;
+  /** gzip-compressed JSON of the normalised event */
+  payload: Buffer;
+}
+
+export interface ActivityTable {
+  id: Generated<number>;
+  issue_id: number;
+  project_id: number;
+  /** null: Errata itself */
+  actor_user_id: string | null;
+  /** state_change | regression | unignored | assigned | comment | merge | first_seen_in_release */
+  kind: string;
+  /** JSON object */
+  data: string;
+  created_at: number;
+}
+
+export interface ReleasesTable {
+  id: Generated<number>;
+  org_id: number;
+  version: string;
+  created_at: number;
+}
+
+export interface ReleaseProjectsTable {
+  project_id: number;
+  release_id: number;
+  first_seen: number;
+}
+
+/** An uploaded chunk (sentry-cli chunk upload), content-addressed by sha1 per organization. */
+export interface ArtifactChunksTable {
+  org_id: number;
+  /** sha1 hex of the (decompressed) chunk */
+  checksum: string;
+  size: number;
+  data: Buffer;
+  created_at: number;
+}
+
+/** An assembled artifact bundle (or release bundle); its files live in `artifact_files`. */
+export interface ArtifactBundlesTable {
+  id: Generated<number>;
+  org_id: number;
+  /** sha1 hex of the whole uploaded bundle: re-uploads are recognised by it */
+  checksum: string;
+  /** the manifest's own `debug_id` (Rust sentry-cli only) */
+  bundle_debug_id: string | null;
+  /** "" when the bundle names no release / dist */
+  release: string;
+  dist: string;
+  file_count: number;
+  size: number;
+  created_at: number;
+}
+
+/** The projects a bundle was uploaded for; a bundle without rows here serves the whole org. */
+export interface ArtifactBundleProjectsTable {
+  bundle_id: number;
+  project_id: number;
+}
+
+/** One file of a bundle, or one legacy release file (bundle_id null). */
+export interface ArtifactFilesTable {
+  id: Generated<number>;
+  org_id: number;
+  bundle_id: number | null;
+  /** "" when not uploaded for a release; release files are matched by URL within release + dist */
+  release: string;
+  dist: string;
+  /** `~/path` or full URL */
+  url: string;
+  /** source | minified_source | source_map | indexed_ram_bundle */
+  type: string;
+  debug_id: string | null;
+  /** the `sourcemap` header: the map's URL relative to `url` */
+  sourcemap: string | null;
+  /** decompressed size */
+  size: number;
+  sha1: string;
+  /** gzip of the file */
+  data: Buffer;
+  created_at: number;
+}
+
+/** Re-symbolication work: events of these debug ids may now be readable (maps arrived late). */
+export interface ArtifactJobsTable {
+  id: Generated<number>;
+  org_id: number;
+  /** JSON array of debug ids */
+  debug_ids: string;
+  created_at: number;
+  available_at: number;
+  attempts: number;
+  /** events rewritten so far (bounded per job) */
+  processed: number;
+}
+
+/** Events whose frames named a debug id without an uploaded map (filled at digest time). */
+export interface EventDebugIdsTable {
+  project_id: number;
+  debug_id: string;
+  /** 32-hex event id (unique per project) */
+  event_id: string;
+  received_at: number;
+}
+
+/** Outcome counters (SPEC §3): how many items of a category ended how, per project, key and hour. */
+export interface OutcomesTable {
+  project_id: number;
+  /** 0 when no DSN key is involved (e.g. the crash-report dialog) */
+  key_id: number;
+  /** epoch ms, start of the hour */
+  hour: number;
+  /** Sentry data category: error, default, security, attachment, session, feedback, … */
+  category: string;
+  /** accepted | filtered | rate_limited | invalid | client_discard */
+  outcome: string;
+  /** "" for accepted; a reason code otherwise (duplicate, unsupported_item, key_quota, an SDK's discard reason…) */
+  reason: string;
+  quantity: number;
+}
+
+/** A file sent with an event (envelope `attachment` item). */
+export interface AttachmentsTable {
+  id: Generated<number>;
+  project_id: number;
+  event_id: string;
+  name: string;
+  content_type: string;
+  attachment_type: string;
+  size: number;
+  /** sha1 hex of the bytes: a re-delivered attachment is stored once */
+  checksum: string;
+  data: Buffer;
+  created_at: number;
+}
+
+/** User feedback: `user_report` items, `feedback` items and the crash-report dialog. */
+export interface UserFeedbackTable {
+  id: Generated<number>;
+  project_id: number;
+  /** unique per project: the reported event's id (user_report, dialog) or the feedback event's own id */
+  feedback_id: string;
+  /** the error event it is about, when named */
+  event_id: string | null;
+  name: string;
+  email: string;
+  comments: string;
+  url: string | null;
+  /** user_report | feedback | crash_report_dialog */
+  source: string;
+  created_at: number;
+}
+
+/** Release health: sessions per project, release, environment and hour they started. */
+export interface SessionAggregatesTable {
+  project_id: number;
+  release: string;
+  /** "" when the SDK sent none */
+  environment: string;
+  hour: number;
+  total: number;
+  ok: number;
+  errored: number;
+  unhandled: number;
+  abnormal: number;
+  crashed: number;
+  /** distinct `did` values seen in this bucket */
+  users: number;
+}
+
+/** The status class a live session was last counted under (see src/core/sessions.ts). */
+export interface SessionStatesTable {
+  project_id: number;
+  sid: string;
+  release: string;
+  environment: string;
+  hour: number;
+  status: string;
+  updated_at: number;
+}
+
+export interface SessionUsersTable {
+  project_id: number;
+  release: string;
+  environment: string;
+  hour: number;
+  did_hash: string;
+}
+
+/** Events per issue and hour (0007): sparklines and trend charts. */
+export interface IssueHourlyTable {
+  issue_id: number;
+  /** epoch ms, start of the hour */
+  hour: number;
+  count: number;
+}
+
+/** Events per issue carrying a tag value (0007): distribution bars, tag search, autocompletion. */
+export interface IssueTagValuesTable {
+  issue_id: number;
+  key: string;
+  value: string;
+  project_id: number;
+  count: number;
+  /** epoch ms of the last event with it */
+  last_seen: number;
+}
+
+/** Events per issue carrying a tag key at all (0007): the denominators of the distribution bars. */
+export interface IssueTagKeysTable {
+  issue_id: number;
+  key: string;
+  project_id: number;
+  count: number;
+}
+
+export interface InstallationTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  installation: InstallationTable;
+  organizations: OrganizationsTable;
+  members: MembersTable;
+  projects: ProjectsTable;
+  project_keys: ProjectKeysTable;
+  api_tokens: ApiTokensTable;
+  queue: QueueTable;
+  issues: IssuesTable;
+  issue_hashes: IssueHashesTable;
+  issue_users: IssueUsersTable;
+  events: EventsTable;
+  artifact_chunks: ArtifactChunksTable;
+  artifact_bundles: ArtifactBundlesTable;
+  artifact_bundle_projects: ArtifactBundleProjectsTable;
+  artifact_files: ArtifactFilesTable;
+  artifact_jobs: ArtifactJobsTable;
+  event_debug_ids: EventDebugIdsTable;
+  activity: ActivityTable;
+  releases: ReleasesTable;
+  release_projects: ReleaseProjectsTable;
+  outcomes: OutcomesTable;
+  attachments: AttachmentsTable;
+  user_feedback: UserFeedbackTable;
+  session_aggregates: SessionAggregatesTable;
+  session_states: SessionStatesTable;
+  session_users: SessionUsersTable;
+  issue_hourly: IssueHourlyTable;
+  issue_tag_values: IssueTagValuesTable;
+  issue_tag_keys: IssueTagKeysTable;
+}

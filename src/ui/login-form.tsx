@@ -1,0 +1,70 @@
+"use client";
+
+import { type FormEvent, useState } from "react";
+import { FormAlert, FormField, readApiError, SubmitButton } from "./form-field";
+
+export function LoginForm({ next }: { next: string | null }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(ev: FormEvent<HTMLFormElement>) {
+    ev.preventDefault();
+    if (pending) return;
+    setError(null);
+    if (!email.trim() || !password) {
+      setError("Enter your email and password.");
+      return;
+    }
+    setPending(true);
+    try {
+      const res = await fetch("/api/auth/sign-in/email", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: email.trim(), password }),
+      });
+      if (res.ok) {
+        window.location.assign(next ?? "/");
+        return;
+      }
+      if (res.status === 401) setError("Email or password is incorrect.");
+      else if (res.status === 429) setError("Too many sign-in attempts. Wait a few minutes and try again.");
+      else {
+        const err = await readApiError(res);
+        setError(res.status === 400 && err.message ? err.message : `Sign-in failed (HTTP ${res.status}). Try again in a moment.`);
+      }
+    } catch {
+      setError("Could not reach Errata. Check the connection and try again.");
+    }
+    setPending(false);
+  }
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+      <FormField
+        id="login-email"
+        label="Email"
+        name="email"
+        type="email"
+        autoComplete="username"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        required
+        autoFocus
+      />
+      <FormField
+        id="login-password"
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        required
+      />
+      <FormAlert message={error} />
+      <SubmitButton pending={pending} label="Sign in" pendingLabel="Signing in…" />
+    </form>
+  );
+}

@@ -1,0 +1,96 @@
+"use client";
+
+import { type FormEvent, type ReactNode, startTransition, useActionState } from "react";
+
+/** What a settings Server Action answers: nothing yet, done, or what failed (per field when it can). */
+export type FormResult =
+  | { status: "idle" }
+  | { status: "ok"; message: string; at: number }
+  | { status: "error"; message: string; fields: Record<string, string>; at: number };
+
+export const IDLE: FormResult = { status: "idle" };
+
+export type FormAction = (prev: FormResult, data: FormData) => Promise<FormResult>;
+
+/**
+ * Submits through the action without React's automatic form reset, so a rejected value stays in
+ * its field to be corrected (the `action` attribute still works without JavaScript).
+ */
+export function submitWithoutReset(dispatch: (data: FormData) => void) {
+  return (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget);
+    startTransition(() => dispatch(data));
+  };
+}
+
+/**
+ * A settings section's form: posts to a Server Action (works without JavaScript too), shows the
+ * outcome next to the button and every field error by its field's label. Inputs are the children;
+ * `hidden` carries the org/project/section the action needs.
+ */
+export function SettingsForm({
+  action,
+  hidden,
+  canManage,
+  submitLabel = "Save",
+  fieldLabels = {},
+  children,
+  testId,
+}: {
+  action: FormAction;
+  hidden: Record<string, string>;
+  canManage: boolean;
+  submitLabel?: string;
+  fieldLabels?: Record<string, string>;
+  children: ReactNode;
+  testId?: string;
+}) {
+  const [state, formAction, pending] = useActionState(action, IDLE);
+  const fieldErrors = state.status === "error" ? Object.entries(state.fields) : [];
+  return (
+    <form action={formAction} onSubmit={submitWithoutReset(formAction)} className="flex flex-col gap-3" data-testid={testId}>
+      {Object.entries(hidden).map(([k, v]) => (
+        <input key={k} type="hidden" name={k} value={v} />
+      ))}
+      <fieldset disabled={!canManage || pending} className="flex min-w-0 flex-col gap-3">
+        {children}
+      </fieldset>
+      {canManage ? (
+        <div className="flex flex-wrap items-center gap-3">
+          <button type="submit" className="btn btn-primary" disabled={pending} aria-busy={pending || undefined}>
+            {pending ? <span className="spinner" aria-hidden="true" /> : null}
+            {submitLabel}
+          </button>
+          <FormStatus state={state} />
+        </div>
+      ) : null}
+      {fieldErrors.length > 0 ? (
+        <ul role="alert" className="rounded-md border border-danger px-3 py-2 text-[12.5px] text-danger">
+          {fieldErrors.map(([field, message]) => (
+            <li key={field}>
+              <span className="font-medium">{fieldLabels[field] ?? field}</span>: {message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </form>
+  );
+}
+
+/** "Saved." / the failure, announced politely; keyed by time so the same message re-announces. */
+export function FormStatus({ state }: { state: FormResult }) {
+  return (
+    <span aria-live="polite" className="text-[12.5px]">
+      {state.status === "ok" ? (
+        <span key={state.at} className="text-fg-muted">
+          ✓ {state.message}
+        </span>
+      ) : state.status === "error" && Object.keys(state.fields).length === 0 ? (
+        <span key={state.at} role="alert" className="text-danger">
+          {state.message}
+        </span>
+      ) : null}
+    </span>
+  );
+}

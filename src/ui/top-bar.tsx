@@ -1,0 +1,72 @@
+import Link from "next/link";
+import type { OrgSummary } from "@/server/types";
+import { SignOutButton } from "./sign-out-button";
+import { ThemeToggle } from "./theme-toggle";
+import { Wordmark } from "./wordmark";
+
+const SECTIONS = [
+  ["issues", "Issues"],
+  ["releases", "Releases"],
+  ["feedback", "Feedback"],
+  ["projects", "Projects"],
+] as const;
+
+/** The one slim bar of the signed-in pages: wordmark, organization (switcher when several), sections, user. */
+export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: OrgSummary; email: string }) {
+  const others = orgs.filter((o) => o.slug !== current.slug);
+  return (
+    <header className="sticky top-0 z-20 border-b border-border bg-bg">
+      <div className="flex h-11 items-center gap-3 px-4">
+        <Link href={`/${current.slug}/issues`} aria-label="Errata home" className="shrink-0">
+          <Wordmark size="sm" />
+        </Link>
+        <span className="text-fg-dim" aria-hidden="true">
+          /
+        </span>
+        {others.length === 0 ? (
+          <span className="truncate font-medium">{current.name}</span>
+        ) : (
+          <details className="relative">
+            <summary
+              className="btn btn-sm btn-ghost list-none font-medium [&::-webkit-details-marker]:hidden"
+              aria-label={`Organization: ${current.name}. Switch organization`}
+            >
+              {current.name}
+              <svg width="10" height="10" viewBox="0 0 10 10" aria-hidden="true">
+                <path d="M2 4l3 3 3-3" fill="none" stroke="currentColor" strokeWidth="1.4" />
+              </svg>
+            </summary>
+            <ul className="absolute left-0 top-8 z-30 min-w-[200px] rounded-md border border-border bg-bg py-1 shadow-lg">
+              {orgs.map((o) => (
+                <li key={o.slug}>
+                  <Link
+                    href={`/${o.slug}/issues`}
+                    className="flex items-center justify-between gap-4 px-3 py-1.5 hover:bg-hover"
+                    aria-current={o.slug === current.slug ? "true" : undefined}
+                  >
+                    <span className={o.slug === current.slug ? "font-medium" : ""}>{o.name}</span>
+                    <span className="font-mono text-[11px] text-fg-dim">{o.slug}</span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </details>
+        )}
+        <nav aria-label="Sections" className="-my-1 flex min-w-0 items-center gap-0.5 overflow-x-auto py-1 sm:ml-3">
+          {SECTIONS.map(([path, label]) => (
+            <Link key={path} href={`/${current.slug}/${path}`} className="btn btn-sm btn-ghost shrink-0">
+              {label}
+            </Link>
+          ))}
+        </nav>
+        <div className="ml-auto flex items-center gap-1">
+          <span className="mr-1 hidden max-w-[240px] truncate text-fg-muted sm:inline" title={email}>
+            {email}
+          </span>
+          <ThemeToggle />
+          <SignOutButton />
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,65 @@
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { loadConfig } from "../../src/config";
+import { startWorkerThread, workerEntry } from "../../src/pipeline/start-worker-thread";
+import { type Db, openDb } from "../../src/storage/db";
+import { getEvent } from "../../src/storage/events";
+import { migrateToLatest } from "../../src/storage/migrate";
+import { enqueueMany, queueDepth } from "../../src/storage/queue";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-db";
+import { createProject, hexId } from "./helpers";
+
+// The thread needs a database both threads can open: a SQLite file (the default deployment).
+describe("digest worker thread (SQLite file)", () => {
+  let info: TestDatabase;
+  let db: Db;
+  beforeAll(async () => {
+    info = await createTestDatabase("sqlite");
+    db = openDb(info.config);
+    await migrateToLatest(db);
+  });
+  afterAll(async () => {
+    await db.close();
+    await info.drop();
+  });
+
+  test("dev/test entry is the tsx bootstrap next to the source", () => {
+    expect(workerEntry().pathname).toMatch(/src\/pipeline\/worker-bootstrap\.mjs$/);
+  });
+
+  test("starts, digests an event enqueued by the main thread, stops cleanly", async () => {
+    const projectId = await createProject(db, "thread");
+    // A long idle poll: only the wake message can make this fast.
+    const config = { ...loadConfig({ DATA_DIR: info.dataDir, LOG_LEVEL: "silent", WORKER_IDLE_POLL_MS: "5000" }), database: info.config };
+    const handle = startWorkerThread(config, pino({ level: "silent" }));
+    try {
+      // Let the thread boot (tsx registration, DB open) and go idle before enqueueing.
+      await new Promise((r) => setTimeout(r, 1500));
+      const id = hexId("thread-event");
+      const started = Date.now();
+      await enqueueMany(db, [
+        {
+          projectId,
+          keyId: 1,
+          receivedAt: Date.now(),
+          clientIp: null,
+          kind: "store",
+          body: Buffer.from(JSON.stringify({ event_id: id, message: "from main" })),
+        },
+      ]);
+      handle.wake();
+      let ev = await getEvent(db, projectId, id);
+      while (!ev && Date.now() - started < 20_000) {
+        await new Promise((r) => setTimeout(r, 25));
+        ev = await getEvent(db, projectId, id);
+      }
+      expect(ev?.title).toBe("from main");
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(await queueDepth(db)).toBe(0);
+    } finally {
+      await handle.stop();
+    }
+    // Stopping twice is harmless.
+    await handle.stop();
+  });
+});
