@@ -165,7 +165,8 @@ describe.skipIf(!canRun)("an XSS corpus in every field executes nothing", () => 
     });
     page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
     page.on("console", (m) => {
-      if (m.type() === "error") problems.push(`console: ${m.text()}`);
+      // The location names the resource when the error is a failed load; without it a 404 is undiagnosable.
+      if (m.type() === "error") problems.push(`console: ${m.text()} at ${m.location().url}`);
     });
     await page.goto(`${server.url}/login`);
     await page.getByLabel("Email").fill(t.email);
