@@ -69,6 +69,10 @@ const EnvSchema = z.object({
   WORKER_BATCH_SIZE: int(200),
   WORKER_IDLE_POLL_MS: int(100),
   WORKER_LEASE_MS: int(60_000),
+  // Scheduling niceness of the digest thread (Linux; 0–19). Ingest acknowledges first and the
+  // digest catches up on idle CPU: under a burst the queue grows (bounded by backpressure) instead
+  // of ingest slowing down. 0 keeps the digest at ingest's priority.
+  WORKER_NICE: int(10),
 
   // Login throttling (SPEC §9): attempts per window per IP.
   LOGIN_MAX_ATTEMPTS: int(10),
@@ -140,7 +144,7 @@ export interface Config {
   rateLimits: { keyEvents: number; projectEvents: number; windowSeconds: number };
   backpressure: { maxQueue: number; minFreeDisk: number; checkIntervalMs: number };
   outcomes: { flushMs: number };
-  worker: { batchSize: number; idlePollMs: number; leaseMs: number };
+  worker: { batchSize: number; idlePollMs: number; leaseMs: number; nice: number };
   auth: { loginMaxAttempts: number; loginWindowSeconds: number; sessionDays: number; secureCookies: boolean };
   lifecycle: { ongoingAfterMs: number };
   retention: RetentionConfig;
@@ -213,7 +217,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       checkIntervalMs: Math.max(100, e.BACKPRESSURE_CHECK_MS),
     },
     outcomes: { flushMs: Math.max(50, e.OUTCOME_FLUSH_MS) },
-    worker: { batchSize: Math.max(1, e.WORKER_BATCH_SIZE), idlePollMs: e.WORKER_IDLE_POLL_MS, leaseMs: e.WORKER_LEASE_MS },
+    worker: {
+      batchSize: Math.max(1, e.WORKER_BATCH_SIZE),
+      idlePollMs: e.WORKER_IDLE_POLL_MS,
+      leaseMs: e.WORKER_LEASE_MS,
+      nice: Math.min(19, Math.max(0, e.WORKER_NICE)),
+    },
     auth: {
       loginMaxAttempts: e.LOGIN_MAX_ATTEMPTS,
       loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,

@@ -8,6 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config";
 import { createLogger } from "../log";
 import { openDb } from "../storage/db";
+import { niceThisThread } from "./thread-priority";
 import { runWorker, Waker } from "./worker";
 
 async function main(): Promise<void> {
@@ -15,6 +16,8 @@ async function main(): Promise<void> {
   const port = parentPort;
   const config = workerData as Config;
   const log = createLogger(config.logLevel).child({ mod: "digest" });
+  const nice = niceThisThread(config.worker.nice);
+  if (nice !== undefined) log.debug({ nice }, "digest thread priority lowered");
   const db = openDb(config.database, { poolSize: 2 });
   const controller = new AbortController();
   const waker = new Waker();
