@@ -285,9 +285,12 @@ function trimBagValue(v: unknown, budget: BagBudget, depth: number, maxDepth: nu
       budget.left = 0;
       return DROP;
     }
-    const cut = `${Array.from(v)
-      .slice(0, budget.left - 5)
-      .join("")}...`;
+    // Budgets count UTF-16 units (cost is v.length); cut on a code point boundary without
+    // splitting the string into an array of characters (this runs on 50 KB strings).
+    let end = budget.left - 5;
+    const last = v.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+    const cut = `${v.slice(0, end)}...`;
     budget.left = 0;
     return cut;
   }
