@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     else if (msg === "stop") controller.abort();
   });
   try {
-    await runWorker({ db, config, log, signal: controller.signal, waker });
+    await runWorker({ db, config, log, signal: controller.signal, waker, ingestWakes: config.roles.includes("ingest") });
   } finally {
     await db.close().catch((err: unknown) => log.error({ err: (err as Error)?.message }, "closing the database failed"));
     port.postMessage("stopped");

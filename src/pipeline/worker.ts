@@ -5,7 +5,8 @@
  * Pacing: better-sqlite3 is synchronous and SQLite has one writer. A worker that commits batch
  * after batch without pause keeps the write lock nearly all the time and the main thread (ingest,
  * UI) waits on its busy timeout. After each batch the loop pauses for a fraction of the time the
- * batch took, so other writers always get a window.
+ * batch took, so other writers always get a window — but only while ingest is writing (it wakes
+ * the worker after each commit): draining a backlog alone, the worker does not pause.
  */
 import type { Config } from "../config";
 import type { Logger } from "../log";
@@ -19,8 +20,11 @@ import { runMaintenance } from "./retention";
 export class Waker {
   private pending = false;
   private resolve: (() => void) | undefined;
+  /** wake() calls since the last takeActivity(): ingest committed meanwhile */
+  private activity = 0;
 
   wake(): void {
+    this.activity += 1;
     if (this.resolve) {
       const r = this.resolve;
       this.resolve = undefined;
@@ -28,6 +32,13 @@ export class Waker {
     } else {
       this.pending = true;
     }
+  }
+
+  /** Whether ingest committed since the last call (then the worker leaves it a window). */
+  takeActivity(): boolean {
+    const active = this.activity > 0;
+    this.activity = 0;
+    return active;
   }
 
   /** Resolves after `ms`, on `wake()`, or when the signal aborts — whichever comes first. */
@@ -57,6 +68,11 @@ export interface WorkerOptions {
   log: Logger;
   signal: AbortSignal;
   waker?: Waker;
+  /**
+   * Ingest runs in this process and calls `waker.wake()` after every commit: the worker then
+   * paces only while ingest is active. Otherwise it always paces.
+   */
+  ingestWakes?: boolean;
   /** pause after a batch = its write transaction's duration × this ratio (SQLite); default 0.5 */
   paceRatio?: number;
   /** clock, for tests */
@@ -130,7 +146,9 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       log.debug({ ...result, ms: Math.round(took), lockMs: lockMs === undefined ? undefined : Math.round(lockMs) }, "digest batch");
       if (db.dialect === "sqlite" && lockMs !== undefined)
         claimSize = nextClaimSize(claimSize, items.length, lockMs, config.worker.batchSize);
-      await pause(db.dialect === "sqlite" ? Math.max(1, (lockMs ?? took) * paceRatio) : 0, signal);
+      // Ingest in another process never wakes this worker: then it always paces.
+      const ingestActive = !opts.ingestWakes || waker.takeActivity();
+      await pause(db.dialect === "sqlite" && ingestActive ? Math.max(1, (lockMs ?? took) * paceRatio) : 0, signal);
     } catch (err) {
       backoff = Math.min(MAX_BACKOFF_MS, backoff === 0 ? 100 : backoff * 2);
       log.error(
