@@ -45,8 +45,10 @@ const EnvSchema = z.object({
   // A body that has not finished arriving after this long is cut off (slow clients hold sockets).
   INGEST_BODY_TIMEOUT_MS: int(30_000),
   // Group commit: requests arriving within this window (or until the batch is full) share one
-  // transaction, so one fsync-equivalent serves many requests.
-  GROUP_COMMIT_WINDOW_MS: int(2),
+  // transaction, so one fsync-equivalent serves many requests. 0 (default): the requests completed
+  // in the same turn of the event loop, plus all that arrive while the previous write is in
+  // flight; measured ~7 points of the bare-node ratio better than 2 ms at 64 connections.
+  GROUP_COMMIT_WINDOW_MS: int(0),
   GROUP_COMMIT_MAX_ITEMS: int(512),
   // Rate limits (SPEC §9): events per window per DSN key and per project, counted in memory by
   // each ingest process (N ingest processes allow N× the limit). 0 = no limit, the default.

@@ -28,6 +28,14 @@ function recorder(delayMs = 0, failOn?: (rows: QueueInsert[]) => boolean) {
 }
 
 describe("group committer", () => {
+  test("window 0: rows added in the same turn of the event loop share one write", async () => {
+    const rec = recorder();
+    const gc = createGroupCommitter(rec.write, { windowMs: 0, maxItems: 100 });
+    await Promise.all([gc.add(row(1)), gc.add(row(2)), gc.add(row(3))]);
+    await gc.add(row(4));
+    expect(rec.batches).toEqual([[1, 2, 3], [4]]);
+  });
+
   test("rows within the window share one write; promises resolve after it", async () => {
     const rec = recorder();
     const gc = createGroupCommitter(rec.write, { windowMs: 20, maxItems: 100 });

@@ -38,6 +38,11 @@ interface Batch {
 
 function noop(): void {}
 
+function clearWindow(t: NodeJS.Timeout | NodeJS.Immediate): void {
+  if ("refresh" in t) clearTimeout(t);
+  else clearImmediate(t);
+}
+
 function newBatch(): Batch {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
@@ -59,14 +64,15 @@ export function createGroupCommitter(write: (rows: QueueInsert[]) => Promise<voi
   /** Full or due batches waiting for the writer, oldest first. */
   const ready: Batch[] = [];
   let writing = false;
-  let timer: NodeJS.Timeout | undefined;
+  /** the window's timer, or (window 0) the setImmediate that ends the current loop turn */
+  let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   /** The last batch handed to the writer queue: flush() waits for it (writes are sequential). */
   let last: Batch | undefined;
   let closed = false;
 
   function seal(): void {
     if (timer) {
-      clearTimeout(timer);
+      clearWindow(timer);
       timer = undefined;
     }
     if (!open) return;
@@ -128,7 +134,9 @@ export function createGroupCommitter(write: (rows: QueueInsert[]) => Promise<voi
       batch.rows.push(row);
       if (batch.rows.length >= maxItems) seal();
       else if (!timer && !writing) {
-        timer = setTimeout(onWindow, windowMs);
+        // Window 0: everything whose body completed in this turn of the event loop shares the
+        // write (setTimeout would wait at least 1 ms).
+        timer = windowMs === 0 ? setImmediate(onWindow) : setTimeout(onWindow, windowMs);
         timer.unref();
       }
       return batch.promise;
