@@ -118,6 +118,7 @@ export function createServices(deps: {
       lastSeen: row.lastSeen,
       metadata: row.metadata,
       assigneeUserId: row.assigneeUserId,
+      statusDetails: statusDetailsOf(row),
     };
   }
 

@@ -2,9 +2,10 @@
  * Sentry's REST shapes, for tools written against Sentry's API (sentry-cli, scripts). Field names
  * and quirks (counts as strings, ISO dates) follow Sentry's serializers.
  */
-import type { EventDetail, IssueSummary } from "./types";
+import type { EventDetail, IssueSummary, UserRef } from "./types";
 
-export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: string) {
+/** `assignee`: the profile of `issue.assigneeUserId`, when the caller has it (assignedTo). */
+export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: string, assignee?: UserRef) {
   return {
     id: String(issue.id),
     shortId: issue.shortId,
@@ -14,7 +15,7 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
     logger: null,
     level: issue.level,
     status: issue.status,
-    statusDetails: {},
+    statusDetails: issue.statusDetails,
     substatus: issue.substatus,
     isPublic: false,
     platform: null,
@@ -22,7 +23,7 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
     type: issue.type,
     metadata: issue.metadata,
     numComments: 0,
-    assignedTo: null,
+    assignedTo: assignee ? { type: "user", id: assignee.id, name: assignee.name, email: assignee.email } : null,
     isBookmarked: false,
     isSubscribed: false,
     hasSeen: false,

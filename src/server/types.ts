@@ -52,6 +52,8 @@ export interface IssueSummary {
   metadata: Record<string, unknown>;
   /** the assigned member's user id (see IssueDetail.assignee for the profile) */
   assigneeUserId: string | null;
+  /** Sentry's statusDetails: {inRelease} | {inNextRelease} | {ignoreCount, ignoreWindow?} | … | {} */
+  statusDetails: Record<string, unknown>;
   /** classification badges set at digest time, e.g. `deploy-skew` (absent when none) */
   flags?: string[];
 }
@@ -61,8 +63,6 @@ export interface IssueDetail extends IssueSummary {
   lastRelease: string | null;
   firstEventId: string | null;
   lastEventId: string | null;
-  /** Sentry's statusDetails: {inRelease} | {inNextRelease} | {ignoreCount, ignoreWindow?} | … | {} */
-  statusDetails: Record<string, unknown>;
   /** how it was resolved (null unless resolved) */
   resolution: Resolution | null;
   /** until when it is ignored (null unless ignored) */

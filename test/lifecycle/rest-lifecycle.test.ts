@@ -119,6 +119,12 @@ describe.each(await dialects())("issue lifecycle REST on %s", (dialect) => {
       assignedTo: { type: "user", email: "owner@example.com" },
     });
     expect((await api("GET", path, "viewer")).body).toMatchObject({ status: "resolved", statusDetails: { inRelease: "1.2.0" } });
+    // The project's issue list (what sentry-cli and scripts read) says the same.
+    const listed = await api("GET", "/api/0/projects/acme/web/issues/?query=is:resolved", "viewer");
+    expect((listed.body as unknown as Json[]).find((i) => i.id === id)).toMatchObject({
+      statusDetails: { inRelease: "1.2.0" },
+      assignedTo: { type: "user", email: "owner@example.com" },
+    });
 
     // An event from an older release keeps it resolved; a later one regresses it (the worker does it).
     await send("rest resolve", "1.1.0");

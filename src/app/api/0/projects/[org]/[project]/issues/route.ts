@@ -17,8 +17,12 @@ export const GET = apiRoute<{ org: string; project: string }>(async (req, { para
   });
   const headers = new Headers();
   headers.set("link", paginationLink(url, page.nextCursor));
+  // assignedTo needs the member's profile; the org's members are one (cached) read per page.
+  const assigned = page.items.some((i) => i.assigneeUserId !== null);
+  const members = assigned ? (await services.issueStream.filterOptions(viewer, params.org, { project: params.project })).members : [];
+  const byId = new Map(members.map((m) => [m.id, m]));
   return Response.json(
-    page.items.map((i) => sentryIssue(i, services.publicUrl, params.org)),
+    page.items.map((i) => sentryIssue(i, services.publicUrl, params.org, i.assigneeUserId ? byId.get(i.assigneeUserId) : undefined)),
     { headers },
   );
 });
