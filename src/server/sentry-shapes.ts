@@ -16,7 +16,8 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
     level: issue.level,
     status: issue.status,
     statusDetails: issue.statusDetails,
-    substatus: issue.substatus,
+    // Sentry: resolved issues have no substatus.
+    substatus: issue.status === "resolved" ? null : issue.substatus,
     isPublic: false,
     platform: null,
     project: { id: String(issue.projectId), slug: issue.projectSlug, name: issue.projectSlug },
@@ -33,6 +34,12 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
     firstSeen: new Date(issue.firstSeen).toISOString(),
     lastSeen: new Date(issue.lastSeen).toISOString(),
   };
+}
+
+/** A page of issues; `members` resolves assignees (only needed when one is assigned). */
+export function sentryIssues(items: IssueSummary[], members: UserRef[], publicUrl: string, orgSlug: string) {
+  const byId = new Map(members.map((m) => [m.id, m]));
+  return items.map((i) => sentryIssue(i, publicUrl, orgSlug, i.assigneeUserId ? byId.get(i.assigneeUserId) : undefined));
 }
 
 export function sentryEvent(ev: EventDetail) {

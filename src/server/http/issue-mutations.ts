@@ -37,11 +37,7 @@ export function issueIdFromPath(value: string): number {
 /** Sentry's issue shape plus the lifecycle fields. */
 export function sentryIssueDetail(issue: IssueDetail, publicUrl: string, orgSlug: string) {
   return {
-    ...sentryIssue(issue, publicUrl, orgSlug),
-    // Sentry: resolved issues have no substatus.
-    substatus: issue.status === "resolved" ? null : issue.substatus,
-    statusDetails: issue.statusDetails,
-    assignedTo: issue.assignee ? { type: "user", id: issue.assignee.id, name: issue.assignee.name, email: issue.assignee.email } : null,
+    ...sentryIssue(issue, publicUrl, orgSlug, issue.assignee ?? undefined),
     firstRelease: issue.firstRelease ? { version: issue.firstRelease } : null,
     lastRelease: issue.lastRelease ? { version: issue.lastRelease } : null,
   };
