@@ -47,6 +47,7 @@ import {
   addSessionCounts,
   addSessionUser,
   getSessionStates,
+  markSessionUserCrashed,
   pruneSessionStates,
   putSessionState,
   type SessionBucketKey,
@@ -330,7 +331,7 @@ async function storeSessionUpdate(tx: Tx, projectId: number, u: SessionUpdate, n
   // A session stays in the bucket of its first update, even when a later one reports another start.
   const home = prev ?? bucket;
   await putSessionState(tx, u.sid, { ...home, projectId, status: change.next }, now);
-  await addCounts(tx, home, change.delta, prev ? null : u.did);
+  await addCounts(tx, home, change.delta, u.did, prev === undefined);
   if (now - lastPrune > HOUR_MS) {
     lastPrune = now;
     await pruneSessionStates(tx, now - SESSION_MAX_AGE_MS - 24 * HOUR_MS);
@@ -343,8 +344,14 @@ async function storeSessionAggregates(tx: Tx, projectId: number, a: SessionAggre
   }
 }
 
-async function addCounts(tx: Tx, bucket: SessionBucketKey, delta: SessionDelta, did: string | null): Promise<void> {
-  const newUser = did ? await addSessionUser(tx, bucket, hashDid(did)) : false;
+/**
+ * `firstUpdate`: the session's first counted update (its user is counted then). A crash marks the
+ * user crashed whichever update reports it (crash-free users).
+ */
+async function addCounts(tx: Tx, bucket: SessionBucketKey, delta: SessionDelta, did: string | null, firstUpdate = true): Promise<void> {
+  const didHash = did ? hashDid(did) : null;
+  const newUser = didHash && firstUpdate ? await addSessionUser(tx, bucket, didHash) : false;
+  if (didHash && delta.crashed > 0) await markSessionUserCrashed(tx, bucket, didHash);
   await addSessionCounts(tx, [{ ...bucket, delta, users: newUser ? 1 : 0 }]);
 }
 

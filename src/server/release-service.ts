@@ -37,6 +37,8 @@ export interface ReleaseSummary {
   crashFreeSessions: number | null;
   /** distinct users with sessions; null without session data */
   users: number | null;
+  /** share of those users none of whose sessions crashed, 0–1; null without users */
+  crashFreeUsers: number | null;
   artifacts: { bundles: number; files: number };
 }
 
@@ -100,6 +102,11 @@ export function crashFreeRate(s: SessionTotals | null): number | null {
   return Math.max(0, Math.min(1, (s.total - s.crashed) / s.total));
 }
 
+export function crashFreeUserRate(users: number | null, crashed: number | null): number | null {
+  if (!users || users <= 0) return null;
+  return Math.max(0, Math.min(1, (users - (crashed ?? 0)) / users));
+}
+
 export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices {
   const { db, now, membershipOrThrow, projectsOf, toSummary } = deps;
 
@@ -117,7 +124,7 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
   }
 
   function summary(r: ReleaseListRow, c: ReleaseCounts | undefined, projects: Map<number, ProjectRow>): ReleaseSummary {
-    const counts = c ?? { newIssues: 0, sessions: null, users: null, bundles: 0, files: 0 };
+    const counts = c ?? { newIssues: 0, sessions: null, users: null, crashedUsers: null, bundles: 0, files: 0 };
     return {
       version: r.version,
       createdAt: r.createdAt,
@@ -129,6 +136,7 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
       sessions: counts.sessions,
       crashFreeSessions: crashFreeRate(counts.sessions),
       users: counts.users,
+      crashFreeUsers: crashFreeUserRate(counts.users, counts.crashedUsers),
       artifacts: { bundles: counts.bundles, files: counts.files },
     };
   }

@@ -94,12 +94,14 @@ export interface ReleaseCounts {
   sessions: SessionTotals | null;
   /** distinct users (the SDK's `did`) with sessions in it; null without session data */
   users: number | null;
+  /** of those, the users with a crashed session; null without session data */
+  crashedUsers: number | null;
   /** uploaded artifact bundles naming it, and their files, plus legacy release files */
   bundles: number;
   files: number;
 }
 
-const emptyCounts = (): ReleaseCounts => ({ newIssues: 0, sessions: null, users: null, bundles: 0, files: 0 });
+const emptyCounts = (): ReleaseCounts => ({ newIssues: 0, sessions: null, users: null, crashedUsers: null, bundles: 0, files: 0 });
 
 /** The counts shown for each release of a page: a handful of grouped queries for the whole page. */
 export async function releaseCounts(
@@ -140,7 +142,11 @@ export async function releaseCounts(
     withProjects
       ? db.kysely
           .selectFrom("session_users")
-          .select(["release", sql<number>`count(distinct did_hash)`.as("n")])
+          .select([
+            "release",
+            sql<number>`count(distinct did_hash)`.as("n"),
+            sql<number>`count(distinct case when crashed = 1 then did_hash end)`.as("crashed"),
+          ])
           .where("project_id", "in", q.projectIds)
           .where("release", "in", q.versions)
           .groupBy("release")
@@ -173,7 +179,11 @@ export async function releaseCounts(
       crashed: Number(r.crashed),
     };
   }
-  for (const r of users) (at(r.release) as ReleaseCounts).users = Number(r.n);
+  for (const r of users) {
+    const c = at(r.release) as ReleaseCounts;
+    c.users = Number(r.n);
+    c.crashedUsers = Number(r.crashed);
+  }
   for (const r of bundles) {
     const c = at(r.release) as ReleaseCounts;
     c.bundles += Number(r.n);

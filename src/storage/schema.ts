@@ -326,6 +326,8 @@ export interface SessionUsersTable {
   environment: string;
   hour: number;
   did_hash: string;
+  /** 1 once a session of this user in this bucket crashed (0009) */
+  crashed: Generated<number>;
 }
 
 /** Events per issue and hour (0007): sparklines and trend charts. */

@@ -97,6 +97,22 @@ export async function addSessionUser(tx: Tx, key: SessionBucketKey, didHash: str
   return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
+/** Marks a user of a bucket as crashed (recording the user when the bucket had not seen them). */
+export async function markSessionUserCrashed(tx: Tx, key: SessionBucketKey, didHash: string): Promise<void> {
+  await tx
+    .insertInto("session_users")
+    .values({
+      project_id: key.projectId,
+      release: key.release,
+      environment: key.environment,
+      hour: key.hour,
+      did_hash: didHash,
+      crashed: 1,
+    })
+    .onConflict((oc) => oc.columns(["project_id", "release", "environment", "hour", "did_hash"]).doUpdateSet({ crashed: 1 }))
+    .execute();
+}
+
 /** Forgets session states not updated since `before` (sessions that old are no longer accepted). */
 export async function pruneSessionStates(tx: Tx, before: number): Promise<number> {
   const res = await tx.deleteFrom("session_states").where("updated_at", "<", before).executeTakeFirst();

@@ -12,6 +12,7 @@ import { countEvents, getEvent } from "../../src/storage/events";
 import { listFeedback } from "../../src/storage/feedback";
 import { listOutcomes, type OutcomeRow } from "../../src/storage/outcomes";
 import { claimBatch, enqueueMany, type QueueInsert, queueDepth } from "../../src/storage/queue";
+import { releaseCounts } from "../../src/storage/release-reads";
 import { listSessionAggregates } from "../../src/storage/sessions";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject, deps, drain, hexId } from "../pipeline/helpers";
@@ -214,7 +215,8 @@ describe.each(await dialects())("envelope items through the digest on %s", (dial
     await drain(db, NOW);
     await enqueueMany(db, [
       s("a", { init: false, status: "exited", errors: 0 }),
-      s("b", { init: false, status: "crashed", errors: 1 }),
+      // SDKs repeat the user's `did` on every update: the crash marks user-1 crashed.
+      s("b", { init: false, status: "crashed", errors: 1, did: "user-1" }),
       s("c", { init: false, errors: 2 }),
       s("c", { init: false, status: "exited", errors: 2 }),
       s("d", { init: true, started: iso(NOW - 6 * 86_400_000) }),
@@ -248,6 +250,9 @@ describe.each(await dialects())("envelope items through the digest on %s", (dial
         users: 3,
       },
     ]);
+    // Crash-free users: user-1 crashed in session b (its other session a exited cleanly).
+    const counts = (await releaseCounts(db, { orgId: 0, projectIds: [projectId], versions: ["web@3"] })).get("web@3");
+    expect(counts).toMatchObject({ users: 3, crashedUsers: 1 });
     expect(await outcomes(db, projectId)).toEqual({
       "session accepted": 9,
       "session filtered too_old": 1,

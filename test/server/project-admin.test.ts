@@ -22,7 +22,7 @@ import { insertOrg, upsertMember } from "../../src/storage/orgs";
 import { readProjectProcessing } from "../../src/storage/project-processing";
 import { findIngestKey } from "../../src/storage/projects";
 import { recordReleases } from "../../src/storage/releases";
-import { addSessionCounts, addSessionUser } from "../../src/storage/sessions";
+import { addSessionCounts, addSessionUser, markSessionUserCrashed } from "../../src/storage/sessions";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db";
 
 const NOW = Date.UTC(2026, 4, 10, 12, 0, 0);
@@ -229,6 +229,7 @@ describe.each(await dialects())("project admin, releases and feedback on %s", (d
       ]);
       await addSessionUser(tx, { projectId: web.id, release: "1.1.0", environment: "production", hour }, "u1");
       await addSessionUser(tx, { projectId: web.id, release: "1.1.0", environment: "production", hour }, "u2");
+      await markSessionUserCrashed(tx, { projectId: web.id, release: "1.1.0", environment: "production", hour }, "u2");
       const org = await tx.selectFrom("organizations").select("id").where("slug", "=", "acme").executeTakeFirstOrThrow();
       await tx
         .insertInto("artifact_bundles")
@@ -253,9 +254,12 @@ describe.each(await dialects())("project admin, releases and feedback on %s", (d
     expect(r?.sessions?.total).toBe(200);
     expect(r?.crashFreeSessions).toBeCloseTo(0.98, 5);
     expect(r?.users).toBe(2);
+    expect(r?.crashFreeUsers).toBeCloseTo(0.5, 5);
     expect(r?.artifacts).toEqual({ bundles: 1, files: 4 });
     const next = await s.releases.list(view, "acme", { limit: 1, cursor: page.nextCursor });
-    expect(next.items.map((x) => [x.version, x.newIssues, x.sessions, x.crashFreeSessions])).toEqual([["1.0.0", 2, null, null]]);
+    expect(next.items.map((x) => [x.version, x.newIssues, x.sessions, x.crashFreeSessions, x.crashFreeUsers])).toEqual([
+      ["1.0.0", 2, null, null, null],
+    ]);
     expect(next.nextCursor).toBeNull();
     expect((await s.releases.list(view, "acme", { project: "api" })).items.map((x) => x.version)).toEqual(["1.1.0"]);
 

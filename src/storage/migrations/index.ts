@@ -13,6 +13,7 @@ import * as m0005ingestItems from "./0005-ingest-items";
 import * as m0006nextjs from "./0006-nextjs";
 import * as m0007issueStats from "./0007-issue-stats";
 import * as m0008releaseReads from "./0008-release-reads";
+import * as m0009crashedUsers from "./0009-crashed-users";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -25,6 +26,7 @@ const steps: Record<string, Step> = {
   "0006-nextjs": m0006nextjs,
   "0007-issue-stats": m0007issueStats,
   "0008-release-reads": m0008releaseReads,
+  "0009-crashed-users": m0009crashedUsers,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {

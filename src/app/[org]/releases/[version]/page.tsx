@@ -78,7 +78,11 @@ export default async function ReleasePage({ params }: { params: Params }) {
           {r.crashFreeSessions === null ? <NotAvailable why="no sessions" /> : <CrashFree rate={r.crashFreeSessions} />}
         </Figure>
         <Figure label="Crash-free users">
-          <NotAvailable why={sessions ? "not yet available" : "no sessions"} />
+          {r.crashFreeUsers === null ? (
+            <NotAvailable why={sessions ? "no user ids" : "no sessions"} />
+          ) : (
+            <CrashFree rate={r.crashFreeUsers} />
+          )}
         </Figure>
         <Figure label="Users">
           {r.users === null ? (
@@ -97,8 +101,8 @@ export default async function ReleasePage({ params }: { params: Params }) {
           <div className="mt-2">
             <p className="mb-2 text-[12.5px] text-fg-muted">
               {fmt(sessions.total)} sessions: {fmt(sessions.crashed)} crashed, {fmt(sessions.abnormal)} abnormal,{" "}
-              {fmt(sessions.errored + sessions.unhandled)} with handled errors. Crash-free sessions are those that did not crash. Crash-free
-              users are not yet available: Errata counts distinct users per hour but does not record which of them crashed.
+              {fmt(sessions.errored + sessions.unhandled)} with handled errors. Crash-free sessions are those that did not crash; crash-free
+              users are those none of whose sessions crashed (users are the SDK's <code>did</code>, sent when a user is set).
             </p>
             <SessionDaysChart days={r.sessionDays} now={now} />
           </div>
@@ -205,5 +209,5 @@ function Figure({ label, children }: { label: string; children: ReactNode }) {
 }
 
 function NotAvailable({ why }: { why: string }) {
-  return <span className="text-[12.5px] text-fg-dim">{why === "not yet available" ? "Not yet available" : `– (${why})`}</span>;
+  return <span className="text-[12.5px] text-fg-dim">– ({why})</span>;
 }
