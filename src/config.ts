@@ -97,6 +97,9 @@ const EnvSchema = z.object({
   RETENTION_FIRST_RUN_DELAY_MS: int(30_000),
   RETENTION_BATCH_SIZE: int(500),
   RETENTION_PAUSE_MS: int(20),
+  // Uploaded artifact bundles (source maps) no frame has used for this many days are deleted by
+  // the same job, as Sentry does after 90 days; 0 keeps them forever.
+  ARTIFACT_RETENTION_DAYS: int(90),
   // Time-based issue transitions (new → ongoing, ignore-until-time expiry) are swept this often.
   LIFECYCLE_SWEEP_INTERVAL_MS: int(60_000),
 
@@ -172,6 +175,8 @@ export interface RetentionConfig {
   firstRunDelayMs: number;
   batchSize: number;
   pauseMs: number;
+  /** unused artifact bundles are deleted after this many days; 0: never */
+  artifactDays: number;
   sweepIntervalMs: number;
 }
 
@@ -239,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       firstRunDelayMs: e.RETENTION_FIRST_RUN_DELAY_MS,
       batchSize: Math.max(1, e.RETENTION_BATCH_SIZE),
       pauseMs: e.RETENTION_PAUSE_MS,
+      artifactDays: Math.max(0, e.ARTIFACT_RETENTION_DAYS),
       sweepIntervalMs: Math.max(1000, e.LIFECYCLE_SWEEP_INTERVAL_MS),
     },
     sourcemaps: {

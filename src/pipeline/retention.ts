@@ -15,6 +15,7 @@ import type { RetentionConfig } from "../config";
 import { dueAt, type LifecycleConfig, onTick } from "../core/issue-state/index";
 import type { Logger } from "../log";
 import { insertActivities } from "../storage/activity";
+import { deleteUnusedBundles } from "../storage/artifacts";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
 import {
@@ -213,6 +214,18 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Deletes artifact bundles unused since `before`, a few per transaction; returns how many. */
+export async function expireBundles(db: Db, before: number, yieldBetween: () => Promise<void>, signal?: AbortSignal): Promise<number> {
+  const step = 20;
+  let total = 0;
+  for (;;) {
+    const n = await deleteUnusedBundles(db, before, step);
+    total += n;
+    if (n < step || signal?.aborted) return total;
+    await yieldBetween();
+  }
+}
+
 /**
  * Runs the lifecycle sweep every `sweepIntervalMs` and retention every `intervalMs`, the first
  * time `firstRunDelayMs` after start. Never throws: errors are logged and the next round retries.
@@ -241,7 +254,8 @@ export async function runMaintenance(o: MaintenanceOptions): Promise<void> {
           yieldBetween,
           signal,
         });
-        log.info({ ...res, ms: now() - started }, "retention run");
+        const bundles = r.artifactDays > 0 ? await expireBundles(db, started - r.artifactDays * DAY, yieldBetween, signal) : 0;
+        log.info({ ...res, bundles, ms: now() - started }, "retention run");
       } catch (err) {
         log.error({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, "retention run failed");
       }

@@ -29,6 +29,7 @@ import {
   hasReleaseArtifacts,
   orgOfProject,
   readArtifactFile,
+  touchBundles,
 } from "../storage/artifacts";
 import type { Db } from "../storage/db";
 import { CostLru } from "./sourcemap-cache";
@@ -56,6 +57,9 @@ const JS_FILE = /\.(?:[cm]?js|jsx|bundle)(?:[?#].*)?$/i;
 
 type Loaded = { ok: true; map: ParsedSourceMap } | { ok: false; error: string };
 type Lookup = ArtifactRef | null;
+
+/** A bundle's use is written at most this often (its expiry counts in days). */
+const BUNDLE_TOUCH_MS = 24 * 3600 * 1000;
 
 export function createSymbolicator(db: Db, log: Logger, opts: SymbolicatorOptions): Symbolicator {
   const now = opts.now ?? Date.now;
@@ -86,11 +90,28 @@ export function createSymbolicator(db: Db, log: Logger, opts: SymbolicatorOption
     return org;
   }
 
+  /** bundle id → when this thread last recorded its use (unused bundles expire; see retention) */
+  const touched = new Map<number, number>();
+  function markUsed(ref: Lookup): void {
+    if (!ref || ref.bundleId === null) return;
+    const t = now();
+    if (t - (touched.get(ref.bundleId) ?? Number.NEGATIVE_INFINITY) < BUNDLE_TOUCH_MS) return;
+    touched.set(ref.bundleId, t);
+    // Off the event's path: a failed write only delays the bundle's expiry date.
+    touchBundles(db, [ref.bundleId], t).catch((err: unknown) =>
+      log.warn({ err: (err as Error)?.message, bundleId: ref.bundleId }, "recording a bundle's use failed"),
+    );
+  }
+
   async function cachedLookup(key: string, find: () => Promise<ArtifactRef | undefined>): Promise<Lookup> {
     const hit = lookups.get(key);
-    if (hit !== undefined && typeof hit !== "boolean") return hit;
+    if (hit !== undefined && typeof hit !== "boolean") {
+      markUsed(hit);
+      return hit;
+    }
     const found = (await find()) ?? null;
     lookups.set(key, found);
+    markUsed(found);
     return found;
   }
 

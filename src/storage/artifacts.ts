@@ -6,7 +6,7 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import type { Db } from "./db";
-import type { Tx } from "./dialect";
+import { type Tx, writeTx } from "./dialect";
 import { encodePayload } from "./events";
 
 const gunzipAsync = promisify(gunzip);
@@ -254,6 +254,8 @@ export interface ArtifactRef {
   type: string;
   sourcemap: string | null;
   debugId: string | null;
+  /** the bundle it came in; null for a legacy release file */
+  bundleId: number | null;
 }
 
 /**
@@ -266,7 +268,7 @@ export async function findFileByDebugId(
 ): Promise<ArtifactRef | undefined> {
   const row = await k(c)
     .selectFrom("artifact_files as f")
-    .select(["f.id", "f.url", "f.type", "f.sourcemap", "f.debug_id"])
+    .select(["f.id", "f.url", "f.type", "f.sourcemap", "f.debug_id", "f.bundle_id"])
     .where("f.org_id", "=", q.orgId)
     .where("f.debug_id", "=", q.debugId)
     .where("f.type", "=", q.type)
@@ -288,7 +290,25 @@ export async function findFileByDebugId(
     .orderBy("f.id", "desc")
     .limit(1)
     .executeTakeFirst();
-  return row ? { id: Number(row.id), url: row.url, type: row.type, sourcemap: row.sourcemap, debugId: row.debug_id } : undefined;
+  return row ? toRef(row) : undefined;
+}
+
+function toRef(r: {
+  id: number;
+  url: string;
+  type: string;
+  sourcemap: string | null;
+  debug_id: string | null;
+  bundle_id: number | null;
+}): ArtifactRef {
+  return {
+    id: Number(r.id),
+    url: r.url,
+    type: r.type,
+    sourcemap: r.sourcemap,
+    debugId: r.debug_id,
+    bundleId: r.bundle_id === null ? null : Number(r.bundle_id),
+  };
 }
 
 /** The newest release artifact uploaded under one of these names (best name first wins). */
@@ -299,7 +319,7 @@ export async function findReleaseArtifact(
   if (q.urls.length === 0) return undefined;
   const rows = await k(c)
     .selectFrom("artifact_files")
-    .select(["id", "url", "type", "sourcemap", "debug_id"])
+    .select(["id", "url", "type", "sourcemap", "debug_id", "bundle_id"])
     .where("org_id", "=", q.orgId)
     .where("release", "=", q.release)
     .where("dist", "=", q.dist)
@@ -309,7 +329,7 @@ export async function findReleaseArtifact(
     .execute();
   for (const url of q.urls) {
     const r = rows.find((x) => x.url === url);
-    if (r) return { id: Number(r.id), url: r.url, type: r.type, sourcemap: r.sourcemap, debugId: r.debug_id };
+    if (r) return toRef(r);
   }
   return undefined;
 }
@@ -433,6 +453,35 @@ export async function deleteEventDebugIds(c: Conn, e: { projectId: number; event
     .where("event_id", "=", e.eventId)
     .where("debug_id", "in", e.debugIds)
     .execute();
+}
+
+/** Records that the digest resolved a frame with these bundles (callers throttle it to daily). */
+export async function touchBundles(c: Conn, bundleIds: number[], now: number): Promise<void> {
+  if (bundleIds.length === 0) return;
+  await k(c).updateTable("artifact_bundles").set({ last_used_at: now }).where("id", "in", bundleIds).execute();
+}
+
+/**
+ * Deletes up to `limit` bundles unused (or, never used, uploaded) before `before`, with their files
+ * and project links; returns how many. Legacy release files (no bundle) are kept.
+ */
+export async function deleteUnusedBundles(db: Db, before: number, limit: number): Promise<number> {
+  const ids = (
+    await db.kysely
+      .selectFrom("artifact_bundles")
+      .select("id")
+      .where((eb) => eb.fn.coalesce("last_used_at", "created_at"), "<", before)
+      .orderBy("id")
+      .limit(limit)
+      .execute()
+  ).map((r) => Number(r.id));
+  if (ids.length === 0) return 0;
+  await writeTx(db, async (tx) => {
+    await tx.deleteFrom("artifact_files").where("bundle_id", "in", ids).execute();
+    await tx.deleteFrom("artifact_bundle_projects").where("bundle_id", "in", ids).execute();
+    await tx.deleteFrom("artifact_bundles").where("id", "in", ids).execute();
+  });
+  return ids.length;
 }
 
 /** Waiting rows older than the re-symbolication window can never be used again. */

@@ -191,6 +191,8 @@ export interface ArtifactBundlesTable {
   file_count: number;
   size: number;
   created_at: number;
+  /** when the digest last resolved a frame with it (0010; at most daily); null: never */
+  last_used_at: number | null;
 }
 
 /** The projects a bundle was uploaded for; a bundle without rows here serves the whole org. */

@@ -159,6 +159,7 @@ describe.each(await dialects())("retention on %s", (dialect) => {
       firstRunDelayMs: 0,
       batchSize: 500,
       pauseMs: 0,
+      artifactDays: 90,
       sweepIntervalMs: 600_000,
     };
     const loop = runMaintenance({

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { digestBatch, sha256Hex } from "../../src/pipeline/digest-batch";
 import { createResymbolicator } from "../../src/pipeline/resymbolicate";
+import { expireBundles } from "../../src/pipeline/retention";
 import { createSymbolicator, type Symbolicator } from "../../src/pipeline/symbolicate-event";
 import { createArtifactServices } from "../../src/server/artifact-service";
 import type { Db } from "../../src/storage/db";
@@ -82,6 +83,35 @@ describe.each(await dialects())("digest-time source maps on %s", (dialect) => {
     await upload(app);
     const after = await stored(await ingest(vectorEvent({ file: FILE, debugId: app.debugId })));
     expect(top(after)).toMatchObject({ function: "thrower", filename: "src/app.js", lineno: 2 });
+  });
+
+  test("bundles: a resolved frame records the bundle's use; unused ones expire with their files, used ones stay", async () => {
+    const used = injectedApp();
+    const unused = injectedApp();
+    await upload(used);
+    await upload(unused);
+    const bundles = () => db.kysely.selectFrom("artifact_bundles").select(["id", "last_used_at"]).orderBy("id").execute();
+    const [first, second] = await bundles();
+    expect(first?.last_used_at ?? null).toBeNull();
+    // Both were uploaded 100 days ago; only `used` resolves a frame now.
+    await db.kysely
+      .updateTable("artifact_bundles")
+      .set({ created_at: NOW - 100 * DAY })
+      .execute();
+    const e = await stored(await ingest(vectorEvent({ file: FILE, debugId: used.debugId })));
+    expect(top(e)).toMatchObject({ function: "thrower" });
+    await expect.poll(async () => Number((await bundles())[0]?.last_used_at ?? 0)).toBeGreaterThanOrEqual(NOW);
+
+    expect(await expireBundles(db, NOW - 90 * DAY, async () => {})).toBe(1);
+    expect((await bundles()).map((b) => Number(b.id))).toEqual([Number(first?.id)]);
+    const files = await db.kysely.selectFrom("artifact_files").select("bundle_id").execute();
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.every((f) => Number(f.bundle_id) === Number(first?.id))).toBe(true);
+    const links = await db.kysely.selectFrom("artifact_bundle_projects").select("bundle_id").execute();
+    expect(links.map((l) => Number(l.bundle_id))).toEqual([Number(first?.id)]);
+    expect(Number(second?.id)).not.toBe(Number(first?.id));
+    // The used bundle still resolves frames.
+    expect(top(await stored(await ingest(vectorEvent({ file: FILE, debugId: used.debugId }))))).toMatchObject({ function: "thrower" });
   });
 
   test("events first: re-symbolication rewrites them in place, and v2 grouping does not split the issue", async () => {

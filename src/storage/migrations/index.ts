@@ -14,6 +14,7 @@ import * as m0006nextjs from "./0006-nextjs";
 import * as m0007issueStats from "./0007-issue-stats";
 import * as m0008releaseReads from "./0008-release-reads";
 import * as m0009crashedUsers from "./0009-crashed-users";
+import * as m0010bundleUse from "./0010-bundle-use";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -27,6 +28,7 @@ const steps: Record<string, Step> = {
   "0007-issue-stats": m0007issueStats,
   "0008-release-reads": m0008releaseReads,
   "0009-crashed-users": m0009crashedUsers,
+  "0010-bundle-use": m0010bundleUse,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
