@@ -63,27 +63,6 @@ export interface IssueEventUpdate {
   newUser: boolean;
 }
 
-export interface IssueListCursor {
-  lastSeen: number;
-  id: number;
-}
-
-export interface IssuePage {
-  items: IssueRow[];
-  /** pass back as `cursor` for the next page; null on the last page */
-  nextCursor: IssueListCursor | null;
-}
-
-export interface IssueListQuery {
-  projectIds: number[];
-  status?: string;
-  level?: string;
-  /** case-insensitive substring of title or culprit */
-  text?: string;
-  limit: number;
-  cursor?: IssueListCursor | null;
-}
-
 // PostgreSQL rejects NUL in text columns; SDK strings occasionally carry one.
 const clean = (s: string): string => (s.includes("\u0000") ? s.replaceAll("\u0000", "") : s);
 const cleanOrNull = (s: string | null): string | null => (s === null ? null : clean(s));
@@ -339,41 +318,6 @@ function lifecycleOf(r: IssueSelect): Pick<IssueRow, "resolution" | "ignore" | "
 function statusFilter(status: string) {
   return (eb: ExpressionBuilder<Database, "issues">) =>
     status === "regressed" ? eb.and([eb("status", "=", "unresolved"), eb("substatus", "=", "regressed")]) : eb("status", "=", status);
-}
-
-function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** Issues of the given projects, newest activity first (keyset pagination on last_seen, id). */
-export async function listIssues(db: Db, q: IssueListQuery): Promise<IssuePage> {
-  if (q.projectIds.length === 0) return { items: [], nextCursor: null };
-  const limit = Math.max(1, Math.min(q.limit, 1000));
-  let query = db.kysely.selectFrom("issues").select(issueColumns).where("project_id", "in", q.projectIds);
-  if (q.status) query = query.where(statusFilter(q.status));
-  if (q.level) query = query.where("level", "=", q.level);
-  if (q.text) {
-    const pattern = likePattern(q.text);
-    query = query.where((eb) =>
-      eb.or([eb(sql`lower(title)`, "like", sql`${pattern} escape '\\'`), eb(sql`lower(culprit)`, "like", sql`${pattern} escape '\\'`)]),
-    );
-  }
-  const cursor = q.cursor;
-  if (cursor) {
-    query = query.where((eb) =>
-      eb.or([eb("last_seen", "<", cursor.lastSeen), eb.and([eb("last_seen", "=", cursor.lastSeen), eb("id", "<", cursor.id)])]),
-    );
-  }
-  // One row more than asked tells whether another page exists.
-  const rows = await query
-    .orderBy("last_seen", "desc")
-    .orderBy("id", "desc")
-    .limit(limit + 1)
-    .execute();
-  const items = rows.slice(0, limit).map(toIssue);
-  const last = items[items.length - 1];
-  const nextCursor = rows.length > limit && last ? { lastSeen: last.lastSeen, id: last.id } : null;
-  return { items, nextCursor };
 }
 
 export async function countIssues(db: Db, q: { projectIds: number[]; status?: string }): Promise<number> {

@@ -3,7 +3,8 @@ import { digestBatch } from "../../src/pipeline/digest-batch";
 import { runWorker } from "../../src/pipeline/worker";
 import type { Db } from "../../src/storage/db";
 import { countEvents, getEvent, getLatestEvent, listIssueEvents } from "../../src/storage/events";
-import { countIssues, getIssue, listIssueHashes, listIssues } from "../../src/storage/issues";
+import { type IssueSearchPage, type StorageCondition, searchIssues } from "../../src/storage/issue-search";
+import { countIssues, getIssue, listIssueHashes } from "../../src/storage/issues";
 import { claimBatch, enqueueMany, type QueueInsert, queueDepth } from "../../src/storage/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { capturedBody, corpusBytes, corpusFiles, corpusJson, toEnvelope } from "./corpus";
@@ -23,11 +24,11 @@ function withId(file: string, salt: string): { id: string; event: Record<string,
 }
 
 async function sumIssueCounts(db: Db, projectId: number): Promise<{ issues: number; events: number }> {
-  let cursor = null;
+  let cursor: IssueSearchPage["nextCursor"] = null;
   let issues = 0;
   let events = 0;
   for (;;) {
-    const page = await listIssues(db, { projectIds: [projectId], limit: 40, cursor });
+    const page: IssueSearchPage = await searchIssues(db, { projectIds: [projectId], conditions: [], sort: "date", limit: 40, cursor });
     issues += page.items.length;
     for (const i of page.items) events += i.eventCount;
     if (!page.nextCursor) return { issues, events };
@@ -172,7 +173,7 @@ describe.each(await dialects())("digest on %s", (dialect) => {
       mk(5, { id: 9 }, "other thing"),
     ]);
     expect(await drain(db, NOW + 10)).toMatchObject({ events: 5 });
-    const page = await listIssues(db, { projectIds: [projectId], limit: 10 });
+    const page = await searchIssues(db, { projectIds: [projectId], conditions: [], sort: "date", limit: 10 });
     expect(page.items.map((i) => [i.title, i.eventCount, i.userCount, i.shortId])).toEqual([
       ["other thing", 1, 1, 2],
       ["same thing", 4, 2, 1],
@@ -192,7 +193,7 @@ describe.each(await dialects())("digest on %s", (dialect) => {
     expect(more.items.map((e) => e.eventId)).toEqual([hexId("u2"), hexId("u1")]);
   });
 
-  test("listIssues: text, level, status filters and keyset pagination", async () => {
+  test("issue search: text (LIKE wildcards taken literally), level, status, and keyset pagination", async () => {
     const projectId = await createProject(db, "list");
     const msgs = ["Alpha_1 failed", "beta 100% broken", "GAMMA failed", "delta"];
     await enqueueMany(
@@ -207,20 +208,22 @@ describe.each(await dialects())("digest on %s", (dialect) => {
       ),
     );
     await drain(db, NOW + 10);
-    const titles = async (q: Partial<Parameters<typeof listIssues>[1]>) =>
-      (await listIssues(db, { projectIds: [projectId], limit: 10, ...q })).items.map((i) => i.title);
-    expect(await titles({})).toEqual(["delta", "GAMMA failed", "beta 100% broken", "Alpha_1 failed"]);
-    expect(await titles({ text: "FAILED" })).toEqual(["GAMMA failed", "Alpha_1 failed"]);
-    expect(await titles({ text: "100%" })).toEqual(["beta 100% broken"]);
-    expect(await titles({ text: "a_1" })).toEqual(["Alpha_1 failed"]);
-    expect(await titles({ level: "info" })).toEqual(["delta"]);
-    expect(await titles({ status: "resolved" })).toEqual([]);
-    const first = await listIssues(db, { projectIds: [projectId], limit: 3 });
+    const search = (conditions: StorageCondition[], limit = 10, cursor: IssueSearchPage["nextCursor"] = null) =>
+      searchIssues(db, { projectIds: [projectId], conditions, sort: "date", limit, cursor });
+    const titles = async (...conditions: StorageCondition[]) => (await search(conditions)).items.map((i) => i.title);
+    const text = (value: string): StorageCondition => ({ kind: "text", value });
+    expect(await titles()).toEqual(["delta", "GAMMA failed", "beta 100% broken", "Alpha_1 failed"]);
+    expect(await titles(text("FAILED"))).toEqual(["GAMMA failed", "Alpha_1 failed"]);
+    expect(await titles(text("100%"))).toEqual(["beta 100% broken"]);
+    expect(await titles(text("a_1"))).toEqual(["Alpha_1 failed"]);
+    expect(await titles({ kind: "level", values: ["info"], negated: false })).toEqual(["delta"]);
+    expect(await titles({ kind: "status", values: ["resolved"], negated: false })).toEqual([]);
+    const first = await search([], 3);
     expect(first.items).toHaveLength(3);
-    const second = await listIssues(db, { projectIds: [projectId], limit: 3, cursor: first.nextCursor });
+    const second = await search([], 3, first.nextCursor);
     expect(second.items.map((i) => i.title)).toEqual(["Alpha_1 failed"]);
     expect(second.nextCursor).toBeNull();
-    expect(await listIssues(db, { projectIds: [], limit: 3 })).toEqual({ items: [], nextCursor: null });
+    expect(await searchIssues(db, { projectIds: [], conditions: [], sort: "date", limit: 3 })).toEqual({ items: [], nextCursor: null });
   });
 
   test("unparseable items are dropped and counted failed without poisoning the batch", async () => {

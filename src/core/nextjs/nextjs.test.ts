@@ -13,7 +13,7 @@ import { parseEnvelope, parseJsonObject } from "../../ingest/parse-envelope";
 import type { NormalizedEvent } from "../event";
 import { groupEvent } from "../grouping/index";
 import { normalizeEvent } from "../normalize-event";
-import { parseQuery, toIssueFilter } from "../search/parse-query";
+import { parseIssueSearch } from "../search/parse-query";
 import {
   annotateNextjs,
   CLASS_TAG,
@@ -158,10 +158,11 @@ describe("digests", () => {
   });
 
   test("digest: in the search language: the match key, errors at the term's position", () => {
-    expect(toIssueFilter(parseQuery("is:unresolved digest:2183930132@E352"))).toEqual({ status: "unresolved", digest: "2183930132" });
-    expect(toIssueFilter(parseQuery('digest:"406327854"'))).toEqual({ digest: "406327854" });
+    const digestOf = (q: string) => parseIssueSearch(q, 0).conditions.find((c) => c.kind === "digest");
+    expect(digestOf("is:unresolved digest:2183930132@E352")).toEqual({ kind: "digest", values: ["2183930132"], negated: false });
+    expect(digestOf('digest:"406327854"')).toEqual({ kind: "digest", values: ["406327854"], negated: false });
     try {
-      toIssueFilter(parseQuery("level:error digest:NEXT_NOT_FOUND"));
+      parseIssueSearch("level:error digest:NEXT_NOT_FOUND", 0);
       expect.unreachable();
     } catch (e) {
       expect(e).toMatchObject({ code: "invalid_query", position: 12 });

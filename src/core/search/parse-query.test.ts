@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { AppError } from "../errors";
 import type { NormalizedEvent } from "../event";
 import { statTagsOf } from "./event-tags";
-import { compileIssueSearch, parseIssueSearch, parseQuery, pastedEventId, toIssueFilter } from "./parse-query";
+import { compileIssueSearch, parseIssueSearch, parseQuery, pastedEventId } from "./parse-query";
 import { applyCompletion, completionContext, matchKeys } from "./suggest";
 
 const NOW = Date.UTC(2025, 4, 10, 12);
@@ -42,15 +42,6 @@ describe("parseQuery", () => {
     expect(errorAt(() => parseQuery("boom level:")).position).toBe(5);
     expect(errorAt(() => parseQuery("a level:[error")).position).toBe(2);
     expect(errorAt(() => parseQuery('x "free text')).position).toBe(2);
-  });
-
-  test("the foundation filter still maps its keys", () => {
-    expect(toIssueFilter(parseQuery("is:resolved project:web TypeError"))).toEqual({
-      status: "resolved",
-      project: "web",
-      text: "TypeError",
-    });
-    expect(() => toIssueFilter(parseQuery("is:sleeping"))).toThrow(/Unknown status/);
   });
 });
 

@@ -96,51 +96,6 @@ function termOf(m: RegExpExecArray, at: number): QueryTerm {
 // ---------------------------------------------------------------------------------------------
 // The foundation's filter (kept for callers that only need status/level/project/digest/text).
 
-const STATUSES = new Set(["unresolved", "resolved", "ignored", "regressed"]);
-const LEVELS = new Set(["fatal", "error", "warning", "info", "debug"]);
-
-export interface IssueFilter {
-  status?: string;
-  level?: string;
-  project?: string;
-  text?: string;
-  /** Next.js digest match key (`digest:2183930132`, an `@E<code>` suffix is dropped) */
-  digest?: string;
-}
-
-/** Turns a parsed query into the foundation's simple filters; other keys are an error. Prefer compileIssueSearch. */
-export function toIssueFilter(q: ParsedQuery): IssueFilter {
-  const filter: IssueFilter = {};
-  for (const t of q.terms) {
-    if (t.negated)
-      throw new AppError("invalid_query", `Negation is not supported yet for "${t.key}" (position ${t.position}).`, {
-        position: t.position,
-      });
-    if (t.key === "is") {
-      if (!STATUSES.has(t.value))
-        throw new AppError("invalid_query", `Unknown status "${t.value}" (position ${t.position}).`, { position: t.position });
-      filter.status = t.value;
-    } else if (t.key === "level") {
-      if (!LEVELS.has(t.value))
-        throw new AppError("invalid_query", `Unknown level "${t.value}" (position ${t.position}).`, { position: t.position });
-      filter.level = t.value;
-    } else if (t.key === "project") {
-      filter.project = t.value;
-    } else if (t.key === "digest") {
-      const d = parseDigest(t.value);
-      if (!d)
-        throw new AppError("invalid_query", `"${t.value}" is not a Next.js digest (position ${t.position}).`, { position: t.position });
-      filter.digest = d.key;
-    } else {
-      throw new AppError("invalid_query", `Searching by "${t.key}" is not available yet (position ${t.position}).`, {
-        position: t.position,
-      });
-    }
-  }
-  if (q.text.length > 0) filter.text = q.text.join(" ");
-  return filter;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The full language
 
