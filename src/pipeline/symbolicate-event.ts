@@ -29,7 +29,7 @@ import {
   hasReleaseArtifacts,
   orgOfProject,
   readArtifactFile,
-  touchBundles,
+  touchBundle,
 } from "../storage/artifacts";
 import type { Db } from "../storage/db";
 import { CostLru } from "./sourcemap-cache";
@@ -98,7 +98,7 @@ export function createSymbolicator(db: Db, log: Logger, opts: SymbolicatorOption
     if (t - (touched.get(ref.bundleId) ?? Number.NEGATIVE_INFINITY) < BUNDLE_TOUCH_MS) return;
     touched.set(ref.bundleId, t);
     // Off the event's path: a failed write only delays the bundle's expiry date.
-    touchBundles(db, [ref.bundleId], t).catch((err: unknown) =>
+    touchBundle(db, ref.bundleId, t).catch((err: unknown) =>
       log.warn({ err: (err as Error)?.message, bundleId: ref.bundleId }, "recording a bundle's use failed"),
     );
   }

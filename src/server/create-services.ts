@@ -32,7 +32,7 @@ import { type Auth, createUserWithPassword, findUserByEmail, setUserPassword } f
 import { createDigestServices, withIssueFlags } from "./digest-service";
 import { createFeedbackServices } from "./feedback-service";
 import { createIngestDataServices } from "./ingest-data-services";
-import { assigneeProfile, createIssueActions } from "./issue-actions";
+import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
 import { createIssueStream } from "./issue-stream";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
@@ -239,8 +239,19 @@ export function createServices(deps: {
     feedback: createFeedbackServices({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
 
     issues: {
-      // The stream's search (src/server/issue-stream.ts), without its default status or sparklines.
-      list: (viewer, orgSlug, q) => issueStream.search(viewer, orgSlug, q),
+      // The stream's search (src/server/issue-stream.ts), without its default status or sparklines,
+      // with assignees' profiles (Sentry's list carries assignedTo).
+      async list(viewer, orgSlug, q) {
+        const page = await issueStream.search(viewer, orgSlug, q);
+        const profiles = await assigneeProfiles(
+          db,
+          page.items.flatMap((i) => (i.assigneeUserId ? [i.assigneeUserId] : [])),
+        );
+        return {
+          ...page,
+          items: page.items.map((i) => ({ ...i, assignee: i.assigneeUserId ? (profiles.get(i.assigneeUserId) ?? null) : null })),
+        };
+      },
       async get(viewer, orgSlug, issueId) {
         requireScope(viewer, "event:read");
         const { issue, projects } = await issueInOrg(viewer, orgSlug, issueId);

@@ -305,5 +305,13 @@ function fieldError(field: string, rule: string, message: string): AppError {
 /** Used by services.issues.get: the lifecycle part of an issue's detail. */
 export async function assigneeProfile(db: Db, userId: string | null): Promise<UserRef | null> {
   if (userId === null) return null;
-  return (await findUserProfiles(db, [userId])).get(userId) ?? { id: userId, email: "", name: "Former member" };
+  return (await assigneeProfiles(db, [userId])).get(userId) ?? null;
+}
+
+/** Profiles of assignees by user id; one who has left the organization's users is "Former member". */
+export async function assigneeProfiles(db: Db, userIds: string[]): Promise<Map<string, UserRef>> {
+  const ids = [...new Set(userIds)];
+  if (ids.length === 0) return new Map();
+  const found = await findUserProfiles(db, ids);
+  return new Map(ids.map((id) => [id, found.get(id) ?? { id, email: "", name: "Former member" }]));
 }

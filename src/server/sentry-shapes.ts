@@ -2,10 +2,10 @@
  * Sentry's REST shapes, for tools written against Sentry's API (sentry-cli, scripts). Field names
  * and quirks (counts as strings, ISO dates) follow Sentry's serializers.
  */
-import type { EventDetail, IssueSummary, UserRef } from "./types";
+import type { EventDetail, IssueSummary } from "./types";
 
-/** `assignee`: the profile of `issue.assigneeUserId`, when the caller has it (assignedTo). */
-export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: string, assignee?: UserRef) {
+export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: string) {
+  const assignee = issue.assignee;
   return {
     id: String(issue.id),
     shortId: issue.shortId,
@@ -34,12 +34,6 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
     firstSeen: new Date(issue.firstSeen).toISOString(),
     lastSeen: new Date(issue.lastSeen).toISOString(),
   };
-}
-
-/** A page of issues; `members` resolves assignees (only needed when one is assigned). */
-export function sentryIssues(items: IssueSummary[], members: UserRef[], publicUrl: string, orgSlug: string) {
-  const byId = new Map(members.map((m) => [m.id, m]));
-  return items.map((i) => sentryIssue(i, publicUrl, orgSlug, i.assigneeUserId ? byId.get(i.assigneeUserId) : undefined));
 }
 
 export function sentryEvent(ev: EventDetail) {

@@ -50,8 +50,10 @@ export interface IssueSummary {
   firstSeen: number;
   lastSeen: number;
   metadata: Record<string, unknown>;
-  /** the assigned member's user id (see IssueDetail.assignee for the profile) */
+  /** the assigned member's user id */
   assigneeUserId: string | null;
+  /** their profile, where the caller resolved it (issue detail, the REST list) */
+  assignee?: UserRef | null;
   /** Sentry's statusDetails: {inRelease} | {inNextRelease} | {ignoreCount, ignoreWindow?} | … | {} */
   statusDetails: Record<string, unknown>;
   /** classification badges set at digest time, e.g. `deploy-skew` (absent when none) */

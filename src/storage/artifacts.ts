@@ -455,10 +455,9 @@ export async function deleteEventDebugIds(c: Conn, e: { projectId: number; event
     .execute();
 }
 
-/** Records that the digest resolved a frame with these bundles (callers throttle it to daily). */
-export async function touchBundles(c: Conn, bundleIds: number[], now: number): Promise<void> {
-  if (bundleIds.length === 0) return;
-  await k(c).updateTable("artifact_bundles").set({ last_used_at: now }).where("id", "in", bundleIds).execute();
+/** Records that the digest resolved a frame with this bundle (callers throttle it to daily). */
+export async function touchBundle(c: Conn, bundleId: number, now: number): Promise<void> {
+  await k(c).updateTable("artifact_bundles").set({ last_used_at: now }).where("id", "=", bundleId).execute();
 }
 
 /**

@@ -94,9 +94,6 @@ function termOf(m: RegExpExecArray, at: number): QueryTerm {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The foundation's filter (kept for callers that only need status/level/project/digest/text).
-
-// ---------------------------------------------------------------------------------------------
 // The full language
 
 /** `is:` values: statuses, substatuses and assignment shorthands. */

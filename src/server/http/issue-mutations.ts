@@ -37,7 +37,7 @@ export function issueIdFromPath(value: string): number {
 /** Sentry's issue shape plus the lifecycle fields. */
 export function sentryIssueDetail(issue: IssueDetail, publicUrl: string, orgSlug: string) {
   return {
-    ...sentryIssue(issue, publicUrl, orgSlug, issue.assignee ?? undefined),
+    ...sentryIssue(issue, publicUrl, orgSlug),
     firstRelease: issue.firstRelease ? { version: issue.firstRelease } : null,
     lastRelease: issue.lastRelease ? { version: issue.lastRelease } : null,
   };
