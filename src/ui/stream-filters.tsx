@@ -228,7 +228,11 @@ function SearchInput({
     setValue(r.query);
     setItems([]);
     requestAnimationFrame(() => {
-      input.current?.setSelectionRange(r.caret, r.caret);
+      const el = input.current;
+      // Keys typed since the completion have placed the caret themselves; moving it back now would
+      // put the rest of the word before them ("Cannot" became "annotC").
+      if (!el || el.value !== r.query) return;
+      el.setSelectionRange(r.caret, r.caret);
       if (c.kind === "key") suggest(r.query, r.caret);
     });
   }
