@@ -8,8 +8,26 @@ import fs from "node:fs";
 
 const file = new URL("../package-lock.json", import.meta.url);
 const lock = JSON.parse(fs.readFileSync(file, "utf8"));
-const OS = { android: "android", darwin: "darwin", win32: "win32", freebsd: "freebsd", openbsd: "openbsd", linux: "linux", openharmony: "openharmony" };
-const CPU = { arm64: "arm64", x64: "x64", ia32: "ia32", arm: "arm", loong64: "loong64", ppc64: "ppc64", riscv64: "riscv64", s390x: "s390x", wasm32: "wasm32" };
+const OS = {
+  android: "android",
+  darwin: "darwin",
+  win32: "win32",
+  freebsd: "freebsd",
+  openbsd: "openbsd",
+  linux: "linux",
+  openharmony: "openharmony",
+};
+const CPU = {
+  arm64: "arm64",
+  x64: "x64",
+  ia32: "ia32",
+  arm: "arm",
+  loong64: "loong64",
+  ppc64: "ppc64",
+  riscv64: "riscv64",
+  s390x: "s390x",
+  wasm32: "wasm32",
+};
 
 function platformOf(name) {
   const parts = name.split("/").pop().split("-");
