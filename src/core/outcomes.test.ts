@@ -17,22 +17,23 @@ describe("item categories and support", () => {
     expect(itemCategory("something_new")).toBe("default");
   });
 
-  test("stored types are supported; tracing, replays, profiles, logs, metrics and unknown types are not", () => {
-    for (const t of ["event", "attachment", "user_report", "feedback", "session", "sessions", "client_report", "raw_security"]) {
-      expect(isSupportedItem(t), t).toBe(true);
-    }
+  test("stored types are supported (spans and logs to explain errors); replays, profiles, metrics and unknown types are not", () => {
     for (const t of [
+      "event",
+      "attachment",
+      "user_report",
+      "feedback",
+      "session",
+      "sessions",
+      "client_report",
+      "raw_security",
       "transaction",
       "span",
-      "profile",
-      "profile_chunk",
-      "replay_event",
-      "replay_recording",
-      "check_in",
       "log",
-      "statsd",
-      "x",
     ]) {
+      expect(isSupportedItem(t), t).toBe(true);
+    }
+    for (const t of ["profile", "profile_chunk", "replay_event", "replay_recording", "check_in", "statsd", "x"]) {
       expect(isSupportedItem(t), t).toBe(false);
     }
   });

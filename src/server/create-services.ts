@@ -37,6 +37,7 @@ import { createIssueStream } from "./issue-stream";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
+import { createTraceServices } from "./trace-service";
 import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
 
 export const SCOPES = [
@@ -292,6 +293,11 @@ export function createServices(deps: {
     }),
 
     digests: createDigestServices({ db, membershipOrThrow, requireScope }),
+    traces: createTraceServices({
+      db,
+      requireScope,
+      issueProject: async (viewer, orgSlug, issueId) => (await issueInOrg(viewer, orgSlug, issueId)).issue.projectId,
+    }),
 
     ...createIngestDataServices({ db, membershipOrThrow, requireScope }),
     artifacts: createArtifactServices({
