@@ -104,10 +104,14 @@ describe.each(await dialects())("ingest endpoints on %s", (dialect) => {
     const r = await request(s.base, url, onlyTracing);
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ id: txId });
+    // Replays and profiles are never kept: the SDK is told to stop sending them for an hour.
+    expect(r.headers["x-sentry-rate-limits"]).toBe("3600:replay;profile;profile_chunk:organization:not_kept");
     expect(await queueDepth(db)).toBe(before);
     const id = newId();
     const mixed = `{"event_id":"${id}"}\n{"type":"statsd"}\n{}\n{"type":"event"}\n{"message":"kept"}\n{"type":"check_in"}\n{}\n{"type":"attachment","length":5}\na\nb\nc`;
-    expect((await request(s.base, url, mixed)).json).toEqual({ id });
+    const mixedReply = await request(s.base, url, mixed);
+    expect(mixedReply.json).toEqual({ id });
+    expect(mixedReply.headers["x-sentry-rate-limits"]).toBeUndefined();
     const [queued] = await queuedBodies(db, p.projectId);
     const env = parseEnvelope(queued as Buffer, LIMITS);
     expect(env.headers.event_id).toBe(id);
