@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config";
+import { limitDepth, MAX_EVENT_DEPTH } from "../core/bounded-json";
 import { AppError } from "../core/errors";
 import { statusDetailsOf } from "../core/issue-state/update-input";
 import { emailSchema, nameSchema, passwordSchema, slugify, slugSchema, validate } from "../core/validation";
@@ -377,7 +378,8 @@ export function createServices(deps: {
       projectId: ev.projectId,
       projectSlug: projects.get(ev.projectId)?.slug ?? "unknown",
       receivedAt: ev.receivedAt,
-      event: ev.event as Record<string, unknown>,
+      // Depth-bounded: events stored before the normaliser bounded depth would overflow rendering.
+      event: limitDepth(ev.event, MAX_EVENT_DEPTH).value as Record<string, unknown>,
     };
   }
 }
