@@ -27,6 +27,7 @@ import {
   listProjectsOfOrg,
   type ProjectRow,
 } from "../storage/projects";
+import { isStorageUnavailable, storageHealth } from "../storage/storage-health";
 import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../storage/tokens";
 import { createArtifactServices } from "./artifact-service";
 import { type Auth, createUserWithPassword, findUserByEmail, setUserPassword } from "./auth";
@@ -308,10 +309,17 @@ export function createServices(deps: {
       async ready() {
         try {
           const migrations = await isMigrated(db);
-          return { ok: migrations, database: true, migrations };
+          // Reads work while another process holds SQLite's write lock: probe writability too.
+          const writable = await storageHealth(db).check(deps.log);
+          return { ok: migrations && writable, database: true, migrations, writable };
         } catch {
-          return { ok: false, database: false, migrations: false };
+          return { ok: false, database: false, migrations: false, writable: false };
         }
+      },
+      storageFailed(err) {
+        if (!isStorageUnavailable(err)) return false;
+        storageHealth(db).failed(err, deps.log);
+        return true;
       },
     },
 
