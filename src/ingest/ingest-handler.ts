@@ -28,7 +28,7 @@ import type { Db } from "../storage/db";
 import type { IngestKey } from "../storage/projects";
 import { enqueueMany, type QueueInsert, queueDepth, queueDepthEstimate } from "../storage/queue";
 import { queueWriterFor } from "../storage/queue-writer";
-import { isStorageUnavailable, STORAGE_RETRY_AFTER_SECS, storageHealth } from "../storage/storage-health";
+import { isStorageUnavailable, retryOnLostConnection, STORAGE_RETRY_AFTER_SECS, storageHealth } from "../storage/storage-health";
 import { acceptEnvelope, acceptStore, newEventId } from "./accept";
 import { requestKey, resolveEnvelopeAuth } from "./compat/auth";
 import { preflightHeaders } from "./compat/cors";
@@ -150,7 +150,8 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
     deps.enqueue ??
     (writer
       ? (rows: QueueInsert[], outcomes: OutcomeCount[]) => writer.write(rows, outcomes)
-      : (rows: QueueInsert[], outcomes: OutcomeCount[]) => enqueueMany(db, rows, outcomes));
+      : // PostgreSQL: a terminated backend is replaced by the pool; the write is retried, not 503'd.
+        (rows: QueueInsert[], outcomes: OutcomeCount[]) => retryOnLostConnection(() => enqueueMany(db, rows, outcomes)));
   const outcomes = createIngestOutcomes((counts) => write([], counts), config.outcomes.flushMs);
   const committer = createGroupCommitter(async (rows) => {
     const counts = outcomes.take();
@@ -423,6 +424,12 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
       }
       // Answered before the body was read: drain it (bounded) so the client can read the answer.
       if (req.listenerCount("data") === 0) discardBody(req, limits.maxCompressedBody);
+      return;
+    }
+    if (isStorageUnavailable(err)) {
+      // The database, not the request: a catalogued 503 the SDK retries, logged once per state change.
+      health.failed(err, log);
+      fail(req, res, st, new AppError("storage_unavailable"));
       return;
     }
     countRequest(st, "internal_error");

@@ -154,3 +154,29 @@ async function probeWritable(db: Db): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** pg errors of a connection that died under the query (terminated backend, failover, proxy). */
+const LOST_CONNECTION_CODES = new Set(["57P01", "57P02", "ECONNRESET", "EPIPE"]);
+
+function isLostConnection(err: unknown): boolean {
+  if (!err || typeof err !== "object") return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && LOST_CONNECTION_CODES.has(code)) return true;
+  const message = (err as { message?: unknown }).message;
+  return typeof message === "string" && /Connection terminated|terminating connection/i.test(message);
+}
+
+/**
+ * Runs `fn` (one transaction) again when its PostgreSQL connection was lost under it: the pool has
+ * dropped that client, so the retry gets a fresh one. A commit whose acknowledgement was lost may
+ * run twice; callers are idempotent (queue rows are digested once per event id).
+ */
+export async function retryOnLostConnection<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= attempts || !isLostConnection(err)) throw err;
+    }
+  }
+}
