@@ -124,6 +124,10 @@ const EnvSchema = z.object({
   // Serves /debug/throw, a page that fails on purpose, so tests can see the product error page.
   // Never enable in production.
   ERRATA_TEST_ROUTES: bool(false),
+  // /metrics names per-project volumes. With a token it answers only `Authorization: Bearer
+  // <token>` (from anywhere); without one only clients on the loopback interface — behind a proxy
+  // on the same machine every client looks local, so set a token (or do not proxy /metrics).
+  METRICS_TOKEN: z.string().min(16).optional(),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -155,6 +159,8 @@ export interface Config {
   retention: RetentionConfig;
   sourcemaps: SourcemapConfig;
   testRoutes: boolean;
+  /** bearer token for /metrics; undefined: loopback clients only */
+  metricsToken: string | undefined;
 }
 
 export interface SourcemapConfig {
@@ -258,6 +264,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       resymbolicateMaxEvents: e.SOURCEMAP_RESYMBOLICATE_MAX_EVENTS,
     },
     testRoutes: e.ERRATA_TEST_ROUTES,
+    metricsToken: e.METRICS_TOKEN,
   };
 }
 

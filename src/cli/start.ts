@@ -11,6 +11,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import type { Config } from "../config";
+import { AppError } from "../core/errors";
 import { createIngestHandler } from "../ingest/ingest-handler";
 import { createLogger, type Logger } from "../log";
 import { registry } from "../metrics";
@@ -18,6 +19,7 @@ import { startWorkerThread } from "../pipeline/start-worker-thread";
 import { setAppContext } from "../server/app-context";
 import { createAuth, migrateAuth } from "../server/auth";
 import { createServices } from "../server/create-services";
+import { metricsRefusal } from "../server/http/metrics-access";
 import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
@@ -69,6 +71,14 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
       return;
     }
     if (url === "/metrics") {
+      const refused = metricsRefusal(config.metricsToken, req.headers.authorization, req.socket.remoteAddress);
+      if (refused) {
+        const e = new AppError(refused, "/metrics needs the METRICS_TOKEN bearer token (or, without one, a loopback client).");
+        const headers = refused === "unauthenticated" ? { "www-authenticate": 'Bearer realm="metrics"' } : {};
+        res.writeHead(e.status, { "content-type": "application/json", ...headers });
+        res.end(JSON.stringify({ error: { code: e.code, message: e.message } }));
+        return;
+      }
       registry.metrics().then(
         (text) => {
           res.writeHead(200, { "content-type": registry.contentType });

@@ -35,6 +35,11 @@ export const ERROR_CATALOGUE = {
   invalid_query: { status: 400, message: "The search query could not be parsed." },
   upload_rejected: { status: 400, message: "The upload was rejected." },
   setup_done: { status: 409, message: "Errata is already set up; sign in instead." },
+  storage_unavailable: {
+    status: 503,
+    message: "The database is not accepting writes right now (locked by another process, read-only or unreachable); retry later.",
+    outcome: "rate_limited",
+  },
   internal_error: { status: 500, message: "Something went wrong on our side. The request id identifies it in the server log." },
 } as const satisfies Record<string, CatalogueEntry>;
 

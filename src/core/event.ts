@@ -226,6 +226,14 @@ export const BAG_LIMITS = {
   extra: { maxBytes: 256 * 1024, maxDepth: 7 },
   /** `request.data` */
   requestData: { maxBytes: 8 * 1024, maxDepth: 7 },
+  /** each breadcrumb's `data` (Relay: medium) */
+  breadcrumbData: { maxBytes: 2 * 1024, maxDepth: 5 },
+  /** each frame's `vars` (Relay: medium) */
+  frameVars: { maxBytes: 2 * 1024, maxDepth: 5 },
+  /** `user.data` (Relay: medium) */
+  userData: { maxBytes: 2 * 1024, maxDepth: 5 },
+  /** each exception's `mechanism.data` (Relay: medium) */
+  mechanismData: { maxBytes: 2 * 1024, maxDepth: 5 },
 } as const satisfies Record<string, BagLimit>;
 
 /** Relay's clock-drift threshold: a `sent_at` this far from the receive time shifts timestamps. */

@@ -3,6 +3,8 @@
  * and event id are arguments. It never throws on odd input — every shape seen in the corpus is
  * coerced, unknown fields are kept, and anything lost or replaced is recorded in `errata.notes`.
  */
+
+import { limitDepth, MAX_EVENT_DEPTH, previewJson } from "./bounded-json";
 import {
   BAG_LIMITS,
   type BagLimit,
@@ -92,9 +94,30 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext, limits: Trim
   normalizeUser(event, ctx, notes);
   normalizeFingerprint(event, notes);
   normalizeExtra(event, notes);
+  normalizeUnknownDepth(event, notes);
 
   event.errata = { notes: notes.list };
   return event;
+}
+
+/**
+ * Last pass: whatever else the SDK sent (unknown fields, `sdk`, `debug_meta`, …) is kept, but no
+ * deeper than MAX_EVENT_DEPTH: storing, scrubbing, grouping and rendering all recurse.
+ */
+function normalizeUnknownDepth(event: NormalizedEvent, notes: Notes): void {
+  const { value, cut } = limitDepth(event, MAX_EVENT_DEPTH);
+  if (cut === 0) return;
+  const limited = value as Obj;
+  for (const key in limited) {
+    // defineProperty: a `__proto__` key (an own key after JSON.parse) must stay a plain key.
+    if (limited[key] !== (event as Obj)[key])
+      Object.defineProperty(event, key, { value: limited[key], enumerable: true, writable: true, configurable: true });
+  }
+  notes.add(
+    "trimmed",
+    undefined,
+    `${cut} value(s) nested deeper than ${MAX_EVENT_DEPTH} levels were replaced by a preview of their JSON text.`,
+  );
 }
 
 /** Top-level strings and their Relay limits (reference §6.2). */
@@ -166,31 +189,55 @@ function clockDrift(ctx: NormalizeContext, notes: Notes): number {
   return drift;
 }
 
+/** Beyond this many seconds (year 5138) a number is taken to be in a finer unit. */
+const MAX_PLAUSIBLE_SECS = 1e11;
+
+const FINER_UNITS = ["milliseconds", "microseconds", "nanoseconds"] as const;
+
+/**
+ * SDKs and hand-rolled clients send epoch milliseconds, microseconds or nanoseconds where seconds
+ * belong (8.64e12 s is already past what a Date can hold). Scales such a number down to seconds
+ * and says from which unit; undefined when no unit makes it plausible.
+ */
+export function coerceEpochSeconds(n: number): { secs: number; unit?: (typeof FINER_UNITS)[number] } | undefined {
+  if (!Number.isFinite(n)) return undefined;
+  let secs = n;
+  let unit: (typeof FINER_UNITS)[number] | undefined;
+  for (const finer of FINER_UNITS) {
+    if (Math.abs(secs) <= MAX_PLAUSIBLE_SECS) break;
+    secs /= 1000;
+    unit = finer;
+  }
+  if (Math.abs(secs) > MAX_PLAUSIBLE_SECS) return undefined;
+  return unit === undefined ? { secs } : { secs, unit };
+}
+
 function normalizeTimestamp(v: unknown, receivedSecs: number, drift: number, notes: Notes): number {
   if (v === undefined || v === null) return receivedSecs;
   const parsed = parseTimestamp(v);
-  if (parsed === undefined) {
+  const coerced = parsed === undefined ? undefined : coerceEpochSeconds(parsed);
+  if (coerced === undefined) {
     notes.add("invalid_timestamp", "timestamp", "The timestamp could not be parsed; the receive time is used.");
     return receivedSecs;
   }
-  const secs = parsed + drift;
+  if (coerced.unit !== undefined)
+    notes.add("coerced", "timestamp", `The timestamp was a number of ${coerced.unit}, not seconds; it was converted to seconds.`);
+  const secs = coerced.secs + drift;
   if (secs < receivedSecs - MAX_SECS_IN_PAST) {
-    notes.add(
-      "clock_drift",
-      "timestamp",
-      `The timestamp ${new Date(secs * 1000).toISOString()} is more than 30 days in the past; the receive time is used.`,
-    );
+    notes.add("clock_drift", "timestamp", `The timestamp ${isoOf(secs)} is more than 30 days in the past; the receive time is used.`);
     return receivedSecs;
   }
   if (secs > receivedSecs + MAX_SECS_IN_FUTURE) {
-    notes.add(
-      "clock_drift",
-      "timestamp",
-      `The timestamp ${new Date(secs * 1000).toISOString()} is more than 60 s in the future; the receive time is used.`,
-    );
+    notes.add("clock_drift", "timestamp", `The timestamp ${isoOf(secs)} is more than 60 s in the future; the receive time is used.`);
     return receivedSecs;
   }
   return secs;
+}
+
+/** ISO text of epoch seconds, or the number itself when no Date can hold it. */
+function isoOf(secs: number): string {
+  const d = new Date(secs * 1000);
+  return Number.isNaN(d.getTime()) ? String(secs) : d.toISOString();
 }
 
 const LEVELS: Record<string, Level> = {
@@ -306,12 +353,8 @@ function trimBagValue(v: unknown, budget: BagBudget, depth: number, maxDepth: nu
   }
   if (depth >= maxDepth) {
     budget.depthCut = true;
-    let text: string;
-    try {
-      text = JSON.stringify(v) ?? "";
-    } catch {
-      text = String(v);
-    }
+    // Bounded: the rest may be nested 100,000 deep or megabytes long; only `left` chars are kept.
+    const text = previewJson(v, budget.left + 8) ?? "";
     return trimBagValue(text, budget, depth, maxDepth);
   }
   budget.left -= 2;
@@ -470,6 +513,11 @@ function normalizeExceptions(event: NormalizedEvent, notes: Notes, limits: TrimL
       notes.add("dropped", `${path}.mechanism`, "`mechanism` is not an object.");
       delete exc.mechanism;
     }
+    if (isObj(exc.mechanism) && exc.mechanism.data !== undefined) {
+      const data = trimBag(exc.mechanism.data, BAG_LIMITS.mechanismData, `${path}.mechanism.data`, notes);
+      const { data: _old, ...mechanism } = exc.mechanism;
+      exc.mechanism = data === undefined ? mechanism : { ...mechanism, data };
+    }
     normalizeStacktraceField(exc, `${path}.stacktrace`, notes, limits);
     values.push(exc);
   });
@@ -536,7 +584,20 @@ function normalizeStacktrace(st: Obj, path: string, notes: Notes, limits: TrimLi
       `${path}.frames`,
       `Removed pre_context, post_context and vars from ${slimmed} frame(s): only ${limits.maxFramesWithDetail} keep them.`,
     );
+  trimFrameVars(frames, path, notes);
   return { ...st, frames };
+}
+
+/** Each frame's `vars` is a data bag (after slimming, so only the frames that keep them pay). */
+function trimFrameVars(frames: Frame[], path: string, notes: Notes): void {
+  frames.forEach((f, i) => {
+    if (f.vars === undefined) return;
+    const vars = trimBag(f.vars, BAG_LIMITS.frameVars, `${path}.frames.${i}.vars`, notes);
+    if (vars === f.vars) return;
+    // Frames may still be the caller's objects (copy-on-write): copy before changing.
+    const { vars: _old, ...rest } = f;
+    frames[i] = vars === undefined ? rest : { ...rest, vars: vars as Frame["vars"] };
+  });
 }
 
 const hasDetail = (f: Frame): boolean => f.pre_context !== undefined || f.post_context !== undefined || f.vars !== undefined;
@@ -663,12 +724,18 @@ function normalizeBreadcrumbs(event: NormalizedEvent, notes: Notes, limits: Trim
     raws = raws.slice(raws.length - limits.maxBreadcrumbs);
   }
   let cut = 0;
-  const values: Breadcrumb[] = raws.map((raw) => {
+  const values: Breadcrumb[] = raws.map((raw, index) => {
     const crumb: Breadcrumb = { ...raw };
     if (crumb.timestamp !== undefined) {
-      const t = parseTimestamp(crumb.timestamp);
+      const raw = parseTimestamp(crumb.timestamp);
+      const t = raw === undefined ? undefined : coerceEpochSeconds(raw);
       if (t === undefined) delete crumb.timestamp;
-      else crumb.timestamp = t + drift;
+      else crumb.timestamp = t.secs + drift;
+    }
+    if (crumb.data !== undefined) {
+      const data = trimBag(crumb.data, BAG_LIMITS.breadcrumbData, `breadcrumbs.values.${index}.data`, notes);
+      if (data === undefined) delete crumb.data;
+      else crumb.data = data as Breadcrumb["data"];
     }
     if (crumb.message !== undefined && typeof crumb.message !== "string") {
       if (crumb.message === null) delete crumb.message;
@@ -794,6 +861,11 @@ function normalizeUser(event: NormalizedEvent, ctx: NormalizeContext, notes: Not
     if (user.id !== undefined) user.id = trimString(user.id, CHAR_LIMITS.enumLike, "user.id", notes);
     if (user.username !== undefined) user.username = trimString(user.username, CHAR_LIMITS.enumLike, "user.username", notes);
     if (user.email !== undefined) user.email = trimString(user.email, CHAR_LIMITS.email, "user.email", notes);
+    if (user.data !== undefined) {
+      const data = trimBag(user.data, BAG_LIMITS.userData, "user.data", notes);
+      if (data === undefined) delete user.data;
+      else user.data = data;
+    }
     if (user.ip_address === AUTO_IP) {
       if (inferIp === "never") {
         delete user.ip_address;

@@ -6,7 +6,8 @@
  *
  * The event JSON itself is parsed only when its id is needed (no valid id in the header): modern
  * SDKs always put it there, and parsing 5–50 KB per request is most of ingest's CPU. A broken
- * event behind a valid header id is accepted and counted invalid by the worker, as Relay does.
+ * event behind a valid header id is accepted; the worker stores it empty with a note saying why
+ * (what ingest acknowledged is never dropped).
  */
 import { randomUUID } from "node:crypto";
 import { AppError } from "../core/errors";
@@ -108,9 +109,21 @@ export function acceptStore(buf: Buffer, maxEventSize: number): AcceptedStore {
   }
   const event = parseJsonObject(json, "event");
   const eventId = explicitId(event.event_id) ?? newEventId();
-  // Rare (old clients): re-serialise so the stored JSON carries the normalised id.
-  const body = event.event_id === eventId ? json : Buffer.from(JSON.stringify({ ...event, event_id: eventId }));
+  // A valid id the SDK sent (any case, dashes) normalises to the same in the worker; only a
+  // missing or null one must be written into the queued JSON. Appended as text, not re-serialised:
+  // the body may be nested deeper than JSON.stringify can recurse, and the last duplicate key wins.
+  const body = explicitId(event.event_id) === eventId ? json : withEventId(json, eventId);
   return { body, eventId };
+}
+
+/** The JSON object text `json` with `"event_id":"<id>"` as its last member. */
+function withEventId(json: Buffer, eventId: string): Buffer {
+  let end = json.length - 1;
+  while (end > 0 && json[end] !== 0x7d) end -= 1; // the closing brace
+  let before = end - 1;
+  while (before > 0 && (json[before] === 0x20 || json[before] === 0x0a || json[before] === 0x0d || json[before] === 0x09)) before -= 1;
+  const empty = json[before] === 0x7b; // `{}`
+  return Buffer.concat([json.subarray(0, end), Buffer.from(`${empty ? "" : ","}"event_id":"${eventId}"}`)]);
 }
 
 /** Normalised id when present, undefined when absent; 400 when present but not a UUID. */

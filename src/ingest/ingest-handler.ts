@@ -28,6 +28,7 @@ import type { Db } from "../storage/db";
 import type { IngestKey } from "../storage/projects";
 import { enqueueMany, type QueueInsert, queueDepth, queueDepthEstimate } from "../storage/queue";
 import { queueWriterFor } from "../storage/queue-writer";
+import { isStorageUnavailable, retryOnLostConnection, STORAGE_RETRY_AFTER_SECS, storageHealth } from "../storage/storage-health";
 import { acceptEnvelope, acceptStore, newEventId } from "./accept";
 import { requestKey, resolveEnvelopeAuth } from "./compat/auth";
 import { preflightHeaders } from "./compat/cors";
@@ -142,13 +143,15 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
   const formBody: BodyLimits = { maxCompressed: MAX_FORM_BODY, maxDecompressed: MAX_FORM_BODY, timeoutMs: limits.bodyTimeoutMs };
 
   const keys = createKeyCache(db);
+  const health = storageHealth(db);
   // SQLite: commits happen on a writer thread (storage/queue-writer.ts), never blocking this loop.
   const writer = deps.enqueue ? undefined : queueWriterFor(db);
   const write =
     deps.enqueue ??
     (writer
       ? (rows: QueueInsert[], outcomes: OutcomeCount[]) => writer.write(rows, outcomes)
-      : (rows: QueueInsert[], outcomes: OutcomeCount[]) => enqueueMany(db, rows, outcomes));
+      : // PostgreSQL: a terminated backend is replaced by the pool; the write is retried, not 503'd.
+        (rows: QueueInsert[], outcomes: OutcomeCount[]) => retryOnLostConnection(() => enqueueMany(db, rows, outcomes)));
   const outcomes = createIngestOutcomes((counts) => write([], counts), config.outcomes.flushMs);
   const committer = createGroupCommitter(async (rows) => {
     const counts = outcomes.take();
@@ -156,10 +159,13 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
       await write(rows, counts);
     } catch (err) {
       outcomes.restore(counts);
-      // Logged once per batch; each request of the batch answers 503.
-      log.error({ rows: rows.length, err: errSummary(err) }, "queue write failed");
+      // A locked or unwritable database is a state, logged when it starts and ends (storage-health).
+      if (isStorageUnavailable(err)) health.failed(err, log);
+      // Otherwise logged once per batch; each request of the batch answers 503.
+      else log.error({ rows: rows.length, err: errSummary(err) }, "queue write failed");
       throw err;
     }
+    if (rows.length > 0) health.succeeded(log);
     outcomes.committed(counts);
     deps.onCommit?.();
   }, config.groupCommit);
@@ -358,10 +364,13 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
   }
 
   async function commit(st: RequestState, req: IncomingMessage, kind: "envelope" | "store", body: Buffer): Promise<void> {
+    // While the database refuses writes, answer at once (no request waits out the lock timeout);
+    // a probe, or one request a second, finds out when it is back.
+    if (!health.ok && !(await health.check(log)) && !health.tryOneWrite()) throw new AppError("storage_unavailable");
     try {
       await committer.add({ projectId: st.projectId, keyId: st.keyId, receivedAt: now(), clientIp: clientIp(req, trustXff), kind, body });
-    } catch {
-      throw new AppError("overloaded");
+    } catch (err) {
+      throw new AppError(isStorageUnavailable(err) ? "storage_unavailable" : "overloaded");
     }
   }
 
@@ -405,13 +414,25 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
     if (isAppError(err)) {
       const close = err.code === "request_timeout";
       const formErrors = (err as { formErrors?: Record<string, string> }).formErrors;
-      sendError(res, err.code, err.message, { close, rateLimit: st.rateLimit, body: formErrors ? { errors: formErrors } : undefined });
+      const retryAfter = err.code === "storage_unavailable" ? STORAGE_RETRY_AFTER_SECS : undefined;
+      sendError(res, err.code, err.message, {
+        close,
+        rateLimit: st.rateLimit,
+        retryAfter,
+        body: formErrors ? { errors: formErrors } : undefined,
+      });
       if (close) {
         res.once("finish", () => req.socket.destroy());
         return;
       }
       // Answered before the body was read: drain it (bounded) so the client can read the answer.
       if (req.listenerCount("data") === 0) discardBody(req, limits.maxCompressedBody);
+      return;
+    }
+    if (isStorageUnavailable(err)) {
+      // The database, not the request: a catalogued 503 the SDK retries, logged once per state change.
+      health.failed(err, log);
+      fail(req, res, st, new AppError("storage_unavailable"));
       return;
     }
     countRequest(st, "internal_error");

@@ -7,6 +7,7 @@
  */
 import type { Db } from "../storage/db";
 import { findIngestKey, type IngestKey, projectExists } from "../storage/projects";
+import { retryOnLostConnection } from "../storage/storage-health";
 
 export interface KeyCacheOptions {
   positiveTtlMs?: number;
@@ -66,7 +67,8 @@ export function createKeyCache(db: Db, opts: KeyCacheOptions = {}): KeyCache {
 
   async function load(publicKey: string): Promise<IngestKey | null> {
     try {
-      const found = (await findIngestKey(db, publicKey)) ?? null;
+      // A PostgreSQL backend terminated under the lookup: the pool reconnects, the read runs again.
+      const found = (await retryOnLostConnection(() => findIngestKey(db, publicKey))) ?? null;
       remember(keys, publicKey, found, found ? positiveTtl : negativeTtl);
       return found;
     } finally {
@@ -89,7 +91,7 @@ export function createKeyCache(db: Db, opts: KeyCacheOptions = {}): KeyCache {
     async projectExists(projectId: number): Promise<boolean> {
       const e = projects.get(projectId);
       if (e && e.expires > now()) return e.value;
-      const exists = await projectExists(db, projectId);
+      const exists = await retryOnLostConnection(() => projectExists(db, projectId));
       remember(projects, projectId, exists, exists ? positiveTtl : negativeTtl);
       return exists;
     },

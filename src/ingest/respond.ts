@@ -25,6 +25,8 @@ export interface ErrorExtras {
   close?: boolean;
   requestId?: string;
   rateLimit?: RateLimitVerdict;
+  /** Retry-After (s) without rate-limit headers (storage unavailable) */
+  retryAfter?: number;
   /** more fields for the JSON body (e.g. per-field errors of the crash-report form) */
   body?: Record<string, unknown>;
 }
@@ -44,6 +46,7 @@ export function sendError(res: ServerResponse, code: ErrorCode, message: string,
   ];
   if (extras.rateLimit)
     headers.push("Retry-After", String(extras.rateLimit.retryAfter), "X-Sentry-Rate-Limits", formatRateLimits(extras.rateLimit));
+  else if (extras.retryAfter !== undefined) headers.push("Retry-After", String(extras.retryAfter));
   if (extras.close) headers.push("Connection", "close");
   res.writeHead(ERROR_CATALOGUE[code].status, headers);
   res.end(body);

@@ -14,7 +14,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Config } from "../config";
 import { isAppError } from "../core/errors";
-import type { NormalizedEvent } from "../core/event";
+import type { NormalizedEvent, ProcessingNote } from "../core/event";
 import { type GroupingResult, groupEventForProject, type HashFn, type ProjectGrouping } from "../core/grouping/index";
 import type { LifecycleConfig } from "../core/issue-state/types";
 import { annotateNextjs, describeWithNextjs, type NextjsAnnotations } from "../core/nextjs/index";
@@ -242,7 +242,7 @@ async function prepareItem(item: QueueItem, project: DigestProject, deps: Digest
   if (item.kind === "store") {
     const raw = parseJsonObject(item.body, "store");
     const eventId = normalizeEventId(raw.event_id) ?? newId();
-    events.push(await prepareEvent(raw, { ...ctx, eventId }, project, deps.hash, symbolicate));
+    events.push(await prepareOrSalvage(raw, { ...ctx, eventId }, project, deps, symbolicate));
     return { item, events };
   }
   const envelope = parseEnvelope(item.body, deps.limits);
@@ -253,6 +253,8 @@ async function prepareItem(item: QueueItem, project: DigestProject, deps: Digest
   const extras = newExtras();
   for (const [index, entry] of envelope.items.entries()) {
     let raw: Record<string, unknown>;
+    /** set when the event item is unusable: acknowledged, so stored empty with this note */
+    let unusable: ProcessingNote | undefined;
     try {
       if (entry.headers.type === "event") raw = parseJsonObject(entry.payload, "event");
       else {
@@ -265,28 +267,67 @@ async function prepareItem(item: QueueItem, project: DigestProject, deps: Digest
         raw = asEvent;
       }
     } catch (err) {
-      deps.log.warn({ queueId: item.id, itemIndex: index, code: errorCode(err) }, "digest: item payload is unusable; dropped");
-      if (entry.headers.type === "event") result.failed += 1;
-      else result.skipped += 1;
-      invalidItem(extras, item, entry, err);
-      continue;
+      if (entry.headers.type !== "event") {
+        deps.log.warn({ queueId: item.id, itemIndex: index, code: errorCode(err) }, "digest: item payload is unusable; dropped");
+        result.skipped += 1;
+        invalidItem(extras, item, entry, err);
+        continue;
+      }
+      // Ingest answered 200 with this id (it does not parse events behind a header id): what it
+      // acknowledged is stored, here as an empty event that says why.
+      deps.log.warn({ queueId: item.id, itemIndex: index, code: errorCode(err) }, "digest: event payload is unusable; stored empty");
+      raw = {};
+      unusable = {
+        type: "invalid_event",
+        detail: `The event payload could not be read (${errorCode(err)}); an empty event was stored with its id.`,
+      };
     }
     // The envelope header's id belongs to its (first) event; any further one uses its own.
     const eventId = headerId ?? normalizeEventId(raw.event_id) ?? newId();
     headerId = undefined;
-    events.push(await prepareEvent(raw, { ...ctx, eventId, sentAt }, project, deps.hash, symbolicate));
+    events.push(await prepareOrSalvage(raw, { ...ctx, eventId, sentAt }, project, deps, symbolicate, unusable));
   }
   return { item, events, extras };
 }
 
+type EventContext = { eventId: string; receivedAt: number; clientIp: string | null; sentAt?: number };
+type Symbolicate = (event: NormalizedEvent) => Promise<{ missingDebugIds: string[] } | undefined> | undefined;
+
+/**
+ * prepareEvent, and when any step throws on this payload (a bug we have not met yet), the event
+ * again with only its id, time and level, and a note: an acknowledged event is never dropped.
+ */
+async function prepareOrSalvage(
+  raw: Record<string, unknown>,
+  ctx: EventContext,
+  project: DigestProject,
+  deps: DigestDeps,
+  symbolicate?: Symbolicate,
+  note?: ProcessingNote,
+): Promise<PreparedEvent> {
+  try {
+    return await prepareEvent(raw, ctx, project, deps.hash, symbolicate, note);
+  } catch (err) {
+    deps.log.error(
+      { eventId: ctx.eventId, err: errorSummary(err) },
+      "digest: event could not be processed; stored with its id and time only",
+    );
+    const kept = { timestamp: raw.timestamp, level: raw.level, platform: raw.platform };
+    const detail = `The event could not be processed (${errorSummary(err).name ?? "error"}); only its id, time and level were kept.`;
+    return prepareEvent(kept, ctx, project, deps.hash, undefined, { type: "unprocessable", detail });
+  }
+}
+
 async function prepareEvent(
   raw: Record<string, unknown>,
-  ctx: { eventId: string; receivedAt: number; clientIp: string | null; sentAt?: number },
+  ctx: EventContext,
   project: DigestProject,
   hash: HashFn,
-  symbolicate?: (event: NormalizedEvent) => Promise<{ missingDebugIds: string[] } | undefined> | undefined,
+  symbolicate?: Symbolicate,
+  note?: ProcessingNote,
 ): Promise<PreparedEvent> {
   const normalized = normalizeEvent(raw, ctx);
+  if (note) normalized.errata.notes.push(note);
   // Readable frames before anything reads them (scrubbing, grouping); never throws.
   const sourcemaps = symbolicate ? await symbolicate(normalized) : undefined;
   // Secrets go before grouping (titles, culprits) and storage see the event.

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config";
+import { limitDepth, MAX_EVENT_DEPTH } from "../core/bounded-json";
 import { AppError } from "../core/errors";
 import { statusDetailsOf } from "../core/issue-state/update-input";
 import { emailSchema, nameSchema, passwordSchema, slugify, slugSchema, validate } from "../core/validation";
@@ -26,6 +27,7 @@ import {
   listProjectsOfOrg,
   type ProjectRow,
 } from "../storage/projects";
+import { isStorageUnavailable, storageHealth } from "../storage/storage-health";
 import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../storage/tokens";
 import { createArtifactServices } from "./artifact-service";
 import { type Auth, createUserWithPassword, findUserByEmail, setUserPassword } from "./auth";
@@ -313,10 +315,17 @@ export function createServices(deps: {
       async ready() {
         try {
           const migrations = await isMigrated(db);
-          return { ok: migrations, database: true, migrations };
+          // Reads work while another process holds SQLite's write lock: probe writability too.
+          const writable = await storageHealth(db).check(deps.log);
+          return { ok: migrations && writable, database: true, migrations, writable };
         } catch {
-          return { ok: false, database: false, migrations: false };
+          return { ok: false, database: false, migrations: false, writable: false };
         }
+      },
+      storageFailed(err) {
+        if (!isStorageUnavailable(err)) return false;
+        storageHealth(db).failed(err, deps.log);
+        return true;
       },
     },
 
@@ -383,7 +392,8 @@ export function createServices(deps: {
       projectId: ev.projectId,
       projectSlug: projects.get(ev.projectId)?.slug ?? "unknown",
       receivedAt: ev.receivedAt,
-      event: ev.event as Record<string, unknown>,
+      // Depth-bounded: events stored before the normaliser bounded depth would overflow rendering.
+      event: limitDepth(ev.event, MAX_EVENT_DEPTH).value as Record<string, unknown>,
     };
   }
 }

@@ -4,6 +4,8 @@
  * in a few queries), a pasted event id, autocompletion, the filter menus, the live "N updated"
  * count, the issue page's data in one call, an issue's events, attachment downloads.
  */
+
+import { limitDepth, MAX_EVENT_DEPTH } from "../core/bounded-json";
 import { AppError } from "../core/errors";
 import { type IssueSearch, parseIssueSearch, pastedEventId, type SearchCondition } from "../core/search/parse-query";
 import { findUserProfiles, listActivity } from "../storage/activity";
@@ -295,7 +297,13 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
     return { org, projects, issue };
   }
 
+  /** The event shown, depth-bounded: events stored before the normaliser bounded depth would overflow rendering. */
   async function chosenEvent(issue: IssueRow, which: string | undefined): Promise<StoredEvent | undefined> {
+    const ev = await chosenStoredEvent(issue, which);
+    return ev ? { ...ev, event: limitDepth(ev.event, MAX_EVENT_DEPTH).value as StoredEvent["event"] } : undefined;
+  }
+
+  async function chosenStoredEvent(issue: IssueRow, which: string | undefined): Promise<StoredEvent | undefined> {
     if (!which || which === "latest") return getLatestEvent(db, issue.id);
     if (which === "oldest") {
       const first = await oldestEventId(db, issue.id);

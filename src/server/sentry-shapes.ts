@@ -48,7 +48,13 @@ export function sentryEvent(ev: EventDetail) {
     groupID: String(ev.issueId),
     projectID: String(ev.projectId),
     dateReceived: new Date(ev.receivedAt).toISOString(),
-    dateCreated: typeof e.timestamp === "number" ? new Date(e.timestamp * 1000).toISOString() : new Date(ev.receivedAt).toISOString(),
+    dateCreated: isoOrReceived(e.timestamp, ev.receivedAt),
     tags,
   };
+}
+
+/** The event time as ISO text; the receive time when the stored value is no usable date. */
+function isoOrReceived(timestamp: unknown, receivedAt: number): string {
+  const d = new Date(typeof timestamp === "number" ? timestamp * 1000 : Number.NaN);
+  return Number.isNaN(d.getTime()) ? new Date(receivedAt).toISOString() : d.toISOString();
 }

@@ -99,6 +99,8 @@ export interface AppServices {
   /** Event attachments: list and download with authorization — src/server/ingest-data-services.ts */
   attachments: IngestDataServices["attachments"];
   health: {
-    ready(): Promise<{ ok: boolean; database: boolean; migrations: boolean }>;
+    ready(): Promise<{ ok: boolean; database: boolean; migrations: boolean; writable: boolean }>;
+    /** Records a storage failure (logged once per state change); false when `err` is something else. */
+    storageFailed(err: unknown): boolean;
   };
 }

@@ -29,6 +29,10 @@ export function openDb(database: Config["database"], opts: { readonly?: boolean;
     const pool = new pg.Pool({ connectionString: database.url, max: opts.poolSize ?? 10 });
     // An idle client error (server restart) must not crash the process; the pool replaces it.
     pool.on("error", () => {});
+    // The pool listens for errors only while a client is idle. A checked-out client whose backend
+    // is terminated (pg_terminate_backend, failover) emits 'error' itself: unheard, that is an
+    // uncaught exception that kills the thread. Its query fails instead and the pool drops it.
+    pool.on("connect", (client) => client.on("error", () => {}));
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { kysely, dialect: "postgres", close: () => kysely.destroy() };
   }

@@ -129,3 +129,145 @@ export const mutatedCapture: fc.Arbitrary<Buffer> = fc
   .map(([b, ms]) => ms.reduce((acc, m) => m(acc), b));
 
 export const hostileEnvelope: fc.Arbitrary<Buffer> = fc.oneof(randomEnvelope, mutatedCapture);
+
+// ---------------------------------------------------------------------------------------------
+// Odd events (issue 14): every field the normaliser reads, with odd numbers, deep nesting and
+// wrong types. Serialised by hand (`deepText`) because JSON.stringify cannot write what the
+// attacker can: a value nested 100,000 deep.
+
+/** A JSON value as text, possibly nested deeper than JSON.stringify could write. */
+export type JsonText = string;
+
+const oddNumber = fc.constantFrom(
+  "0",
+  "-0",
+  "-1",
+  "1e300",
+  "-1e300",
+  "1e400",
+  "5e-324",
+  "1.7976931348623157e308",
+  "9007199254740993",
+  "1e11",
+  "8.64e12",
+  "1e21",
+);
+
+/** Seconds, milliseconds, microseconds, nanoseconds of "now", and absurd magnitudes. */
+const oddTimestamp: fc.Arbitrary<JsonText> = fc.oneof(
+  fc.constantFrom(1, 1e3, 1e6, 1e9).map((scale) => String(Math.round((Date.now() / 1000) * scale))),
+  oddNumber,
+  fc.constantFrom('"2026-13-45T99:99:99Z"', '"1e20"', '"-5"', '"tomorrow"', "true", "[]", "{}", "null"),
+);
+
+/** A value nested 1–100,000 deep, as objects or arrays. */
+const deepValue: fc.Arbitrary<JsonText> = fc
+  .tuple(fc.integer({ min: 1, max: 100_000 }), fc.boolean())
+  .map(([n, arrays]) => (arrays ? `${"[".repeat(n)}1${"]".repeat(n)}` : `${'{"a":'.repeat(n)}1${"}".repeat(n)}`));
+
+const wrongType: fc.Arbitrary<JsonText> = fc.oneof(
+  oddNumber,
+  fc.constantFrom("null", "true", '""', '"x"', "[]", "{}", "[null]", '[["a"]]', '{"values":7}', '{"values":[1,"x",null]}'),
+  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? "null"),
+);
+
+/** Any value a hostile or buggy SDK may put in a field. */
+const oddValue: fc.Arbitrary<JsonText> = fc.oneof({ weight: 3, arbitrary: wrongType }, { weight: 1, arbitrary: deepValue });
+
+const obj = (members: Array<[string, JsonText]>): JsonText => `{${members.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
+
+/** One top-level field of an event the normaliser reads, with an odd value where it counts. */
+const oddField: fc.Arbitrary<[string, JsonText]> = fc.oneof(
+  oddTimestamp.map((v): [string, JsonText] => ["timestamp", v]),
+  fc.tuple(oddTimestamp, oddValue, oddValue).map(([ts, data, msg]): [string, JsonText] => [
+    "breadcrumbs",
+    `[${obj([
+      ["timestamp", ts],
+      ["data", data],
+      ["message", msg],
+    ])}]`,
+  ]),
+  fc.tuple(oddValue, oddValue, oddValue).map(([vars, lineno, data]): [string, JsonText] => [
+    "exception",
+    obj([
+      [
+        "values",
+        `[${obj([
+          ["type", '"E"'],
+          ["value", '"v"'],
+          [
+            "mechanism",
+            obj([
+              ["type", '"x"'],
+              ["data", data],
+            ]),
+          ],
+          [
+            "stacktrace",
+            obj([
+              [
+                "frames",
+                `[${obj([
+                  ["function", '"f"'],
+                  ["lineno", lineno],
+                  ["vars", vars],
+                ])}]`,
+              ],
+            ]),
+          ],
+        ])}]`,
+      ],
+    ]),
+  ]),
+  fc.tuple(oddValue, oddValue).map(([data, id]): [string, JsonText] => [
+    "user",
+    obj([
+      ["id", id],
+      ["data", data],
+    ]),
+  ]),
+  fc.tuple(oddValue, oddValue).map(([a, b]): [string, JsonText] => [
+    "extra",
+    obj([
+      ["a", a],
+      ["b", b],
+    ]),
+  ]),
+  fc.tuple(oddValue, oddValue).map(([a, b]): [string, JsonText] => [
+    "contexts",
+    obj([
+      ["a", a],
+      ["trace", b],
+    ]),
+  ]),
+  fc.tuple(oddValue, oddValue).map(([h, d]): [string, JsonText] => [
+    "request",
+    obj([
+      ["headers", h],
+      ["data", d],
+      ["url", '"http://x/?a=1"'],
+    ]),
+  ]),
+  fc
+    .constantFrom(
+      "tags",
+      "fingerprint",
+      "level",
+      "platform",
+      "release",
+      "environment",
+      "message",
+      "logentry",
+      "threads",
+      "sdk",
+      "modules",
+      "debug_meta",
+      "unknown_field",
+    )
+    .chain((key) => oddValue.map((v): [string, JsonText] => [key, v])),
+);
+
+/** An event JSON text with 1–4 odd fields (later duplicates of a key win, as in JSON.parse). */
+export const oddEventJson: fc.Arbitrary<JsonText> = fc
+  .array(oddField, { minLength: 1, maxLength: 4 })
+  .map((fields) => obj([["message", '"odd"'], ...fields]));

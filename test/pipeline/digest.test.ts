@@ -226,7 +226,7 @@ describe.each(await dialects())("digest on %s", (dialect) => {
     expect(await searchIssues(db, { projectIds: [], conditions: [], sort: "date", limit: 3 })).toEqual({ items: [], nextCursor: null });
   });
 
-  test("unparseable items are dropped and counted failed without poisoning the batch", async () => {
+  test("unparseable rows are dropped and counted failed without poisoning the batch; an unreadable event under a valid id is stored empty", async () => {
     const projectId = await createProject(db, "poison");
     await enqueueMany(db, [
       row(projectId, "store", Buffer.from("not json")),
@@ -238,9 +238,14 @@ describe.each(await dialects())("digest on %s", (dialect) => {
       row(projectId, "store", Buffer.from(JSON.stringify({ event_id: hexId("nul"), message: "nul\u0000inside", release: "r\u00001" }))),
       row(9_999_999, "store", Buffer.from(JSON.stringify({ event_id: hexId("orphan"), message: "no project" }))),
     ]);
-    expect(await drain(db, NOW)).toEqual({ events: 2, duplicates: 0, skipped: 0, failed: 5 });
+    // The unreadable event behind a valid header id was acknowledged by ingest: stored empty, with a note.
+    expect(await drain(db, NOW)).toEqual({ events: 3, duplicates: 0, skipped: 0, failed: 4 });
     expect(await queueDepth(db)).toBe(0);
     expect(await getEvent(db, projectId, hexId("ok"))).toBeDefined();
+    const empty = await getEvent(db, projectId, hexId("p1"));
+    expect((empty?.event.errata as { notes: Array<{ type: string }> } | undefined)?.notes).toContainEqual(
+      expect.objectContaining({ type: "invalid_event" }),
+    );
     const nul = await getEvent(db, projectId, hexId("nul"));
     expect(nul?.title).toBe("nulinside");
     expect((nul?.event.logentry as { formatted?: string } | undefined)?.formatted).toBe("nul\u0000inside");

@@ -2,11 +2,14 @@
  * Opens an artifact bundle in memory (reference §8.4): an optional 8-byte `SYSB` + u32 version
  * header, then a ZIP whose offsets count from the start of the file. Entries are read one at a
  * time with fflate, by manifest key — never extracted to a filesystem, never trusted by name.
- * Declared sizes are checked before anything is inflated (fflate inflates into a buffer of the
- * declared size, so a lying entry cannot grow past it).
+ * Declared sizes are checked before anything is inflated, and inflating counts the real bytes and
+ * stops at the limit (headers may understate: a 1 MB zip of 1 GiB of zeros claiming 1000 bytes).
+ * `raw()` hands the compressed bytes out so the server can inflate them off the main thread.
  */
+import { inflateRawSync } from "node:zlib";
 import { unzipSync } from "fflate";
 import { BundleError, type BundleManifest, parseBundleManifest } from "./bundle-manifest";
+import { type RawEntry, rawEntries } from "./zip-entry";
 
 export interface BundleLimits {
   /** largest decompressed entry */
@@ -30,8 +33,46 @@ export interface OpenedBundle {
   manifest: BundleManifest;
   /** manifest entries present in the zip, in manifest order */
   entries: EntryInfo[];
-  /** the decompressed bytes of one entry (by manifest key) */
+  /** the decompressed bytes of one entry (by manifest key), inflated on this thread */
   read(name: string): Uint8Array;
+  /** the compressed bytes of one entry and the most its inflated form may hold */
+  raw(name: string): RawEntry & { name: string; maxSize: number };
+}
+
+/**
+ * Checks an entry's inflated bytes against its headers' claim: more than the limit is refused
+ * (callers inflate with `maxOutputLength` = limit + 1), any other mismatch means lying headers.
+ */
+export function checkInflated(entry: { name: string; declaredSize: number; maxSize: number }, out: Uint8Array): Uint8Array {
+  if (out.length > entry.declaredSize) throw tooLarge(entry);
+  if (out.length !== entry.declaredSize)
+    throw new BundleError(`"${entry.name}" inflates to ${out.length} bytes, not the ${entry.declaredSize} its headers claim.`);
+  return out;
+}
+
+/** The error for an entry that inflates past its claim (it never gets past the limit). */
+export function tooLarge(entry: { name: string; declaredSize: number; maxSize: number }): BundleError {
+  return new BundleError(
+    `"${entry.name}" inflates to more than the ${entry.declaredSize} bytes its zip headers claim; decompression stopped there (the limit is ${entry.maxSize} bytes per file).`,
+  );
+}
+
+/** Inflation stops one byte past the claim (or the limit): zlib counts the real output. */
+export function inflateBound(entry: { declaredSize: number; maxSize: number }): number {
+  return Math.min(entry.declaredSize, entry.maxSize) + 1;
+}
+
+/** Inflates on this thread, stopping one byte past the bound (zlib counts the real output). */
+export function inflateEntry(entry: RawEntry & { name: string; maxSize: number }): Uint8Array {
+  if (entry.method === 0) return checkInflated(entry, entry.data);
+  if (entry.method !== 8) throw new BundleError(`Entry "${entry.name}" uses unsupported compression method ${entry.method}.`);
+  try {
+    return checkInflated(entry, inflateRawSync(entry.data, { maxOutputLength: inflateBound(entry) }));
+  } catch (err) {
+    if (err instanceof BundleError) throw err;
+    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(entry);
+    throw new BundleError(`Entry "${entry.name}" is corrupt (${(err as Error).message}).`);
+  }
 }
 
 const SYSB = [0x53, 0x59, 0x53, 0x42];
@@ -72,27 +113,20 @@ function locateZip(bytes: Uint8Array): { zip: Uint8Array; entries: Map<string, E
   throw new BundleError(`The bundle is not a readable zip archive (${(lastError as Error)?.message ?? "unknown error"}).`);
 }
 
-function readEntry(zip: Uint8Array, info: EntryInfo): Uint8Array {
-  if (info.compression !== 0 && info.compression !== 8)
-    throw new BundleError(`Entry "${info.name}" uses unsupported compression method ${info.compression}.`);
-  let out: Uint8Array | undefined;
-  try {
-    out = unzipSync(zip, { filter: (f) => f.name === info.name })[info.name];
-  } catch (err) {
-    throw new BundleError(`Entry "${info.name}" is corrupt (${(err as Error).message}).`);
-  }
-  if (!out) throw new BundleError(`Entry "${info.name}" could not be read.`);
-  return out;
-}
-
 export function openBundle(bytes: Uint8Array, limits: BundleLimits): OpenedBundle {
   const { zip, entries } = locateZip(bytes);
+  const raws = rawEntries(zip);
+  const raw = (name: string) => {
+    const r = raws.get(name);
+    if (!r || !entries.has(name)) throw new BundleError(`"${name}" is not in the archive.`);
+    return { ...r, name, maxSize: limits.maxFileSize };
+  };
   const manifestInfo = entries.get("manifest.json");
   if (!manifestInfo) throw new BundleError("The bundle has no manifest.json.");
   if (manifestInfo.originalSize > limits.maxFileSize) throw new BundleError("manifest.json is too large.");
   let manifestJson: unknown;
   try {
-    manifestJson = JSON.parse(new TextDecoder().decode(readEntry(zip, manifestInfo)));
+    manifestJson = JSON.parse(new TextDecoder().decode(inflateEntry(raw("manifest.json"))));
   } catch (err) {
     if (err instanceof BundleError) throw err;
     throw new BundleError("manifest.json is not valid JSON.");
@@ -118,10 +152,7 @@ export function openBundle(bytes: Uint8Array, limits: BundleLimits): OpenedBundl
   return {
     manifest,
     entries: listed,
-    read(name) {
-      const info = entries.get(name);
-      if (!info) throw new BundleError(`"${name}" is not in the archive.`);
-      return readEntry(zip, info);
-    },
+    read: (name) => inflateEntry(raw(name)),
+    raw,
   };
 }

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { AppError, isAppError } from "../../core/errors";
+import { STORAGE_RETRY_AFTER_SECS } from "../../storage/storage-health";
 import { app } from "../app-context";
 import type { Viewer } from "../types";
 
@@ -37,6 +38,14 @@ export function errorResponse(err: unknown, requestId: string): Response {
     return Response.json(body, { status: err.status, headers: { "x-request-id": requestId } });
   }
   try {
+    // A locked or unwritable database: 503 + Retry-After, logged once per state change.
+    if (app().health.storageFailed(err)) {
+      const e = new AppError("storage_unavailable");
+      return Response.json(
+        { error: { code: e.code, message: e.message, request_id: requestId } },
+        { status: e.status, headers: { "x-request-id": requestId, "retry-after": String(STORAGE_RETRY_AFTER_SECS) } },
+      );
+    }
     app().log.error({ err, requestId }, "request failed");
   } catch {
     // services not initialised: nothing else to log to
