@@ -33,8 +33,10 @@ import { createDigestServices, withIssueFlags } from "./digest-service";
 import { createFeedbackServices } from "./feedback-service";
 import { createIngestDataServices } from "./ingest-data-services";
 import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
+import { createIssueBulk } from "./issue-bulk";
 import { createIssueStream } from "./issue-stream";
 import { createProjectAdmin } from "./project-admin";
+import { createReleaseApi } from "./release-api";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
 import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
@@ -301,6 +303,16 @@ export function createServices(deps: {
       log: deps.log,
       now,
       membershipOrThrow,
+    }),
+
+    releaseApi: createReleaseApi({ db, now, membershipOrThrow, projectsOf: projectMap }),
+    // Late-bound: the bulk selection searches and acts through the services built here.
+    issueBulk: createIssueBulk({
+      search: (viewer, orgSlug, q) => services.issues.list(viewer, orgSlug, q),
+      actions: { bulkUpdate: (...a) => services.issueActions.bulkUpdate(...a), delete: (...a) => services.issueActions.delete(...a) },
+      membershipOrThrow,
+      requireScope,
+      now,
     }),
 
     health: {

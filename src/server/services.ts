@@ -7,8 +7,10 @@ import type { ArtifactServices } from "./artifact-service";
 import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
 import type { IssueActions } from "./issue-actions";
+import type { IssueBulkServices } from "./issue-bulk";
 import type { IssueSort, IssueStreamServices } from "./issue-stream";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
+import type { ReleaseApiServices } from "./release-api";
 import type { ReleaseServices } from "./release-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
 
@@ -95,6 +97,10 @@ export interface AppServices {
   outcomes: IngestDataServices["outcomes"];
   /** Event attachments: list and download with authorization — src/server/ingest-data-services.ts */
   attachments: IngestDataServices["attachments"];
+  /** Sentry's releases REST API: detail, update, delete, commits, deploys (src/server/release-api.ts) */
+  releaseApi: ReleaseApiServices;
+  /** Sentry's bulk issue mutations by search instead of ids (src/server/issue-bulk.ts) */
+  issueBulk: IssueBulkServices;
   health: {
     ready(): Promise<{ ok: boolean; database: boolean; migrations: boolean }>;
   };

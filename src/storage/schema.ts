@@ -394,4 +394,43 @@ export interface Database {
   issue_hourly: IssueHourlyTable;
   issue_tag_values: IssueTagValuesTable;
   issue_tag_keys: IssueTagKeysTable;
+  release_meta: ReleaseMetaTable;
+  release_commits: ReleaseCommitsTable;
+  release_deploys: ReleaseDeploysTable;
+}
+
+/** Sentry release fields beyond the version (0012): one row per release at most. */
+export interface ReleaseMetaTable {
+  release_id: number;
+  date_started: number | null;
+  /** set by `sentry-cli releases finalize` */
+  date_released: number | null;
+  ref: string | null;
+  url: string | null;
+  /** open | archived */
+  status: Generated<string>;
+}
+
+/** Commits (or bare refs) of a release as the client sent them, position 0 = newest. */
+export interface ReleaseCommitsTable {
+  id: Generated<number>;
+  release_id: number;
+  position: number;
+  repository: string;
+  commit_id: string;
+  previous_commit: string | null;
+  author_name: string | null;
+  author_email: string | null;
+  message: string | null;
+  committed_at: number | null;
+}
+
+export interface ReleaseDeploysTable {
+  id: Generated<number>;
+  release_id: number;
+  environment: string;
+  name: string | null;
+  url: string | null;
+  date_started: number | null;
+  date_finished: number;
 }
