@@ -30,6 +30,7 @@ import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../st
 import { createArtifactServices } from "./artifact-service";
 import { type Auth, createUserWithPassword, findUserByEmail, setUserPassword } from "./auth";
 import { createDigestServices, withIssueFlags } from "./digest-service";
+import { createEventApi } from "./event-api";
 import { createFeedbackServices } from "./feedback-service";
 import { createIngestDataServices } from "./ingest-data-services";
 import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
@@ -121,6 +122,7 @@ export function createServices(deps: {
       metadata: row.metadata,
       assigneeUserId: row.assigneeUserId,
       statusDetails: statusDetailsOf(row),
+      platform: project?.platform,
     };
   }
 
@@ -305,6 +307,12 @@ export function createServices(deps: {
       membershipOrThrow,
     }),
 
+    eventApi: createEventApi({
+      db,
+      requireScope,
+      getIssue: (viewer, orgSlug, issueId) => services.issues.get(viewer, orgSlug, issueId),
+      getProject: (viewer, orgSlug, projectSlug) => services.projects.get(viewer, orgSlug, projectSlug),
+    }),
     releaseApi: createReleaseApi({ db, now, membershipOrThrow, projectsOf: projectMap }),
     // Late-bound: the bulk selection searches and acts through the services built here.
     issueBulk: createIssueBulk({

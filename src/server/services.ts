@@ -4,6 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { ArtifactServices } from "./artifact-service";
+import type { EventApiServices } from "./event-api";
 import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
 import type { IssueActions } from "./issue-actions";
@@ -97,6 +98,8 @@ export interface AppServices {
   outcomes: IngestDataServices["outcomes"];
   /** Event attachments: list and download with authorization — src/server/ingest-data-services.ts */
   attachments: IngestDataServices["attachments"];
+  /** Sentry's event lists, issue tags and hashes over REST (src/server/event-api.ts) */
+  eventApi: EventApiServices;
   /** Sentry's releases REST API: detail, update, delete, commits, deploys (src/server/release-api.ts) */
   releaseApi: ReleaseApiServices;
   /** Sentry's bulk issue mutations by search instead of ids (src/server/issue-bulk.ts) */
