@@ -41,6 +41,7 @@ import { createReleaseApi } from "./release-api";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
 import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
+import { createUserFeedbackApi } from "./user-feedback-api";
 
 export const SCOPES = [
   "org:read",
@@ -311,6 +312,13 @@ export function createServices(deps: {
       db,
       requireScope,
       getIssue: (viewer, orgSlug, issueId) => services.issues.get(viewer, orgSlug, issueId),
+      getProject: (viewer, orgSlug, projectSlug) => services.projects.get(viewer, orgSlug, projectSlug),
+    }),
+    userFeedbackApi: createUserFeedbackApi({
+      db,
+      now,
+      membershipOrThrow,
+      requireScope,
       getProject: (viewer, orgSlug, projectSlug) => services.projects.get(viewer, orgSlug, projectSlug),
     }),
     releaseApi: createReleaseApi({ db, now, membershipOrThrow, projectsOf: projectMap }),

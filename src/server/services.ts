@@ -14,6 +14,7 @@ import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseApiServices } from "./release-api";
 import type { ReleaseServices } from "./release-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
+import type { UserFeedbackApi } from "./user-feedback-api";
 
 export interface SetupInput {
   name: string;
@@ -100,6 +101,8 @@ export interface AppServices {
   attachments: IngestDataServices["attachments"];
   /** Sentry's event lists, issue tags and hashes over REST (src/server/event-api.ts) */
   eventApi: EventApiServices;
+  /** Sentry's user-feedback list and create over REST (src/server/user-feedback-api.ts) */
+  userFeedbackApi: UserFeedbackApi;
   /** Sentry's releases REST API: detail, update, delete, commits, deploys (src/server/release-api.ts) */
   releaseApi: ReleaseApiServices;
   /** Sentry's bulk issue mutations by search instead of ids (src/server/issue-bulk.ts) */

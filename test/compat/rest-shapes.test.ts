@@ -231,6 +231,25 @@ describe.each(await dialects())("Sentry REST shapes on %s", (dialect) => {
     expect(Date.parse(r2.firstEvent as string)).toBeGreaterThan(0);
   });
 
+  test("user feedback over REST: create, list, validation, scopes", async () => {
+    const eventId = crypto.randomUUID();
+    const made = await api("POST", "/api/0/projects/acme/web/user-feedback/", {
+      event_id: eventId,
+      name: "Ada",
+      email: "ada@example.com",
+      comments: "The cart emptied itself.",
+    });
+    expect(made).toMatchObject({
+      status: 200,
+      body: { eventID: eventId.replace(/-/g, ""), name: "Ada", comments: "The cart emptied itself." },
+    });
+    const list = (await api("GET", "/api/0/projects/acme/web/user-feedback/")).body as Json[];
+    expect(list.map((r) => r.comments)).toContain("The cart emptied itself.");
+    expect((await api("POST", "/api/0/projects/acme/web/user-feedback/", { event_id: "nope", comments: "x" })).status).toBe(400);
+    const denied = await api("POST", "/api/0/projects/acme/web/user-feedback/", { event_id: eventId, comments: "x" }, readToken);
+    expect(denied.status).toBe(403);
+  });
+
   test("projects list and detail in Sentry's shape", async () => {
     const list = (await api("GET", "/api/0/organizations/acme/projects/")).body as Json[];
     expect(list.map((p) => p.slug).sort()).toEqual(["bulk", "web"]);
