@@ -32,15 +32,19 @@ import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../st
 import { createArtifactServices } from "./artifact-service";
 import { type Auth, createUserWithPassword, findUserByEmail, setUserPassword } from "./auth";
 import { createDigestServices, withIssueFlags } from "./digest-service";
+import { createEventApi } from "./event-api";
 import { createFeedbackServices } from "./feedback-service";
 import { createIngestDataServices } from "./ingest-data-services";
 import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
+import { createIssueBulk } from "./issue-bulk";
 import { createIssueStream } from "./issue-stream";
 import { createProjectAdmin } from "./project-admin";
+import { createReleaseApi } from "./release-api";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
 import { createTraceServices } from "./trace-service";
 import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
+import { createUserFeedbackApi } from "./user-feedback-api";
 
 export const SCOPES = [
   "org:read",
@@ -122,6 +126,7 @@ export function createServices(deps: {
       metadata: row.metadata,
       assigneeUserId: row.assigneeUserId,
       statusDetails: statusDetailsOf(row),
+      platform: project?.platform,
     };
   }
 
@@ -309,6 +314,29 @@ export function createServices(deps: {
       log: deps.log,
       now,
       membershipOrThrow,
+    }),
+
+    eventApi: createEventApi({
+      db,
+      requireScope,
+      getIssue: (viewer, orgSlug, issueId) => services.issues.get(viewer, orgSlug, issueId),
+      getProject: (viewer, orgSlug, projectSlug) => services.projects.get(viewer, orgSlug, projectSlug),
+    }),
+    userFeedbackApi: createUserFeedbackApi({
+      db,
+      now,
+      membershipOrThrow,
+      requireScope,
+      getProject: (viewer, orgSlug, projectSlug) => services.projects.get(viewer, orgSlug, projectSlug),
+    }),
+    releaseApi: createReleaseApi({ db, now, membershipOrThrow, projectsOf: projectMap }),
+    // Late-bound: the bulk selection searches and acts through the services built here.
+    issueBulk: createIssueBulk({
+      search: (viewer, orgSlug, q) => services.issues.list(viewer, orgSlug, q),
+      actions: { bulkUpdate: (...a) => services.issueActions.bulkUpdate(...a), delete: (...a) => services.issueActions.delete(...a) },
+      membershipOrThrow,
+      requireScope,
+      now,
     }),
 
     health: {

@@ -2,6 +2,7 @@
  * Sentry's REST shapes, for tools written against Sentry's API (sentry-cli, scripts). Field names
  * and quirks (counts as strings, ISO dates) follow Sentry's serializers.
  */
+import { sentryEventShape } from "./sentry-event";
 import type { EventDetail, IssueSummary } from "./types";
 
 export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: string) {
@@ -19,7 +20,7 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
     // Sentry: resolved issues have no substatus.
     substatus: issue.status === "resolved" ? null : issue.substatus,
     isPublic: false,
-    platform: null,
+    platform: issue.platform ?? null,
     project: { id: String(issue.projectId), slug: issue.projectSlug, name: issue.projectSlug },
     type: issue.type,
     metadata: issue.metadata,
@@ -36,25 +37,7 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
   };
 }
 
+/** Sentry's event serializer shape (src/server/sentry-event.ts). */
 export function sentryEvent(ev: EventDetail) {
-  const e = ev.event;
-  const tags = Array.isArray(e.tags)
-    ? (e.tags as unknown[]).filter((t): t is [string, string] => Array.isArray(t) && t.length === 2).map(([key, value]) => ({ key, value }))
-    : [];
-  return {
-    ...e,
-    id: ev.eventId,
-    eventID: ev.eventId,
-    groupID: String(ev.issueId),
-    projectID: String(ev.projectId),
-    dateReceived: new Date(ev.receivedAt).toISOString(),
-    dateCreated: isoOrReceived(e.timestamp, ev.receivedAt),
-    tags,
-  };
-}
-
-/** The event time as ISO text; the receive time when the stored value is no usable date. */
-function isoOrReceived(timestamp: unknown, receivedAt: number): string {
-  const d = new Date(typeof timestamp === "number" ? timestamp * 1000 : Number.NaN);
-  return Number.isNaN(d.getTime()) ? new Date(receivedAt).toISOString() : d.toISOString();
+  return sentryEventShape(ev);
 }

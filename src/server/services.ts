@@ -4,14 +4,18 @@
  */
 import type { Logger } from "pino";
 import type { ArtifactServices } from "./artifact-service";
+import type { EventApiServices } from "./event-api";
 import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
 import type { IssueActions } from "./issue-actions";
+import type { IssueBulkServices } from "./issue-bulk";
 import type { IssueSort, IssueStreamServices } from "./issue-stream";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
+import type { ReleaseApiServices } from "./release-api";
 import type { ReleaseServices } from "./release-service";
 import type { TraceServices } from "./trace-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
+import type { UserFeedbackApi } from "./user-feedback-api";
 
 export interface SetupInput {
   name: string;
@@ -98,6 +102,14 @@ export interface AppServices {
   outcomes: IngestDataServices["outcomes"];
   /** Event attachments: list and download with authorization — src/server/ingest-data-services.ts */
   attachments: IngestDataServices["attachments"];
+  /** Sentry's event lists, issue tags and hashes over REST (src/server/event-api.ts) */
+  eventApi: EventApiServices;
+  /** Sentry's user-feedback list and create over REST (src/server/user-feedback-api.ts) */
+  userFeedbackApi: UserFeedbackApi;
+  /** Sentry's releases REST API: detail, update, delete, commits, deploys (src/server/release-api.ts) */
+  releaseApi: ReleaseApiServices;
+  /** Sentry's bulk issue mutations by search instead of ids (src/server/issue-bulk.ts) */
+  issueBulk: IssueBulkServices;
   health: {
     ready(): Promise<{ ok: boolean; database: boolean; migrations: boolean; writable: boolean }>;
     /** Records a storage failure (logged once per state change); false when `err` is something else. */

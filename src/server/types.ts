@@ -58,6 +58,8 @@ export interface IssueSummary {
   statusDetails: Record<string, unknown>;
   /** classification badges set at digest time, e.g. `deploy-skew` (absent when none) */
   flags?: string[];
+  /** the project's platform (Sentry's issue `platform`) */
+  platform?: string;
 }
 
 export interface IssueDetail extends IssueSummary {

@@ -167,7 +167,12 @@ describe.each(await dialects())("issue lifecycle REST on %s", (dialect) => {
         statusDetails: { ignoreCount: 100 },
       });
     }
-    expect((await api("PUT", "/api/0/projects/acme/web/issues/", "member", { status: "resolved" })).body.error).toMatchObject({
+    // Without ids the selection is a search (test/compat/sentry-cli.test.ts); a bad status filter is a 400.
+    expect((await api("PUT", "/api/0/projects/acme/web/issues/?status=bogus", "member", { status: "resolved" })).body.error).toMatchObject({
+      code: "validation_failed",
+      fields: [{ field: "status" }],
+    });
+    expect((await api("PUT", "/api/0/projects/acme/web/issues/", "member", { merge: 1 })).body.error).toMatchObject({
       code: "validation_failed",
       fields: [{ field: "id" }],
     });

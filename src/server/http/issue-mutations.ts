@@ -4,7 +4,9 @@
  * `statusDetails` and `assignedTo`, and activity in Sentry's shape. Services validate and authorize.
  */
 import { AppError } from "../../core/errors";
+import { sentryIssueUpdateBody } from "../../ingest/compat/issue-update-body";
 import { app } from "../app-context";
+import type { IssueSelection } from "../issue-bulk";
 import { sentryIssue } from "../sentry-shapes";
 import type { ActivityItem, IssueDetail, IssueUpdate } from "../types";
 import { readJson, requireViewer } from "./api-route";
@@ -78,6 +80,11 @@ export function sentryActivity(a: ActivityItem) {
   };
 }
 
+/** A single-issue update body, Sentry's synonyms mapped (the service validates strictly). */
+export function issueUpdateFromBody(body: unknown): IssueUpdate {
+  return sentryIssueUpdateBody(body) as IssueUpdate;
+}
+
 /** Splits a bulk body into `{"merge": 1}` or an ordinary update. */
 function bulkIntent(body: unknown): { merge: true } | { update: IssueUpdate } {
   if (typeof body === "object" && body !== null && !Array.isArray(body) && "merge" in body) {
@@ -93,24 +100,34 @@ function bulkIntent(body: unknown): { merge: true } | { update: IssueUpdate } {
     }
     return { merge: true };
   }
-  // The service validates the update strictly.
-  return { update: body as IssueUpdate };
+  // Sentry's synonyms and ignorable keys first; the service then validates strictly.
+  return { update: sentryIssueUpdateBody(body) as IssueUpdate };
+}
+
+/** No `?id=`: Sentry's "every issue matching `?status=` / `?query=`" (sentry-cli `--all`, `-s`). */
+function selectionFromUrl(url: URL, project?: string): IssueSelection | null {
+  if (url.searchParams.getAll("id").length > 0) return null;
+  return { project, query: url.searchParams.get("query"), status: url.searchParams.get("status") };
 }
 
 /** `PUT …/issues/?id=…`: bulk update (Sentry answers with the applied fields) or merge. */
 export async function bulkPut(req: Request, scope: { org: string; project?: string }): Promise<Response> {
   const viewer = await requireViewer(req);
-  const ids = issueIdsFromUrl(new URL(req.url));
+  const url = new URL(req.url);
+  const selection = selectionFromUrl(url, scope.project);
   const intent = bulkIntent(await readJson(req));
   const services = app();
   const opts = { projectSlug: scope.project };
+  let hasMore: boolean | undefined;
   if ("merge" in intent) {
-    const r = await services.issueActions.merge(viewer, scope.org, ids, opts);
+    const r = await services.issueActions.merge(viewer, scope.org, issueIdsFromUrl(url), opts);
     return Response.json({ merge: { parent: String(r.primaryId), children: r.mergedIds.map(String) } });
   }
-  await services.issueActions.bulkUpdate(viewer, scope.org, ids, intent.update, opts);
+  if (selection) hasMore = (await services.issueBulk.updateMatching(viewer, scope.org, selection, intent.update)).hasMore;
+  else await services.issueActions.bulkUpdate(viewer, scope.org, issueIdsFromUrl(url), intent.update, opts);
   const applied = intent.update;
   return Response.json({
+    ...(hasMore !== undefined ? { hasMore } : {}),
     ...(applied.status !== undefined ? { status: applied.status === "resolvedInNextRelease" ? "resolved" : applied.status } : {}),
     ...(applied.status !== undefined ? { statusDetails: applied.statusDetails ?? {} } : {}),
     ...(applied.assignedTo !== undefined ? { assignedTo: applied.assignedTo || null } : {}),
@@ -120,7 +137,13 @@ export async function bulkPut(req: Request, scope: { org: string; project?: stri
 /** `DELETE …/issues/?id=…` (admin/owner): 204 like Sentry. */
 export async function bulkDelete(req: Request, scope: { org: string; project?: string }): Promise<Response> {
   const viewer = await requireViewer(req);
-  const ids = issueIdsFromUrl(new URL(req.url));
-  await app().issueActions.delete(viewer, scope.org, ids, { projectSlug: scope.project });
+  const url = new URL(req.url);
+  const selection = selectionFromUrl(url, scope.project);
+  if (selection) {
+    // Sentry answers 204 either way; `hasMore` in a header tells a script to repeat.
+    const { hasMore } = await app().issueBulk.deleteMatching(viewer, scope.org, selection);
+    return new Response(null, { status: 204, headers: { "x-errata-has-more": String(hasMore) } });
+  }
+  await app().issueActions.delete(viewer, scope.org, issueIdsFromUrl(url), { projectSlug: scope.project });
   return new Response(null, { status: 204 });
 }

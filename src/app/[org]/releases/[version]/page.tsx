@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { ReleaseCommits, ReleaseDeploys } from "@/ui/release-deploys-commits";
 import { CrashFree, SessionDaysChart } from "@/ui/release-health";
 import { ReleaseIssueList } from "@/ui/release-issue-list";
 import { TimeAgo } from "@/ui/time-ago";
@@ -38,6 +39,7 @@ export default async function ReleasePage({ params }: { params: Params }) {
   const viewer = await requireViewer(`${orgPath}/releases/${encodeURIComponent(version)}`);
   const s = await services();
   const r = await orNotFound(s.releases.get(viewer, org, version));
+  const extras = await orNotFound(s.releaseApi.extras(viewer, org, version));
   const now = Date.now();
   const sessions = r.sessions;
   return (
@@ -64,6 +66,13 @@ export default async function ReleasePage({ params }: { params: Params }) {
           ) : (
             " · no event names it yet"
           )}
+          {extras.meta?.dateReleased ? (
+            <>
+              {" · released "}
+              <TimeAgo ms={extras.meta.dateReleased} now={now} />
+            </>
+          ) : null}
+          {extras.meta?.status === "archived" ? " · archived" : null}
         </p>
       </header>
 
@@ -148,6 +157,20 @@ export default async function ReleasePage({ params }: { params: Params }) {
             label="Regressions"
           />
         </div>
+      </section>
+
+      <section className="mt-6" aria-labelledby="deploys">
+        <h2 id="deploys" className="section-title">
+          Deploys <span className="tabular ml-1 font-normal text-fg-dim">{extras.deploys.length}</span>
+        </h2>
+        <ReleaseDeploys deploys={extras.deploys} now={now} />
+      </section>
+
+      <section className="mt-6" aria-labelledby="commits">
+        <h2 id="commits" className="section-title">
+          Commits <span className="tabular ml-1 font-normal text-fg-dim">{extras.commits.length}</span>
+        </h2>
+        <ReleaseCommits commits={extras.commits} now={now} />
       </section>
 
       <section className="mt-6" aria-labelledby="artifacts">

@@ -1,7 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { issueIdFromPath, sentryIssueDetail } from "@/server/http/issue-mutations";
-import type { IssueUpdate } from "@/server/types";
+import { issueIdFromPath, issueUpdateFromBody, sentryIssueDetail } from "@/server/http/issue-mutations";
 
 export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);
@@ -14,8 +13,8 @@ export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { para
 export const PUT = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);
   const services = app();
-  // The service validates the body strictly (validation_failed naming the field).
-  const body = (await readJson(req)) as IssueUpdate;
+  // Sentry's synonyms and ignorable keys first; the service validates strictly (validation_failed naming the field).
+  const body = issueUpdateFromBody(await readJson(req));
   const issue = await services.issueActions.update(viewer, params.org, issueIdFromPath(params.issueId), body);
   return Response.json(sentryIssueDetail(issue, services.publicUrl, params.org));
 });

@@ -1,6 +1,7 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
 import { bulkDelete, bulkPut } from "@/server/http/issue-mutations";
+import { sentryLinkHeader } from "@/server/http/pagination";
 import { sentryIssue } from "@/server/sentry-shapes";
 
 // Sentry-compatible: GET /api/0/projects/{org}/{project}/issues/?query=…&cursor=…
@@ -16,7 +17,7 @@ export const GET = apiRoute<{ org: string; project: string }>(async (req, { para
     limit: Number(url.searchParams.get("limit") ?? 100) || 100,
   });
   const headers = new Headers();
-  headers.set("link", paginationLink(url, page.nextCursor));
+  headers.set("link", sentryLinkHeader(services.publicUrl, url, page.nextCursor));
   return Response.json(
     page.items.map((i) => sentryIssue(i, services.publicUrl, params.org)),
     { headers },
@@ -32,13 +33,4 @@ export const DELETE = apiRoute<{ org: string; project: string }>(async (req, { p
   bulkDelete(req, { org: params.org, project: params.project }),
 );
 
-// Sentry's Link header: sentry-cli follows `rel="next"; results="true"` pages.
-function paginationLink(url: URL, next: string | null): string {
-  const base = `${url.origin}${url.pathname}`;
-  const prev = `<${base}?cursor=>; rel="previous"; results="false"; cursor=""`;
-  if (!next) return `${prev}, <${base}?cursor=>; rel="next"; results="false"; cursor=""`;
-  const q = new URLSearchParams(url.searchParams);
-  q.set("cursor", next);
-  return `${prev}, <${base}?${q}>; rel="next"; results="true"; cursor="${next}"`;
-}
 export const dynamic = "force-dynamic";

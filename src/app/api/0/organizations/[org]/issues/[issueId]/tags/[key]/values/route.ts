@@ -1,0 +1,10 @@
+import { app } from "@/server/app-context";
+import { apiRoute, requireViewer } from "@/server/http/api-route";
+import { issueIdFromPath } from "@/server/http/issue-mutations";
+
+// Sentry's tag values of an issue, most frequent first (up to 1,000).
+export const GET = apiRoute<{ org: string; issueId: string; key: string }>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  return Response.json(await app().eventApi.issueTagValues(viewer, params.org, issueIdFromPath(params.issueId), params.key));
+});
+export const dynamic = "force-dynamic";

@@ -1,0 +1,17 @@
+import { app } from "@/server/app-context";
+import { apiRoute, requireViewer } from "@/server/http/api-route";
+import { limitParam, sentryLinkHeader } from "@/server/http/pagination";
+
+// Sentry's project events, newest first; `?full=true` answers whole events.
+export const GET = apiRoute<{ org: string; project: string }>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  const url = new URL(req.url);
+  const services = app();
+  const page = await services.eventApi.projectEvents(viewer, params.org, params.project, {
+    full: ["true", "1"].includes(url.searchParams.get("full") ?? ""),
+    cursor: url.searchParams.get("cursor"),
+    limit: limitParam(url, 100, 100),
+  });
+  return Response.json(page.items, { headers: { link: sentryLinkHeader(services.publicUrl, url, page.nextCursor) } });
+});
+export const dynamic = "force-dynamic";
