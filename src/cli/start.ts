@@ -11,12 +11,14 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import type { Config } from "../config";
+import { clientIp, parseTrustedProxies, type TrustedProxies } from "../core/security/client-ip";
 import { createIngestHandler } from "../ingest/ingest-handler";
 import { createLogger, type Logger } from "../log";
 import { registry } from "../metrics";
 import { startWorkerThread } from "../pipeline/start-worker-thread";
 import { setAppContext } from "../server/app-context";
 import { createAuth, migrateAuth } from "../server/auth";
+import { CLIENT_IP_HEADER } from "../server/auth-requests";
 import { createServices } from "../server/create-services";
 import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
@@ -42,6 +44,7 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
   setAppContext(services);
 
   const roles = new Set(config.roles);
+  const trustedProxies = trustedProxyList(config.trustedProxies);
   const worker = roles.has("worker") ? startWorkerThread(config, log.child({ mod: "worker" })) : null;
   // SQLite: the digest worker's and ingest's queue-writer connections checkpoint the WAL, each on
   // its own thread. A checkpoint on this connection (an fsync) would stall the event loop.
@@ -79,8 +82,9 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
       return;
     }
     if (web) {
-      // Better Auth rate-limits sign-in per client address; only the socket's address is trusted.
-      req.headers["x-errata-client-ip"] = req.socket.remoteAddress ?? "unknown";
+      // The login throttle counts per client address: the socket's, or X-Forwarded-For's when
+      // the socket is a TRUSTED_PROXIES proxy. A client-sent value of this header is overwritten.
+      req.headers[CLIENT_IP_HEADER] = clientIp(req.socket.remoteAddress, headerValue(req.headers["x-forwarded-for"]), trustedProxies);
       web(req, res).catch((err: unknown) => {
         log.error({ err }, "web request failed");
         if (!res.headersSent) sendJson(res, 500, { error: { code: "internal_error", message: "Something went wrong on our side." } });
@@ -129,6 +133,16 @@ async function prepareNext(projectRoot: string, dev: boolean, config: Config): P
   await app.prepare();
   const handle = app.getRequestHandler();
   return (req, res) => handle(req, res);
+}
+
+function trustedProxyList(value: string): TrustedProxies {
+  const parsed = parseTrustedProxies(value);
+  if (!parsed.ok) throw new Error(`TRUSTED_PROXIES: "${parsed.bad}" is not an IP address or CIDR range`);
+  return parsed.proxies;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(",") : value;
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {

@@ -29,11 +29,13 @@ import {
 import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../storage/tokens";
 import { createArtifactServices } from "./artifact-service";
 import { type Auth, createUserWithPassword, findUserByEmail, setUserPassword } from "./auth";
+import { createAuthRequests } from "./auth-requests";
 import { createDigestServices, withIssueFlags } from "./digest-service";
 import { createFeedbackServices } from "./feedback-service";
 import { createIngestDataServices } from "./ingest-data-services";
 import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
 import { createIssueStream } from "./issue-stream";
+import { createLoginThrottle } from "./login-throttle";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
@@ -313,6 +315,8 @@ export function createServices(deps: {
         }
       },
     },
+
+    authRequests: createAuthRequests({ handler: (req) => auth.handler(req), throttle: createLoginThrottle({ db, config, now }) }),
 
     operator: {
       async createOwner(input) {

@@ -4,6 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { ArtifactServices } from "./artifact-service";
+import type { AuthRequests } from "./auth-requests";
 import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
 import type { IssueActions } from "./issue-actions";
@@ -98,4 +99,6 @@ export interface AppServices {
   health: {
     ready(): Promise<{ ok: boolean; database: boolean; migrations: boolean }>;
   };
+  /** Better Auth's endpoints behind the login throttle (src/server/auth-requests.ts). */
+  authRequests: AuthRequests;
 }

@@ -394,4 +394,12 @@ export interface Database {
   issue_hourly: IssueHourlyTable;
   issue_tag_values: IssueTagValuesTable;
   issue_tag_keys: IssueTagKeysTable;
+  login_failures: LoginFailuresTable;
+}
+
+/** Failed (or in-flight) sign-ins per subject (`account:<sha256 of email>` or `ip:<address>`). */
+export interface LoginFailuresTable {
+  id: Generated<number>;
+  subject: string;
+  at: number;
 }
