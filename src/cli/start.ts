@@ -20,6 +20,7 @@ import { setAppContext } from "../server/app-context";
 import { createAuth, migrateAuth } from "../server/auth";
 import { CLIENT_IP_HEADER } from "../server/auth-requests";
 import { createServices } from "../server/create-services";
+import { refuseForgedRequest } from "../server/http/origin-guard";
 import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
@@ -82,6 +83,7 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
       return;
     }
     if (web) {
+      if (refuseForgedRequest(req, res, config.publicUrl)) return;
       // The login throttle counts per client address: the socket's, or X-Forwarded-For's when
       // the socket is a TRUSTED_PROXIES proxy. A client-sent value of this header is overwritten.
       req.headers[CLIENT_IP_HEADER] = clientIp(req.socket.remoteAddress, headerValue(req.headers["x-forwarded-for"]), trustedProxies);

@@ -35,6 +35,15 @@ export const ERROR_CATALOGUE = {
   invalid_query: { status: 400, message: "The search query could not be parsed." },
   upload_rejected: { status: 400, message: "The upload was rejected." },
   setup_done: { status: 409, message: "Errata is already set up; sign in instead." },
+  foreign_origin: {
+    status: 403,
+    message:
+      "This request came from another origin (site, port or scheme) than Errata's own pages; it was refused to protect your session.",
+  },
+  json_required: {
+    status: 415,
+    message: "Requests signed in with the session cookie must send a JSON body (Content-Type: application/json).",
+  },
   internal_error: { status: 500, message: "Something went wrong on our side. The request id identifies it in the server log." },
 } as const satisfies Record<string, CatalogueEntry>;
 
