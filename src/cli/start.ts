@@ -21,9 +21,11 @@ import { createAuth, migrateAuth } from "../server/auth";
 import { CLIENT_IP_HEADER } from "../server/auth-requests";
 import { createServices } from "../server/create-services";
 import { refuseForgedRequest } from "../server/http/origin-guard";
+import { createSecurityHeaders } from "../server/http/security-headers";
 import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
+import { THEME_BOOT_SCRIPT } from "../ui/theme-script";
 
 export interface RunningErrata {
   url: string;
@@ -46,6 +48,11 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
 
   const roles = new Set(config.roles);
   const trustedProxies = trustedProxyList(config.trustedProxies);
+  const setSecurityHeaders = createSecurityHeaders({
+    https: config.publicUrl.startsWith("https://"),
+    dev: opts.dev ?? false,
+    inlineScripts: [THEME_BOOT_SCRIPT],
+  });
   const worker = roles.has("worker") ? startWorkerThread(config, log.child({ mod: "worker" })) : null;
   // SQLite: the digest worker's and ingest's queue-writer connections checkpoint the WAL, each on
   // its own thread. A checkpoint on this connection (an fsync) would stall the event loop.
@@ -83,6 +90,7 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
       return;
     }
     if (web) {
+      setSecurityHeaders(req, res);
       if (refuseForgedRequest(req, res, config.publicUrl)) return;
       // The login throttle counts per client address: the socket's, or X-Forwarded-For's when
       // the socket is a TRUSTED_PROXIES proxy. A client-sent value of this header is overwritten.
