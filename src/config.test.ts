@@ -30,3 +30,8 @@ test("bad values fail fast with the variable's name", () => {
   expect(() => loadConfig({ PORT: "nine" })).toThrow(/PORT/);
   expect(() => loadConfig({ ERRATA_ROLES: "web,cron" })).toThrow(/Unknown role "cron"/);
 });
+
+test("TRUSTED_PROXIES accepts addresses and CIDR ranges and names a bad entry", () => {
+  expect(loadConfig({ TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8, fd00::/8" }).trustedProxies).toBe("127.0.0.1, 10.0.0.0/8, fd00::/8");
+  expect(() => loadConfig({ TRUSTED_PROXIES: "10.0.0.0/8,proxy" })).toThrow(/TRUSTED_PROXIES: "proxy"/);
+});

@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
+import { parseTrustedProxies } from "./core/security/client-ip";
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
@@ -76,7 +77,9 @@ const EnvSchema = z.object({
   // of ingest slowing down. 0 keeps the digest at ingest's priority.
   WORKER_NICE: int(10),
 
-  // Login throttling (SPEC §9): attempts per window per IP.
+  // Login throttling (SPEC §9): failed sign-ins per window, counted separately per account (email)
+  // and per client address, in the database so every web process shares them. Successful
+  // sign-ins are not counted; a blocked attempt answers 429 `rate_limited` with Retry-After.
   LOGIN_MAX_ATTEMPTS: int(10),
   LOGIN_WINDOW_SECONDS: int(15 * 60),
   SESSION_DAYS: int(30),
@@ -121,6 +124,10 @@ const EnvSchema = z.object({
   // re-symbolicated in the background.
   SOURCEMAP_RESYMBOLICATE_DAYS: int(7),
   SOURCEMAP_RESYMBOLICATE_MAX_EVENTS: int(1000),
+  // Reverse proxies whose X-Forwarded-For is believed (comma separated addresses or CIDR ranges,
+  // e.g. `127.0.0.1,10.0.0.0/8`). Empty (default): the socket peer is the client, since anyone can
+  // write that header; behind a proxy every user would then share the proxy's login throttle.
+  TRUSTED_PROXIES: z.string().default(""),
   // Serves /debug/throw, a page that fails on purpose, so tests can see the product error page.
   // Never enable in production.
   ERRATA_TEST_ROUTES: bool(false),
@@ -161,6 +168,8 @@ export interface Config {
   testRoutes: boolean;
   /** bearer token for /metrics; undefined: loopback clients only */
   metricsToken: string | undefined;
+  /** TRUSTED_PROXIES as written (validated at load); parse with core/security/client-ip. */
+  trustedProxies: string;
 }
 
 export interface SourcemapConfig {
@@ -265,7 +274,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     testRoutes: e.ERRATA_TEST_ROUTES,
     metricsToken: e.METRICS_TOKEN,
+    trustedProxies: checkTrustedProxies(e.TRUSTED_PROXIES),
   };
+}
+
+function checkTrustedProxies(value: string): string {
+  const parsed = parseTrustedProxies(value);
+  if (!parsed.ok) throw new ConfigError(`TRUSTED_PROXIES: "${parsed.bad}" is not an IP address or CIDR range`);
+  return value;
 }
 
 export function parseRoles(value: string): Role[] {

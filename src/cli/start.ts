@@ -12,17 +12,22 @@ import http from "node:http";
 import path from "node:path";
 import type { Config } from "../config";
 import { AppError } from "../core/errors";
+import { clientIp, parseTrustedProxies, type TrustedProxies } from "../core/security/client-ip";
 import { createIngestHandler } from "../ingest/ingest-handler";
 import { createLogger, type Logger } from "../log";
 import { registry } from "../metrics";
 import { startWorkerThread } from "../pipeline/start-worker-thread";
 import { setAppContext } from "../server/app-context";
 import { createAuth, migrateAuth } from "../server/auth";
+import { CLIENT_IP_HEADER } from "../server/auth-requests";
 import { createServices } from "../server/create-services";
 import { metricsRefusal } from "../server/http/metrics-access";
+import { refuseForgedRequest } from "../server/http/origin-guard";
+import { createSecurityHeaders } from "../server/http/security-headers";
 import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
+import { THEME_BOOT_SCRIPT } from "../ui/theme-script";
 
 export interface RunningErrata {
   url: string;
@@ -44,6 +49,12 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
   setAppContext(services);
 
   const roles = new Set(config.roles);
+  const trustedProxies = trustedProxyList(config.trustedProxies);
+  const setSecurityHeaders = createSecurityHeaders({
+    https: config.publicUrl.startsWith("https://"),
+    dev: opts.dev ?? false,
+    inlineScripts: [THEME_BOOT_SCRIPT],
+  });
   const worker = roles.has("worker") ? startWorkerThread(config, log.child({ mod: "worker" })) : null;
   // SQLite: the digest worker's and ingest's queue-writer connections checkpoint the WAL, each on
   // its own thread. A checkpoint on this connection (an fsync) would stall the event loop.
@@ -89,8 +100,11 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
       return;
     }
     if (web) {
-      // Better Auth rate-limits sign-in per client address; only the socket's address is trusted.
-      req.headers["x-errata-client-ip"] = req.socket.remoteAddress ?? "unknown";
+      setSecurityHeaders(req, res);
+      if (refuseForgedRequest(req, res, config.publicUrl)) return;
+      // The login throttle counts per client address: the socket's, or X-Forwarded-For's when
+      // the socket is a TRUSTED_PROXIES proxy. A client-sent value of this header is overwritten.
+      req.headers[CLIENT_IP_HEADER] = clientIp(req.socket.remoteAddress, headerValue(req.headers["x-forwarded-for"]), trustedProxies);
       web(req, res).catch((err: unknown) => {
         log.error({ err }, "web request failed");
         if (!res.headersSent) sendJson(res, 500, { error: { code: "internal_error", message: "Something went wrong on our side." } });
@@ -139,6 +153,16 @@ async function prepareNext(projectRoot: string, dev: boolean, config: Config): P
   await app.prepare();
   const handle = app.getRequestHandler();
   return (req, res) => handle(req, res);
+}
+
+function trustedProxyList(value: string): TrustedProxies {
+  const parsed = parseTrustedProxies(value);
+  if (!parsed.ok) throw new Error(`TRUSTED_PROXIES: "${parsed.bad}" is not an IP address or CIDR range`);
+  return parsed.proxies;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(",") : value;
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {

@@ -40,6 +40,15 @@ export const ERROR_CATALOGUE = {
     message: "The database is not accepting writes right now (locked by another process, read-only or unreachable); retry later.",
     outcome: "rate_limited",
   },
+  foreign_origin: {
+    status: 403,
+    message:
+      "This request came from another origin (site, port or scheme) than Errata's own pages; it was refused to protect your session.",
+  },
+  json_required: {
+    status: 415,
+    message: "Requests signed in with the session cookie must send a JSON body (Content-Type: application/json).",
+  },
   internal_error: { status: 500, message: "Something went wrong on our side. The request id identifies it in the server log." },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -36,7 +36,8 @@ function authOptions(db: Db, config: Config, secret: string): BetterAuthOptions 
       window: 60,
       max: 300,
       customRules: {
-        "/sign-in/email": { window: config.auth.loginWindowSeconds, max: config.auth.loginMaxAttempts },
+        // Throttled per account and per address on failures only (src/server/login-throttle.ts).
+        "/sign-in/email": false,
       },
     },
     advanced: {

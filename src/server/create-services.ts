@@ -31,6 +31,7 @@ import { isStorageUnavailable, storageHealth } from "../storage/storage-health";
 import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../storage/tokens";
 import { createArtifactServices } from "./artifact-service";
 import { type Auth, createUserWithPassword, findUserByEmail, setUserPassword } from "./auth";
+import { createAuthRequests } from "./auth-requests";
 import { createDigestServices, withIssueFlags } from "./digest-service";
 import { createEventApi } from "./event-api";
 import { createFeedbackServices } from "./feedback-service";
@@ -38,6 +39,7 @@ import { createIngestDataServices } from "./ingest-data-services";
 import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
 import { createIssueBulk } from "./issue-bulk";
 import { createIssueStream } from "./issue-stream";
+import { createLoginThrottle } from "./login-throttle";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseApi } from "./release-api";
 import { createReleaseServices } from "./release-service";
@@ -356,6 +358,8 @@ export function createServices(deps: {
         return true;
       },
     },
+
+    authRequests: createAuthRequests({ handler: (req) => auth.handler(req), throttle: createLoginThrottle({ db, config, now }) }),
 
     operator: {
       async createOwner(input) {

@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import type { ArtifactServices } from "./artifact-service";
 import type { EventApiServices } from "./event-api";
+import type { AuthRequests } from "./auth-requests";
 import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
 import type { IssueActions } from "./issue-actions";
@@ -115,4 +116,6 @@ export interface AppServices {
     /** Records a storage failure (logged once per state change); false when `err` is something else. */
     storageFailed(err: unknown): boolean;
   };
+  /** Better Auth's endpoints behind the login throttle (src/server/auth-requests.ts). */
+  authRequests: AuthRequests;
 }

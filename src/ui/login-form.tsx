@@ -29,8 +29,11 @@ export function LoginForm({ next }: { next: string | null }) {
         return;
       }
       if (res.status === 401) setError("Email or password is incorrect.");
-      else if (res.status === 429) setError("Too many sign-in attempts. Wait a few minutes and try again.");
-      else {
+      else if (res.status === 429) {
+        // The server's catalogued `rate_limited` message says how long to wait.
+        const err = await readApiError(res);
+        setError(err.message ?? "Too many failed sign-in attempts. Wait a few minutes and try again.");
+      } else {
         const err = await readApiError(res);
         setError(res.status === 400 && err.message ? err.message : `Sign-in failed (HTTP ${res.status}). Try again in a moment.`);
       }

@@ -1,7 +1,7 @@
 import { app } from "@/server/app-context";
 
-// Better Auth's own endpoints (sign-in, sign-out, session). The instance lives in the services.
-const handler = (req: Request) => app().auth.handler(req) as Promise<Response>;
+// Better Auth's own endpoints (sign-in, sign-out, session), sign-in behind the login throttle.
+const handler = (req: Request) => app().authRequests.handle(req);
 
 export const GET = handler;
 export const POST = handler;

@@ -1,0 +1,69 @@
+/**
+ * Requests to Better Auth's endpoints (/api/auth/*). Email sign-in goes through our login throttle
+ * (per account and per client address, SPEC §9) instead of Better Auth's per-address limiter,
+ * which counted every request — successes included — across all accounts behind one address.
+ */
+import { randomUUID } from "node:crypto";
+import { AppError } from "../core/errors";
+import { errorResponse } from "./http/api-route";
+import type { LoginThrottle } from "./login-throttle";
+
+/** Set by the custom server from the socket (and TRUSTED_PROXIES); any client-sent value is overwritten. */
+export const CLIENT_IP_HEADER = "x-errata-client-ip";
+
+export interface AuthRequests {
+  handle(req: Request): Promise<Response>;
+}
+
+export function createAuthRequests(deps: { handler: (req: Request) => Promise<Response>; throttle: LoginThrottle }): AuthRequests {
+  return {
+    async handle(req) {
+      if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/sign-in/email")) return deps.handler(req);
+      return signInWithThrottle(req, deps);
+    },
+  };
+}
+
+async function signInWithThrottle(req: Request, deps: { handler: (req: Request) => Promise<Response>; throttle: LoginThrottle }) {
+  const body = await req.text();
+  const email = emailOf(body);
+  // Without an email Better Auth answers a validation error; nothing to count.
+  if (email === null) return deps.handler(rebuild(req, body));
+  const ip = req.headers.get(CLIENT_IP_HEADER) ?? "unknown";
+  const started = await deps.throttle.begin(email, ip);
+  if (!started.allowed) return throttled(started.retryAfterSeconds);
+  let res: Response;
+  try {
+    res = await deps.handler(rebuild(req, body));
+  } catch (err) {
+    await deps.throttle.settle(started.attempt, "not_counted");
+    throw err;
+  }
+  await deps.throttle.settle(started.attempt, res.status === 401 ? "failed" : "not_counted");
+  return res;
+}
+
+function emailOf(body: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const email = (parsed as { email?: unknown } | null)?.email;
+    return typeof email === "string" && email.trim() ? email : null;
+  } catch {
+    return null;
+  }
+}
+
+function rebuild(req: Request, body: string): Request {
+  return new Request(req.url, { method: req.method, headers: req.headers, body });
+}
+
+function throttled(retryAfterSeconds: number): Response {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  const err = new AppError(
+    "rate_limited",
+    `Too many failed sign-in attempts for this account or from this address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+  );
+  const res = errorResponse(err, randomUUID());
+  res.headers.set("retry-after", String(retryAfterSeconds));
+  return res;
+}
