@@ -158,12 +158,16 @@ async function benchIngest(args: Args, loader: Loader, templates: EnvelopeTempla
         const t0 = performance.now();
         const e = await loader.run(url, body, { connections: args.connections, duration: args.duration });
         accepted += e.ok;
+        if (e.failed > 0) {
+          const exit = errata.proc.exitCode === null ? "running" : `exited with ${errata.proc.exitCode}`;
+          console.log(`!! ${e.failed} failed requests (Errata ${exit}); server log tail:\n${errata.logs().slice(-1500)}`);
+        }
         await waitStored(db, accepted);
         const digested = e.ok / ((performance.now() - t0) / 1000);
         const rss = sampler.stop();
         rounds.get(tpl.name)?.push({ bare: b, errata: e, rss, digested });
         console.log(
-          `round ${r} ${tpl.name}: bare ${b.rps.toFixed(0)} req/s, Errata ${e.rps.toFixed(0)} req/s (${pct(e.rps, b.rps)}, p99 ${e.p99} ms), ${digested.toFixed(0)} events/s digested`,
+          `round ${r} ${tpl.name}: bare ${b.rps.toFixed(0)} req/s, Errata ${e.rps.toFixed(0)} req/s (${pct(e.rps, b.rps)}, p99 ${e.p99} ms, ${e.ok} accepted, ${e.failed} failed), ${digested.toFixed(0)} events/s digested`,
         );
       }
     }
