@@ -89,7 +89,8 @@ function wrkLoader(): Loader {
   }
   return {
     name: "wrk",
-    describe: `${version.trim()} in its own process (2 threads)`,
+    // `wrk -v` prints "wrk <version> [epoll] Copyright …": keep the name and version.
+    describe: `${version.trim().split(/\s+/).slice(0, 2).join(" ")} in its own process (2 threads)`,
     async run(url, bodyFile, opts) {
       if (opts.amount !== undefined) throw new Error("wrk runs for a duration only; the e2e mode uses --loader autocannon.");
       const script = path.join(os.tmpdir(), `errata-bench-${process.pid}.lua`);
