@@ -219,6 +219,18 @@ export class EnvelopeTemplate {
     return this.bytes.length;
   }
 
+  /**
+   * The envelope without its event id (header and event), written to a file for a load generator
+   * in another process: every request is then a new event, Errata giving it a fresh id.
+   */
+  writeWithoutIds(dir: string): string {
+    const id = this.bytes.subarray(this.offsets[0] ?? 0, (this.offsets[0] ?? 0) + 32).toString("latin1");
+    const text = this.bytes.toString("utf8").replace(new RegExp(`"event_id":"${id}",|,"event_id":"${id}"`, "g"), "");
+    const file = path.join(dir, `${this.name}.envelope`);
+    fs.writeFileSync(file, text);
+    return file;
+  }
+
   /** A copy carrying a fresh event id. */
   next(): { id: string; body: Buffer } {
     const id = this.prefix + (this.seq++).toString(16).padStart(32 - this.prefix.length, "0");

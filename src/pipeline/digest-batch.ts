@@ -35,6 +35,7 @@ import { readProjectProcessing } from "../storage/project-processing";
 import { deleteQueued, type QueueItem } from "../storage/queue";
 import { recordReleases, type SeenRelease } from "../storage/releases";
 import { ensureSecureDelete, eraseDeletedContent } from "../storage/secure-erase";
+import { IssueCounters } from "./issue-counters";
 import { applyEventLifecycle } from "./lifecycle-step";
 import {
   collectItem,
@@ -142,8 +143,9 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
       // Sparkline and tag counts: aggregated over the batch, one upsert per row (src/storage/issue-stats.ts).
       const stats = new IssueStatsBatch();
       await recordReleases(tx, releasesOf(prepared), deps.now);
-      const memo = await BatchMemo.load(tx, prepared);
+      const memo = await BatchMemo.load(tx, prepared, deps);
       for (const p of prepared) all.push(...(await storeItem(tx, p, deps, tally, memo, stats)));
+      await memo.counters.flush(tx);
       await writeIssueStats(tx, stats);
       await deleteQueued(tx, [...prepared.map((p) => p.item.id), ...dropped]);
       await writeOutcomes(tx, tally, rejected);
@@ -185,7 +187,9 @@ async function digestOneByOne(
       const outcomes = await writeTx(db, async (tx) => {
         await recordReleases(tx, releasesOf([p]), deps.now);
         const stats = new IssueStatsBatch();
-        const o = await storeItem(tx, p, deps, tally, await BatchMemo.load(tx, [p]), stats);
+        const memo = await BatchMemo.load(tx, [p], deps);
+        const o = await storeItem(tx, p, deps, tally, memo, stats);
+        await memo.counters.flush(tx);
         await writeIssueStats(tx, stats);
         await deleteQueued(tx, [p.item.id]);
         await writeOutcomes(tx, tally);
@@ -393,14 +397,17 @@ class BatchMemo {
   private readonly ids = new Set<string>();
   private readonly issues = new Map<string, { issueId: number; known: Set<string> }>();
 
-  static async load(tx: Tx, prepared: PreparedItem[]): Promise<BatchMemo> {
+  /** issue counters deferred to the end of the transaction (one update per issue per batch) */
+  constructor(readonly counters: IssueCounters) {}
+
+  static async load(tx: Tx, prepared: PreparedItem[], deps: DigestDeps): Promise<BatchMemo> {
     const byProject = new Map<number, string[]>();
     for (const p of prepared) {
       const list = byProject.get(p.item.projectId) ?? [];
       for (const e of p.events) list.push(e.event.event_id);
       byProject.set(p.item.projectId, list);
     }
-    const out = new BatchMemo();
+    const out = new BatchMemo(new IssueCounters(deps.now, deps.lifecycle));
     for (const [projectId, eventIds] of byProject) {
       // Chunks keep the IN list well under SQLite's and PostgreSQL's bound-parameter limits.
       for (let i = 0; i < eventIds.length; i += 500) {
@@ -508,6 +515,7 @@ async function storeEvent(
     if (created) {
       await deleteIssueRows(tx, issueId);
       memo.forgetIssues();
+      memo.counters.forget(issueId);
     }
     return "duplicate";
   }
@@ -521,9 +529,16 @@ async function storeEvent(
   if (p.missingDebugIds?.length)
     await recordEventDebugIds(tx, { projectId, eventId: event.event_id, debugIds: p.missingDebugIds, receivedAt: item.receivedAt });
   const newUser = p.userKey ? await addIssueUser(tx, issueId, p.userKey) : false;
-  const state = await recordIssueEvent(tx, issueId, { seenAt, level: event.level, eventId: event.event_id, release, newUser });
+  const update = { seenAt, level: event.level, eventId: event.event_id, release, newUser };
   if (p.nextjs.classification) await addIssueFlag(tx, issueId, p.nextjs.classification);
   stats?.add(issueId, projectId, seenAt, statTagsOf(event, p.nextjs.digest?.key));
+  // The issue's state needs nothing for this batch: count the event with the others at the end.
+  if (!created && memo.counters.canDefer(issueId)) {
+    memo.counters.defer(issueId, update);
+    return "stored";
+  }
+  const state = await recordIssueEvent(tx, issueId, update);
+  memo.counters.counted(issueId, state);
   await applyEventLifecycle(
     tx,
     { projectId, issueId, created, state, eventId: event.event_id, receivedAt: item.receivedAt, release },

@@ -221,6 +221,48 @@ export async function recordIssueEvent(tx: Tx, issueId: number, u: IssueEventUpd
   return row ? toIssueState(row) : undefined;
 }
 
+/** Several stored events of one issue, counted with one statement (the digest's batch). */
+export interface IssueEventsUpdate {
+  count: number;
+  newUsers: number;
+  /** epoch ms, the earliest and latest seenAt of these events */
+  minSeen: number;
+  maxSeen: number;
+  /** of the last event, in digest order: what `recordIssueEvent` one by one would leave */
+  level: string;
+  lastEventId: string;
+  firstEventId: string;
+  /** the first and last non-null release among these events, if any */
+  firstRelease: string | null;
+  lastRelease: string | null;
+}
+
+/**
+ * Counts several events on an issue at once; the same end state as `recordIssueEvent` called for
+ * each of them in order (counters add up, last_seen/first_seen only widen, the last event's level,
+ * id and release win, the first ones fill what is still empty).
+ */
+export async function recordIssueEvents(tx: Tx, issueId: number, u: IssueEventsUpdate): Promise<void> {
+  if (u.count === 0) return;
+  const firstRelease = cleanOrNull(u.firstRelease);
+  const lastRelease = cleanOrNull(u.lastRelease);
+  await tx
+    .updateTable("issues")
+    .set((eb) => ({
+      event_count: sql`event_count + ${u.count}`,
+      user_count: sql`user_count + ${u.newUsers}`,
+      last_seen: sql`case when last_seen < ${u.maxSeen} then ${u.maxSeen} else last_seen end`,
+      first_seen: sql`case when first_seen > ${u.minSeen} then ${u.minSeen} else first_seen end`,
+      level: u.level,
+      last_event_id: u.lastEventId,
+      first_event_id: eb.fn.coalesce("first_event_id", sql<string>`${u.firstEventId}`),
+      ...(lastRelease !== null ? { last_release: lastRelease } : {}),
+      ...(firstRelease !== null ? { first_release: eb.fn.coalesce("first_release", sql<string>`${firstRelease}`) } : {}),
+    }))
+    .where("id", "=", issueId)
+    .execute();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reads
 

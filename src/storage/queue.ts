@@ -47,7 +47,7 @@ export async function enqueueMany(db: Db, rows: QueueInsert[], outcomes: readonl
             client_ip: r.clientIp,
             kind: r.kind,
             body: r.body,
-            available_at: 0,
+            available_at: FRESH_AVAILABLE_AT,
             attempts: 0,
           })),
         )
@@ -74,9 +74,19 @@ function preparedEnqueue(db: Db): EnqueueTx {
   return tx;
 }
 
+/**
+ * `available_at` of a row never claimed. SQLite stores an integer in the fewest bytes that hold it
+ * and stores a row's columns in order, so `available_at` and `attempts` sit after the body, at the
+ * end of its overflow chain. A claim that changes the record's size (0 → a 6-byte deadline)
+ * rewrites the whole row, body included (measured: ~200 µs per 8 KB row, more than digesting it).
+ * Born with a 6-byte value (2^40 ms, in 2004: always in the past) and `attempts` going 0 → 1 (both
+ * stored in zero bytes), the record keeps its size and SQLite overwrites the two changed pages in
+ * place. Rows queued before this value (available_at 0) are claimed like expired leases.
+ */
+export const FRESH_AVAILABLE_AT = 2 ** 40;
+
 /** One queue row (project, key, received_at, client_ip, kind, body); also run by queue-writer.ts. */
-export const QUEUE_INSERT_SQL =
-  "INSERT INTO queue (project_id, key_id, received_at, client_ip, kind, body, available_at, attempts) VALUES (?, ?, ?, ?, ?, ?, 0, 0)";
+export const QUEUE_INSERT_SQL = `INSERT INTO queue (project_id, key_id, received_at, client_ip, kind, body, available_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ${FRESH_AVAILABLE_AT}, 0)`;
 
 type InsertStatement = { run: (...args: unknown[]) => unknown };
 const insertCache = new WeakMap<object, InsertStatement>();
@@ -105,13 +115,22 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
     return res.rows.map(toItem).sort((a, b) => a.id - b.id);
   }
   return writeTx(db, async (tx) => {
-    const rows = await tx
-      .selectFrom("queue")
-      .select(["id", "project_id", "key_id", "received_at", "client_ip", "kind", "body", "attempts"])
-      .where("available_at", "<=", now)
-      .orderBy("id")
-      .limit(limit)
-      .execute();
+    // Two index-ordered reads instead of `available_at <= now ORDER BY id`, which made SQLite walk
+    // (or sort) the whole queue on every claim: the oldest expired leases (rare; also rows queued
+    // before FRESH_AVAILABLE_AT), then never-claimed rows in id order.
+    const expired = await selectClaimable(tx, limit, (q) =>
+      q.where((eb) =>
+        eb.or([
+          eb("available_at", "<", FRESH_AVAILABLE_AT),
+          eb.and([eb("available_at", ">", FRESH_AVAILABLE_AT), eb("available_at", "<=", now)]),
+        ]),
+      ),
+    );
+    const fresh =
+      expired.length < limit && now >= FRESH_AVAILABLE_AT
+        ? await selectClaimable(tx, limit - expired.length, (q) => q.where("available_at", "=", FRESH_AVAILABLE_AT))
+        : [];
+    const rows = [...expired, ...fresh].sort((a, b) => Number(a.id) - Number(b.id));
     if (rows.length === 0) return [];
     await tx
       .updateTable("queue")
@@ -124,6 +143,15 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
       .execute();
     return rows.map((r) => toItem({ ...r, attempts: r.attempts + 1 }));
   });
+}
+
+type ClaimQuery = ReturnType<typeof claimQuery>;
+function claimQuery(tx: Tx) {
+  return tx.selectFrom("queue").select(["id", "project_id", "key_id", "received_at", "client_ip", "kind", "body", "attempts"]);
+}
+
+async function selectClaimable(tx: Tx, limit: number, where: (q: ClaimQuery) => ClaimQuery): Promise<RawRow[]> {
+  return where(claimQuery(tx)).orderBy("available_at").orderBy("id").limit(limit).execute();
 }
 
 /** Removes processed rows; call inside the transaction that stored their results. */

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { IssueCounters } from "../../src/pipeline/issue-counters";
+import type { Db } from "../../src/storage/db";
+import { writeTx } from "../../src/storage/dialect";
+import { getIssue, type IssueEventUpdate, insertIssue, recordIssueEvent } from "../../src/storage/issues";
+import { dialects, openTestDb } from "../helpers/test-db";
+import { createProject } from "../pipeline/helpers";
+
+const T = Date.UTC(2026, 10, 24, 8, 0, 0);
+
+/** Out-of-order times, a null release between two others, levels changing: what retries produce. */
+const EVENTS: IssueEventUpdate[] = [
+  { seenAt: T + 5_000, level: "error", eventId: "a".repeat(32), release: null, newUser: true },
+  { seenAt: T - 60_000, level: "warning", eventId: "b".repeat(32), release: "1.0.0", newUser: false },
+  { seenAt: T + 9_000, level: "fatal", eventId: "c".repeat(32), release: null, newUser: true },
+  { seenAt: T + 1_000, level: "error", eventId: "d".repeat(32), release: "1.1.0", newUser: false },
+  { seenAt: T + 2_000, level: "info", eventId: "e".repeat(32), release: null, newUser: true },
+];
+
+describe.each(await dialects())("one issue update per issue per batch on %s", (dialect) => {
+  let db: Db;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ db, close } = await openTestDb(dialect));
+  });
+  afterAll(async () => close());
+
+  test("deferred counters leave the issue exactly as counting each event would", async () => {
+    const projectId = await createProject(db, `counters-${dialect}`);
+    const newIssue = (hash: string) =>
+      writeTx(db, (tx) =>
+        insertIssue(tx, {
+          projectId,
+          title: "E",
+          culprit: "c",
+          type: "error",
+          level: "error",
+          metadata: {},
+          seenAt: T,
+          release: null,
+          hashes: [hash],
+          groupingVersion: "v2",
+        }),
+      );
+    const one = await newIssue("h-one");
+    const batched = await newIssue("h-batched");
+    await writeTx(db, async (tx) => {
+      for (const e of EVENTS) await recordIssueEvent(tx, one.id, e);
+    });
+    await writeTx(db, async (tx) => {
+      const counters = new IssueCounters(T);
+      // The first event is counted one by one (its state decides), the others are deferred.
+      const [first, ...rest] = EVENTS;
+      counters.counted(batched.id, await recordIssueEvent(tx, batched.id, first as IssueEventUpdate));
+      expect(counters.canDefer(batched.id)).toBe(true);
+      for (const e of rest) counters.defer(batched.id, e);
+      await counters.flush(tx);
+    });
+    const a = await getIssue(db, one.id);
+    const b = await getIssue(db, batched.id);
+    const pick = (i: typeof a) => ({
+      eventCount: i?.eventCount,
+      userCount: i?.userCount,
+      firstSeen: i?.firstSeen,
+      lastSeen: i?.lastSeen,
+      level: i?.level,
+      firstEventId: i?.firstEventId,
+      lastEventId: i?.lastEventId,
+      firstRelease: i?.firstRelease,
+      lastRelease: i?.lastRelease,
+    });
+    expect(pick(b)).toEqual(pick(a));
+    expect(pick(a)).toMatchObject({
+      eventCount: 5,
+      userCount: 3,
+      lastEventId: "e".repeat(32),
+      firstRelease: "1.0.0",
+      lastRelease: "1.1.0",
+    });
+  });
+
+  test("a resolved issue is never deferred: its next event needs the lifecycle step", async () => {
+    const counters = new IssueCounters(T);
+    counters.counted(7, {
+      status: "resolved",
+      substatus: "resolved",
+      firstSeen: T,
+      statusChangedAt: T,
+      resolvedAt: T,
+      resolution: { kind: "now" },
+      ignore: null,
+      eventCount: 1,
+      userCount: 0,
+    });
+    expect(counters.canDefer(7)).toBe(false);
+  });
+});
