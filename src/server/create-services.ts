@@ -33,6 +33,7 @@ import { createDigestServices, withIssueFlags } from "./digest-service";
 import { createFeedbackServices } from "./feedback-service";
 import { createIngestDataServices } from "./ingest-data-services";
 import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
+import { createIssueRedirects } from "./issue-redirects";
 import { createIssueStream } from "./issue-stream";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
@@ -292,6 +293,7 @@ export function createServices(deps: {
     }),
 
     digests: createDigestServices({ db, membershipOrThrow, requireScope }),
+    issueRedirects: createIssueRedirects({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
 
     ...createIngestDataServices({ db, membershipOrThrow, requireScope }),
     artifacts: createArtifactServices({

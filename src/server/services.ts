@@ -7,6 +7,7 @@ import type { ArtifactServices } from "./artifact-service";
 import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
 import type { IssueActions } from "./issue-actions";
+import type { IssueRedirects } from "./issue-redirects";
 import type { IssueSort, IssueStreamServices } from "./issue-stream";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseServices } from "./release-service";
@@ -73,6 +74,8 @@ export interface AppServices {
   issueStream: IssueStreamServices;
   /** Issue lifecycle: resolve/ignore/assign (one or many), merge, delete, comments, activity (issue-actions.ts). */
   issueActions: IssueActions;
+  /** Merged issue ids → the survivor (issue-redirects.ts) */
+  issueRedirects: IssueRedirects;
   events: {
     latestForIssue(viewer: Viewer, orgSlug: string, issueId: number): Promise<EventDetail | null>;
     get(viewer: Viewer, orgSlug: string, projectSlug: string, eventId: string): Promise<EventDetail>;

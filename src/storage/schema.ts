@@ -364,6 +364,14 @@ export interface InstallationTable {
   value: string;
 }
 
+/** A merged issue's id → the issue that absorbed it (0016-issue-redirects). */
+export interface IssueRedirectsTable {
+  issue_id: number;
+  project_id: number;
+  target_issue_id: number;
+  created_at: number;
+}
+
 export interface Database {
   installation: InstallationTable;
   organizations: OrganizationsTable;
@@ -394,4 +402,5 @@ export interface Database {
   issue_hourly: IssueHourlyTable;
   issue_tag_values: IssueTagValuesTable;
   issue_tag_keys: IssueTagKeysTable;
+  issue_redirects: IssueRedirectsTable;
 }

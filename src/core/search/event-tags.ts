@@ -11,8 +11,9 @@ const MAX_VALUE = 200;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+// Trimmed: "iOS\n" + "17.4" made the tag "iOS\n 17.4" (a second bucket, a `%0A` search link).
 const text = (v: unknown): string | undefined =>
-  typeof v === "string" && v.trim() !== "" ? v : typeof v === "number" ? String(v) : undefined;
+  typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : undefined;
 
 function nameVersion(ctx: unknown): { name?: string; full?: string } {
   if (!isObj(ctx)) return {};
@@ -44,8 +45,10 @@ function urlWithoutQuery(url: unknown): string | undefined {
 /** `[key, value]` pairs, each key once, derived tags first. */
 export function statTagsOf(event: NormalizedEvent, digestKey?: string | null): Array<[string, string]> {
   const out = new Map<string, string>();
-  const put = (k: string, v: string | undefined) => {
-    if (v === undefined || out.has(k) || out.size >= MAX_STAT_TAGS) return;
+  const put = (k: string, raw: string | undefined) => {
+    // Trimmed: a value with a trailing newline made a second, invisible bucket (and a `%0A` link).
+    const v = raw?.trim();
+    if (!v || out.has(k) || out.size >= MAX_STAT_TAGS) return;
     out.set(k, v.length > MAX_VALUE ? v.slice(0, MAX_VALUE) : v);
   };
   put("level", event.level);

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import type { IssueDetail } from "@/server/types";
 import { ActivityLog } from "@/ui/activity-log";
 import { CommentForm } from "@/ui/comment-form";
@@ -13,7 +13,7 @@ import { FeedbackList } from "@/ui/issue-feedback";
 import { IssueHeader } from "@/ui/issue-header";
 import { TagDistributions } from "@/ui/tag-distribution";
 import { TrendChart } from "@/ui/trend-chart";
-import { currentViewer, orNotFound, param, requireViewer, services } from "../../../_lib/server";
+import { currentViewer, errorCode, orNotFound, param, requireViewer, services } from "../../../_lib/server";
 import { commentOnIssue, deleteIssues, mergeInto, mergeIssues, updateIssues } from "../actions";
 
 type Params = Promise<{ org: string; id: string }>;
@@ -54,7 +54,14 @@ export default async function IssuePage({ params, searchParams }: { params: Para
   const viewer = await requireViewer(`${issuePath}${eventParam ? `?event=${encodeURIComponent(eventParam)}` : ""}`);
   const s = await services();
   const [data, digestLinks] = await Promise.all([
-    orNotFound(s.issueStream.issuePage(viewer, org, issueId, { event: eventParam })),
+    orNotFound(
+      s.issueStream.issuePage(viewer, org, issueId, { event: eventParam }).catch(async (err: unknown) => {
+        // A merged issue's URL leads to the issue that absorbed it.
+        const target = errorCode(err) === "not_found" ? await s.issueRedirects.target(viewer, org, issueId) : null;
+        if (target !== null) redirect(`${orgPath}/issues/${target}`);
+        throw err;
+      }),
+    ),
     // A secondary panel: it never fails the issue page.
     s.digests.linkedForIssue(viewer, org, issueId).catch(() => []),
   ]);
