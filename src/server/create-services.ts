@@ -35,6 +35,7 @@ import { createIngestDataServices } from "./ingest-data-services";
 import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
 import { createIssueRedirects } from "./issue-redirects";
 import { createIssueStream } from "./issue-stream";
+import { createIssueUnmerge } from "./issue-unmerge";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
@@ -294,6 +295,7 @@ export function createServices(deps: {
 
     digests: createDigestServices({ db, membershipOrThrow, requireScope }),
     issueRedirects: createIssueRedirects({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
+    issueUnmerge: createIssueUnmerge({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
 
     ...createIngestDataServices({ db, membershipOrThrow, requireScope }),
     artifacts: createArtifactServices({

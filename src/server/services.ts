@@ -9,6 +9,7 @@ import type { IngestDataServices } from "./ingest-data-services";
 import type { IssueActions } from "./issue-actions";
 import type { IssueRedirects } from "./issue-redirects";
 import type { IssueSort, IssueStreamServices } from "./issue-stream";
+import type { IssueUnmerge } from "./issue-unmerge";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseServices } from "./release-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
@@ -76,6 +77,8 @@ export interface AppServices {
   issueActions: IssueActions;
   /** Merged issue ids → the survivor (issue-redirects.ts) */
   issueRedirects: IssueRedirects;
+  /** Grouping hashes of an issue and unmerge by hash (issue-unmerge.ts) */
+  issueUnmerge: IssueUnmerge;
   events: {
     latestForIssue(viewer: Viewer, orgSlug: string, issueId: number): Promise<EventDetail | null>;
     get(viewer: Viewer, orgSlug: string, projectSlug: string, eventId: string): Promise<EventDetail>;

@@ -60,6 +60,11 @@ export function describeActivity(a: ActivityItem): string {
     }
     case "first_seen_in_release":
       return `first seen in release ${str(d.release) ?? "?"}`;
+    case "unmerge": {
+      const n = typeof d.events === "number" ? d.events : 0;
+      const hash = typeof d.hash === "string" ? d.hash.slice(0, 12) : "a hash";
+      return `split grouping hash ${hash} off into a new issue (${n} ${n === 1 ? "event" : "events"})`;
+    }
     default:
       return a.kind;
   }

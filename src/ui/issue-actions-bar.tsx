@@ -310,7 +310,7 @@ function MergeDialog({
         <h2 className="text-[15px] font-semibold">Merge into {shortId}</h2>
         <p className="mt-1 text-fg-muted">
           Short ids of issues of the same project. Their events join {shortId}, which keeps its id; their links lead here afterwards.
-          Merging cannot be undone.
+          Merging cannot be undone, but a grouping hash can be split off again from the issue page.
         </p>
         <label className="mt-3 block">
           <span className="text-[12px] text-fg-muted">Issues to merge</span>

@@ -181,6 +181,48 @@ describe.each(await dialects())("screens that tell the truth on %s", (dialect) =
     expect(await w.services.issues.get(w.owner, "acme", id)).toMatchObject({ substatus: "ongoing" });
   });
 
+  test("unmerge by grouping hash: the hash's stored and future events move to a new issue, counts and stats follow", async () => {
+    await w.send({ message: "split-a", user: "ann" }, { message: "split-a", user: "bob" });
+    w.clock.now += 1000;
+    await w.send({ message: "split-b", user: "cid" }, { message: "split-b", user: "cid" }, { message: "split-b" });
+    const [a, b] = [await w.issueOf("split-a"), await w.issueOf("split-b")];
+    const bHashes = await w.services.issueUnmerge.hashes(w.owner, "acme", b);
+    expect(bHashes).toHaveLength(1);
+    expect(await codeOf(w.services.issueUnmerge.unmerge(w.member, "acme", b, bHashes[0]?.hash as string))).toBe("validation_failed");
+    await w.services.issueActions.merge(w.member, "acme", [a, b], { primaryId: a });
+    expect(await w.services.issues.get(w.owner, "acme", a)).toMatchObject({ count: 5, userCount: 3 });
+    const hashes = await w.services.issueUnmerge.hashes(w.owner, "acme", a);
+    expect(hashes).toHaveLength(2);
+    expect(hashes.map((h) => h.hash)).toContain(bHashes[0]?.hash);
+
+    const hash = bHashes[0]?.hash as string;
+    expect(await codeOf(w.services.issueUnmerge.unmerge(w.viewer, "acme", a, hash))).toBe("forbidden");
+    expect(await codeOf(w.services.issueUnmerge.unmerge(w.member, "acme", a, "0".repeat(32)))).toBe("not_found");
+    const r = await w.services.issueUnmerge.unmerge(w.member, "acme", a, hash);
+    expect(r.movedEvents).toBe(3);
+    const split = await w.services.issues.get(w.owner, "acme", r.newIssueId);
+    expect(split).toMatchObject({ count: 3, userCount: 1, title: "LifecycleError: split-b", status: "unresolved" });
+    expect(await w.services.issues.get(w.owner, "acme", a)).toMatchObject({ count: 2, title: "LifecycleError: split-a" });
+    expect(await w.issueOf("split-b")).toBe(r.newIssueId);
+    expect(await w.issueOf("split-a")).toBe(a);
+    // Statistics follow the events: hourly counts and tag distributions.
+    const hourly = async (id: number) =>
+      (await w.db.kysely.selectFrom("issue_hourly").select("count").where("issue_id", "=", id).execute()).reduce(
+        (n, h) => n + Number(h.count),
+        0,
+      );
+    expect(await hourly(a)).toBe(2);
+    expect(await hourly(r.newIssueId)).toBe(3);
+    const page = await w.services.issueStream.issuePage(w.owner, "acme", r.newIssueId);
+    expect(page.tags.find((t) => t.key === "level")?.total).toBe(3);
+    expect(page.activity.some((x) => x.kind === "unmerge")).toBe(true);
+    // Future events of the hash land on the new issue.
+    w.clock.now += 1000;
+    await w.send({ message: "split-b", user: "dan" });
+    expect(await w.services.issues.get(w.owner, "acme", r.newIssueId)).toMatchObject({ count: 4, userCount: 2 });
+    expect(await w.services.issues.get(w.owner, "acme", a)).toMatchObject({ count: 2 });
+  });
+
   test("timesSeen / times_seen compare; an unknown key is a positioned invalid_query", async () => {
     await w.send({ message: "seen-once" });
     await w.send({ message: "seen-thrice" }, { message: "seen-thrice" }, { message: "seen-thrice" });

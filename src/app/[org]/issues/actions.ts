@@ -75,6 +75,22 @@ export async function deleteIssues(orgSlug: string, issueIds: number[]): Promise
   return run(async (viewer) => (await services()).issueActions.delete(viewer, org.parse(orgSlug), ids.parse(issueIds)));
 }
 
+/** Splits one grouping hash (with its stored and future events) off into a new issue. */
+export async function unmergeHash(
+  orgSlug: string,
+  issueId: number,
+  hash: string,
+): Promise<ActionResult<{ newIssueId: number; movedEvents: number }>> {
+  return run(async (viewer) =>
+    (await services()).issueUnmerge.unmerge(
+      viewer,
+      org.parse(orgSlug),
+      z.number().int().positive().parse(issueId),
+      z.string().min(1).max(200).parse(hash),
+    ),
+  );
+}
+
 export async function commentOnIssue(orgSlug: string, issueId: number, text: string): Promise<ActionResult<{ id: number }>> {
   return run(async (viewer) => {
     const body = z.string().trim().min(1, "Write something first.").max(10_000).parse(text);
