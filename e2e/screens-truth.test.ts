@@ -67,12 +67,12 @@ describe.skipIf(!canRun)("screens that tell the truth", () => {
     server = await startServer();
     t = await createTriageTenant(server, "acme", "web", "truth@example.com");
     // Tag values that the completion offers while the key is still being typed.
+    // Own fingerprints: the same stack would otherwise group the three into one issue.
     for (const [region, message] of [
       ["eu-west-1", "only in eu-west-1"],
       ["eu-west-2", "only in eu-west-2"],
       ["us-east-1", "only in us-east-1"],
     ])
-      // Own fingerprints: the same stack would otherwise group the three into one issue.
       await sendEvent(server, t.dsn, simpleError("RegionError", message, { tags: { region }, fingerprint: [region] }));
     await sendEvent(
       server,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { normalizeEvent } from "../normalize-event";
+import { statTagsOf } from "../search/event-tags";
 import { describeEvent, isMessageStandIn } from "./describe";
 
 const ctx = { receivedAt: Date.UTC(2026, 10, 22, 10, 44), clientIp: null, eventId: `${"0".repeat(31)}1` };
@@ -26,6 +27,10 @@ describe("a message sent with a stack trace is a message, not an error", () => {
     expect(isMessageStandIn(e)).toBe(true);
     const d = describeEvent(e);
     expect(d).toMatchObject({ title: "Cache warmup took longer than 10s", type: "default", culprit: "warm (/app/warmup.js)" });
+    // Not "handled": nothing was thrown.
+    const tags = Object.fromEntries(statTagsOf(e));
+    expect(tags.handled).toBeUndefined();
+    expect(tags.mechanism).toBeUndefined();
   });
 
   test("a stack in threads or a top-level stacktrace without exception: message title too", () => {

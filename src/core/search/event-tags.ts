@@ -4,6 +4,7 @@
  * Pure; the digest batch aggregates these per issue.
  */
 import type { NormalizedEvent } from "../event";
+import { isMessageStandIn } from "../grouping/describe";
 
 /** At most this many tags per event are counted (SDKs rarely send more than a dozen). */
 export const MAX_STAT_TAGS = 40;
@@ -69,7 +70,8 @@ export function statTagsOf(event: NormalizedEvent, digestKey?: string | null): A
   put("runtime", nameVersion(contexts.runtime).full);
   put("device", isObj(contexts.device) ? (text(contexts.device.model) ?? text(contexts.device.family)) : undefined);
   put("url", urlWithoutQuery(event.request?.url));
-  const mechanism = event.exception?.values?.at(-1)?.mechanism;
+  // A message sent with its stack (a synthetic stand-in exception) was not handled or thrown at all.
+  const mechanism = isMessageStandIn(event) ? undefined : event.exception?.values?.at(-1)?.mechanism;
   if (mechanism && typeof mechanism.handled === "boolean") put("handled", mechanism.handled ? "yes" : "no");
   put("mechanism", text(mechanism?.type));
   put("digest", digestKey ?? undefined);
