@@ -784,7 +784,7 @@ function normalizeTags(event: NormalizedEvent, notes: Notes, limits: TrimLimits)
       notes.add("dropped", `tags.${key}`, "A tag with an empty key or a null value was dropped.");
       continue;
     }
-    tags.push([trimString(key, limits.tagKeyChars, "tags", notes), trimString(str(v), limits.tagValueChars, `tags.${key}`, notes)]);
+    tags.push([trimString(key, limits.tagKeyChars, "tags", notes), trimString(str(v).trim(), limits.tagValueChars, `tags.${key}`, notes)]);
   }
   event.tags = tags;
 }

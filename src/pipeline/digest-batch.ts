@@ -22,6 +22,7 @@ import { normalizeEvent, parseTimestamp } from "../core/normalize-event";
 import { OutcomeTally } from "../core/outcomes";
 import { readScrubSettings, type ScrubSettings, scrubEvent } from "../core/scrub/scrub-event";
 import { statTagsOf } from "../core/search/event-tags";
+import { applyUserAgentContexts } from "../core/user-agent";
 import { normalizeEventId, parseEnvelope, parseJsonObject } from "../ingest/parse-envelope";
 import type { Logger } from "../log";
 import { recordEventDebugIds } from "../storage/artifacts";
@@ -332,6 +333,7 @@ async function prepareEvent(
 ): Promise<PreparedEvent> {
   const normalized = normalizeEvent(raw, ctx);
   if (note) normalized.errata.notes.push(note);
+  applyUserAgentContexts(normalized); // browser / os / device contexts from the User-Agent, as Relay
   // Readable frames before anything reads them (scrubbing, grouping); never throws.
   const sourcemaps = symbolicate ? await symbolicate(normalized) : undefined;
   // Secrets go before grouping (titles, culprits) and storage see the event.

@@ -40,6 +40,8 @@ import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-a
 import { createIssueBulk } from "./issue-bulk";
 import { createIssueStream } from "./issue-stream";
 import { createLoginThrottle } from "./login-throttle";
+import { createIssueRedirects } from "./issue-redirects";
+import { createIssueUnmerge } from "./issue-unmerge";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseApi } from "./release-api";
 import { createReleaseServices } from "./release-service";
@@ -307,6 +309,8 @@ export function createServices(deps: {
       requireScope,
       issueProject: async (viewer, orgSlug, issueId) => (await issueInOrg(viewer, orgSlug, issueId)).issue.projectId,
     }),
+    issueRedirects: createIssueRedirects({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
+    issueUnmerge: createIssueUnmerge({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
 
     ...createIngestDataServices({ db, membershipOrThrow, requireScope }),
     artifacts: createArtifactServices({

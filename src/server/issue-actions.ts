@@ -34,6 +34,7 @@ import {
   setAssignee,
   writeIssueState,
 } from "../storage/issue-lifecycle";
+import { addIssueRedirects, deleteIssueRedirectsTo } from "../storage/issue-redirects";
 import { getIssue, type IssueRow } from "../storage/issues";
 import type { ProjectRow } from "../storage/projects";
 import { ensureRelease, listProjectReleases } from "../storage/releases";
@@ -61,8 +62,11 @@ export interface IssueActions {
     input: IssueUpdate,
     opts?: { projectSlug?: string },
   ): Promise<BulkUpdateResult>;
-  /** Several issues of one project become one; the oldest survives. */
-  merge(viewer: Viewer, orgSlug: string, issueIds: number[], opts?: { projectSlug?: string }): Promise<MergeResult>;
+  /**
+   * Several issues of one project become one: `primaryId` when given (the issue page merges into
+   * itself, as its dialog says), else the oldest. The merged ids redirect to the survivor.
+   */
+  merge(viewer: Viewer, orgSlug: string, issueIds: number[], opts?: { projectSlug?: string; primaryId?: number }): Promise<MergeResult>;
   /** Issues with their events removed; later events of their hashes start new issues. Admin/owner. */
   delete(viewer: Viewer, orgSlug: string, issueIds: number[], opts?: { projectSlug?: string }): Promise<DeleteResult>;
   comment(viewer: Viewer, orgSlug: string, issueId: number, text: string): Promise<ActivityItem>;
@@ -167,7 +171,7 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     const s = cmd.status;
     if (s?.op === "resolve" && ctx.lookup) t = resolve(issue.state, await ctx.lookup(tx, issue.projectId), ctx.actor, ctx.at);
     else if (s?.op === "ignore") t = ignore(issue.state, s.condition, ctx.actor, ctx.at);
-    else if (s?.op === "unresolve") t = unresolve(issue.state, ctx.actor, ctx.at);
+    else if (s?.op === "unresolve") t = unresolve(issue.state, ctx.actor, ctx.at, s.substatus);
     if (t?.changed) {
       await writeIssueState(tx, issue.id, t.state, dueAt(t.state, deps.lifecycle));
       await insertActivities(tx, issue.id, issue.projectId, t.activities, ctx.at);
@@ -235,7 +239,12 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
       const { issues } = await issuesIn(org, ids, opts.projectSlug);
       if (new Set(issues.map((i) => i.projectId)).size > 1)
         throw fieldError("id", "same_project", "only issues of the same project can be merged");
-      const [primary, ...others] = [...issues].sort((a, b) => a.firstSeen - b.firstSeen || a.id - b.id) as [IssueRow, ...IssueRow[]];
+      if (opts.primaryId !== undefined && !ids.includes(opts.primaryId))
+        throw fieldError("primaryId", "member", "the surviving issue must be one of the merged issues");
+      const sorted = [...issues].sort(
+        (a, b) => Number(b.id === opts.primaryId) - Number(a.id === opts.primaryId) || a.firstSeen - b.firstSeen || a.id - b.id,
+      );
+      const [primary, ...others] = sorted as [IssueRow, ...IssueRow[]];
       const otherIds = others.map((o) => o.id);
       // Big issues move their events in short transactions first; the final one does the rest atomically.
       while ((await writeTx(db, (tx) => moveEventsChunk(tx, otherIds, primary.id, CHUNK))) === CHUNK) {}
@@ -243,6 +252,7 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
       await writeTx(db, async (tx) => {
         await mergeIssueRows(tx, primary.id, otherIds);
         await moveActivity(tx, otherIds, primary.id);
+        await addIssueRedirects(tx, primary.projectId, otherIds, primary.id, at);
         const merged = others.map((o) => ({ id: o.id, shortId: o.shortId, title: o.title }));
         await insertActivities(tx, primary.id, primary.projectId, [{ kind: "merge", actorUserId: viewer.userId, data: { merged } }], at);
       });
@@ -255,7 +265,10 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
       const { issues } = await issuesIn(org, ids, opts.projectSlug);
       for (const issue of issues) {
         while ((await writeTx(db, (tx) => deleteIssueEventsChunk(tx, issue.id, CHUNK))) === CHUNK) {}
-        await writeTx(db, (tx) => deleteIssueCompletely(tx, issue.id));
+        await writeTx(db, async (tx) => {
+          await deleteIssueRedirectsTo(tx, issue.id);
+          await deleteIssueCompletely(tx, issue.id);
+        });
       }
       return { deletedIds: issues.map((i) => i.id) };
     },

@@ -7,7 +7,15 @@
 
 import { limitDepth, MAX_EVENT_DEPTH } from "../core/bounded-json";
 import { AppError } from "../core/errors";
-import { type IssueSearch, parseIssueSearch, pastedEventId, type SearchCondition } from "../core/search/parse-query";
+import {
+  compileIssueSearch,
+  type IssueSearch,
+  parseIssueSearch,
+  parseQuery,
+  pastedEventId,
+  type SearchCondition,
+  tagKeysToCheck,
+} from "../core/search/parse-query";
 import { findUserProfiles, listActivity } from "../storage/activity";
 import { type AttachmentFile, getAttachment, listEventAttachments } from "../storage/attachments";
 import type { Db } from "../storage/db";
@@ -16,6 +24,7 @@ import { findOrgMember } from "../storage/issue-lifecycle";
 import { countActiveSince, type IssueSort, type SearchedIssue, type StorageCondition, searchIssues } from "../storage/issue-search";
 import {
   bucketCounts,
+  existingTagKeys,
   HOUR_MS,
   issuesWithTagKey,
   type TagDistribution,
@@ -272,7 +281,11 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
     const sort = q.sort ?? "date";
     if (!SORTS.includes(sort)) throw invalid(`Unknown sort "${sort}": use date, new, freq or user.`);
     const { org, projects } = await orgAndProjects(viewer, orgSlug);
-    const search = parseIssueSearch(q.query ?? "", deps.now());
+    // Keys that are not the language's own must be tags these projects have (else a positioned error).
+    const parsed = parseQuery(q.query ?? "");
+    const unknown = tagKeysToCheck(parsed);
+    const known = unknown.length > 0 ? await existingTagKeys(db, projectIdsFor(projects, q.project || undefined), unknown) : undefined;
+    const search = compileIssueSearch(parsed, deps.now(), known ?? new Set());
     const status = statusConditions(search, q.status, withDefaultStatus);
     const { projectIds, conditions } = await toStorage(
       org,

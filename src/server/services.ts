@@ -10,7 +10,9 @@ import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
 import type { IssueActions } from "./issue-actions";
 import type { IssueBulkServices } from "./issue-bulk";
+import type { IssueRedirects } from "./issue-redirects";
 import type { IssueSort, IssueStreamServices } from "./issue-stream";
+import type { IssueUnmerge } from "./issue-unmerge";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseApiServices } from "./release-api";
 import type { ReleaseServices } from "./release-service";
@@ -79,6 +81,10 @@ export interface AppServices {
   issueStream: IssueStreamServices;
   /** Issue lifecycle: resolve/ignore/assign (one or many), merge, delete, comments, activity (issue-actions.ts). */
   issueActions: IssueActions;
+  /** Merged issue ids → the survivor (issue-redirects.ts) */
+  issueRedirects: IssueRedirects;
+  /** Grouping hashes of an issue and unmerge by hash (issue-unmerge.ts) */
+  issueUnmerge: IssueUnmerge;
   events: {
     latestForIssue(viewer: Viewer, orgSlug: string, issueId: number): Promise<EventDetail | null>;
     get(viewer: Viewer, orgSlug: string, projectSlug: string, eventId: string): Promise<EventDetail>;

@@ -109,6 +109,10 @@ function conditionExpr(eb: EB, c: StorageCondition, projectIds: number[]): Expre
       const col = c.field === "firstSeen" ? "first_seen" : "last_seen";
       return eb(col, c.op === "gte" ? ">=" : "<=", c.at);
     }
+    case "count": {
+      const op = { gt: ">", gte: ">=", lt: "<", lte: "<=", eq: "=" } as const;
+      return not(eb("event_count", op[c.op], c.value));
+    }
     case "text": {
       const pattern = `%${likeEscape(c.value.toLowerCase())}%`;
       return eb.or([

@@ -277,3 +277,16 @@ export async function tagKeySuggestions(db: Db, projectIds: number[], limit = 10
     .execute();
   return rows.map((r) => r.key);
 }
+
+/** Which of `keys` some issue of these projects has as a tag (index on (project_id, key)). */
+export async function existingTagKeys(db: Db, projectIds: number[], keys: string[]): Promise<Set<string>> {
+  if (projectIds.length === 0 || keys.length === 0) return new Set();
+  const rows = await db.kysely
+    .selectFrom("issue_tag_keys")
+    .select("key")
+    .distinct()
+    .where("project_id", "in", projectIds)
+    .where("key", "in", keys.slice(0, 50))
+    .execute();
+  return new Set(rows.map((r) => r.key));
+}

@@ -59,7 +59,13 @@ export function describeActivity(a: ActivityItem): string {
       return `merged ${merged.length} ${merged.length === 1 ? "issue" : "issues"} into this one${merged.length ? `: ${merged.slice(0, 3).join("; ")}` : ""}`;
     }
     case "first_seen_in_release":
-      return `first seen in release ${str(d.release) ?? "?"}`;
+      // Written for every new issue; events without a release said "in release ?".
+      return str(d.release) ? `first seen in release ${str(d.release)}` : "first seen";
+    case "unmerge": {
+      const n = typeof d.events === "number" ? d.events : 0;
+      const hash = typeof d.hash === "string" ? d.hash.slice(0, 12) : "a hash";
+      return `split grouping hash ${hash} off into a new issue (${n} ${n === 1 ? "event" : "events"})`;
+    }
     default:
       return a.kind;
   }

@@ -66,16 +66,22 @@ export function Breadcrumbs({ crumbs: all }: { crumbs: CrumbView[] }) {
                 >
                   {c.time !== null ? clockTime(c.time) : "–"}
                 </td>
-                <td className="px-3 py-1 font-mono text-[12px] break-all">{c.category ?? c.type ?? "–"}</td>
-                <td className="px-3 py-1">
-                  {c.level ? (
-                    <span className="inline-flex items-center gap-1.5">
-                      <LevelDot level={c.level} />
-                      {c.level}
+                <td className="px-3 py-1 font-mono text-[12px] break-all">
+                  {/* Not sent: Sentry's defaults (type "default", level "info"), dimmed, instead of a bare dash. */}
+                  {c.category ?? c.type ?? (
+                    <span className="text-fg-dim" title="No category or type was sent">
+                      default
                     </span>
-                  ) : (
-                    <span className="text-fg-dim">–</span>
                   )}
+                </td>
+                <td className="px-3 py-1">
+                  <span
+                    className={`inline-flex items-center gap-1.5 ${c.level ? "" : "text-fg-dim"}`}
+                    title={c.level ? undefined : "No level was sent"}
+                  >
+                    <LevelDot level={c.level ?? "info"} />
+                    {c.level ?? "info"}
+                  </span>
                 </td>
                 <td className="px-3 py-1">
                   {c.message ? <div className="break-words whitespace-pre-wrap">{c.message}</div> : null}

@@ -137,6 +137,12 @@ export function readExceptions(event: Obj, problems: Problems): ExceptionView[] 
   return out.reverse();
 }
 
+/** The synthetic, typeless exception an SDK wraps a message's stack trace in (`captureMessage` + stack), if that is all there is. */
+export function messageStandIn(exceptions: ExceptionView[]): ExceptionView | undefined {
+  const only = exceptions.length === 1 ? exceptions[0] : undefined;
+  return only && !only.type && only.mechanism?.synthetic === true ? only : undefined;
+}
+
 /** A stack trace outside an exception (threads, or a top-level `stacktrace` from attachStacktrace). */
 export function readThreadFrames(event: Obj, problems: Problems): FrameView[] {
   const threads = values(event.threads);

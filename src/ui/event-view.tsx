@@ -1,5 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import type { NormalizedEvent } from "@/core/event";
+import { statTagsOf } from "@/core/search/event-tags";
 import type { AttachmentRef, EventNavigation } from "@/server/issue-stream";
 import type { EventDetail } from "@/server/types";
 import { Breadcrumbs } from "./breadcrumbs";
@@ -11,6 +13,7 @@ import {
   type ExceptionView,
   type FrameView,
   isObj,
+  messageStandIn,
   type NoteView,
   type Pairs,
   Problems,
@@ -66,11 +69,25 @@ export function EventView({
   const event = isObj(detail.event) ? detail.event : {};
   if (!isObj(detail.event)) problems.add("the stored event is not a JSON object");
 
-  const exceptions = safely<ExceptionView[]>(problems, "exception", [], () => readExceptions(event, problems));
-  const threadFrames = exceptions.length === 0 ? safely<FrameView[]>(problems, "threads", [], () => readThreadFrames(event, problems)) : [];
-  const message = safely<string | undefined>(problems, "message", undefined, () => readMessage(event));
+  const read = safely<ExceptionView[]>(problems, "exception", [], () => readExceptions(event, problems));
+  // A message sent with a stack trace (SDK 11 wraps it in a synthetic exception): a message and its stack.
+  const standIn = messageStandIn(read);
+  const exceptions = standIn ? [] : read;
+  const threadFrames = standIn
+    ? standIn.frames
+    : exceptions.length === 0
+      ? safely<FrameView[]>(problems, "threads", [], () => readThreadFrames(event, problems))
+      : [];
+  const message = safely<string | undefined>(problems, "message", undefined, () => readMessage(event)) ?? standIn?.value;
   const crumbs = safely<CrumbView[]>(problems, "breadcrumbs", [], () => readBreadcrumbs(event, problems));
-  const tags = safely<Pairs>(problems, "tags", [], () => readTags(event, problems));
+  // The tags the event is counted under (level, environment, browser, os… then the SDK's), as the
+  // sidebar's distributions: the SDK's own tags alone said "No tags." next to eight in the sidebar.
+  const tags = safely<Pairs>(problems, "tags", [], () => {
+    const own = readTags(event, problems);
+    const derived = statTagsOf(event as NormalizedEvent);
+    const seen = new Set(derived.map(([k]) => k));
+    return [...derived, ...own.filter(([k]) => !seen.has(k))];
+  });
   const contexts = safely<ContextView[]>(problems, "contexts", [], () => readContexts(event, problems));
   const user = safely<Pairs>(problems, "user", [], () => readUser(event, problems));
   const request = safely<RequestView | null>(problems, "request", null, () => readRequest(event, problems));

@@ -79,8 +79,10 @@ export function IssueActionsBar({
       showToast({ text: `Could not ${label.toLowerCase()}: ${res.message}`, error: true });
       return;
     }
+    // Exactly as it was: a `new` issue stays new (plain unresolve would age it into `ongoing`).
+    const sub = before.substatus === "new" || before.substatus === "regressed" ? before.substatus : "ongoing";
     const restore: IssueUpdate =
-      before.status === "resolved" || before.status === "ignored" ? { status: before.status } : { status: "unresolved" };
+      before.status === "resolved" || before.status === "ignored" ? { status: before.status } : { status: "unresolved", substatus: sub };
     showToast({
       text: `${label} ${issue.shortId}`,
       undo: async () => {
@@ -307,7 +309,8 @@ function MergeDialog({
       >
         <h2 className="text-[15px] font-semibold">Merge into {shortId}</h2>
         <p className="mt-1 text-fg-muted">
-          Short ids of issues of the same project; their events join the oldest issue. Merging cannot be undone.
+          Short ids of issues of the same project. Their events join {shortId}, which keeps its id; their links lead here afterwards.
+          Merging cannot be undone, but a grouping hash can be split off again from the issue page.
         </p>
         <label className="mt-3 block">
           <span className="text-[12px] text-fg-muted">Issues to merge</span>

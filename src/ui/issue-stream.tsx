@@ -40,9 +40,16 @@ export const STREAM_KEYS: Array<[string, string]> = [
 
 type Patch = Partial<Pick<StreamRow, "status" | "substatus" | "badges" | "assignee">>;
 
-/** The update that puts a row back where it was (Undo). */
+/** The issue a merge of these rows keeps (named in the dialog before confirming): the oldest. */
+function mergeSurvivor(rows: StreamRow[]): StreamRow | undefined {
+  return [...rows].sort((a, b) => a.firstSeenAt - b.firstSeenAt || a.id - b.id)[0];
+}
+
+/** The update that puts a row back where it was (Undo): status and, for unresolved rows, the exact substatus. */
 function restoreOf(r: StreamRow): IssueUpdate {
-  return r.status === "resolved" || r.status === "ignored" ? { status: r.status } : { status: "unresolved" };
+  if (r.status === "resolved" || r.status === "ignored") return { status: r.status };
+  const sub = r.substatus === "new" || r.substatus === "regressed" ? r.substatus : "ongoing";
+  return { status: "unresolved", substatus: sub };
 }
 
 export function IssueStream({
@@ -191,8 +198,9 @@ export function IssueStream({
   async function bulk(kind: "merge" | "delete") {
     const list = selectedRows;
     const ids = list.map((r) => r.id);
-    setHiddenFor(kind === "delete" ? ids : ids.slice(1), true);
-    const res = kind === "merge" ? await mergeIssues(org, ids) : await deleteIssues(org, ids);
+    const keep = mergeSurvivor(list);
+    setHiddenFor(kind === "delete" ? ids : ids.filter((id) => id !== keep?.id), true);
+    const res = kind === "merge" ? await mergeIssues(org, ids, keep?.id) : await deleteIssues(org, ids);
     if (!res.ok) {
       setHiddenFor(ids, false);
       showToast({ text: `Could not ${kind}: ${res.message}`, error: true });
@@ -308,12 +316,13 @@ export function IssueStream({
             onIgnore={(details) => changeStatus(selectedRows, { status: "ignored", statusDetails: details }, "Ignored")}
             onAssign={(id, name) => assign(targets, id, name)}
             onMerge={() => bulk("merge")}
+            mergeTarget={mergeSurvivor(selectedRows)?.shortId ?? ""}
             onDelete={() => bulk("delete")}
             onClear={() => setSelected(new Set())}
           />
         </Suspense>
       ) : null}
-      <Toast toast={toast} onClose={() => showToast(null)} />
+      <Toast toast={toast} lifted={selectedRows.length > 0} onClose={() => showToast(null)} />
     </>
   );
 }

@@ -20,6 +20,7 @@ export default function StreamExtras({
   onIgnore,
   onAssign,
   onMerge,
+  mergeTarget,
   onDelete,
   onClear,
 }: {
@@ -34,6 +35,8 @@ export default function StreamExtras({
   onIgnore: (details: Record<string, number>) => void;
   onAssign: (userId: string | null, name: string) => void;
   onMerge: () => void;
+  /** short id of the issue the merge keeps */
+  mergeTarget: string;
   onDelete: () => void;
   onClear: () => void;
 }) {
@@ -65,7 +68,7 @@ export default function StreamExtras({
             type="button"
             className="btn btn-sm"
             disabled={selected < 2}
-            title="Merge into the oldest issue"
+            title={`Merge into ${mergeTarget}, the oldest selected issue`}
             onClick={() => setDialog("merge")}
           >
             Merge
@@ -83,8 +86,8 @@ export default function StreamExtras({
       <AssignDialog open={dialog === "assign"} members={members} meId={meId} onClose={close} onPick={onAssign} />
       <Confirm
         open={dialog === "merge"}
-        title={`Merge ${selected} issues?`}
-        body="Their events move into the oldest of them; the others disappear. Merging cannot be undone."
+        title={`Merge ${selected} issues into ${mergeTarget}?`}
+        body={`Their events move into ${mergeTarget} (the oldest of them), which keeps its id; the others' links lead to it. Merging cannot be undone.`}
         action="Merge"
         onConfirm={onMerge}
         onClose={close}

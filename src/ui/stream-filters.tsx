@@ -153,6 +153,13 @@ interface Suggestion {
   hint?: string;
 }
 
+/** Completions and the text and caret context they were computed for. */
+interface SuggestionList {
+  text: string;
+  ctx: CompletionContext;
+  items: Suggestion[];
+}
+
 /** The search box: a combobox with a listbox of completions under it. */
 function SearchInput({
   org,
@@ -169,9 +176,12 @@ function SearchInput({
 }) {
   const input = useRef<HTMLInputElement>(null);
   const [value, setValue] = useState(initial);
-  const [items, setItems] = useState<Suggestion[]>([]);
-  const [active, setActive] = useState(0);
-  const ctx = useRef<CompletionContext | null>(null);
+  // Completions belong to the exact text they were computed for: a list computed for an earlier
+  // keystroke is never shown or applied to newer text (applied with the newer caret context it
+  // turned "region:eu-west-1" into "region:region ").
+  const [list, setList] = useState<SuggestionList | null>(null);
+  // -1: nothing highlighted, so Enter searches what was typed; arrows pick a completion first.
+  const [active, setActive] = useState(-1);
   const keys = useRef<string[] | null>(null);
   const seq = useRef(0);
 
@@ -201,10 +211,10 @@ function SearchInput({
   }
 
   async function suggest(text: string, caret: number) {
+    // Numbered before any await, so the order of keystrokes decides which answer wins.
+    const mine = ++seq.current;
     const { completionContext, fixedValues, matchKeys } = await loadSuggest();
     const c = completionContext(text, caret);
-    ctx.current = c;
-    const mine = ++seq.current;
     let next: Suggestion[] = [];
     if (c?.kind === "key" && c.prefix.length > 0) {
       keys.current ??= await fetchList({});
@@ -215,28 +225,30 @@ function SearchInput({
       next = values.filter((v) => v.toLowerCase().startsWith(c.prefix.toLowerCase()) && v !== c.prefix).map((v) => ({ value: v }));
     }
     // A slower answer to an older keystroke must not overwrite a newer one.
-    if (mine === seq.current) {
-      setItems(next.slice(0, 8));
-      setActive(0);
-    }
+    if (mine !== seq.current || !c) return;
+    setList(next.length > 0 ? { text, ctx: c, items: next.slice(0, 8) } : null);
+    setActive(-1);
   }
 
   async function choose(s: Suggestion) {
-    const c = ctx.current;
-    if (!c) return;
-    const r = (await loadSuggest()).applyCompletion(value, c, s.value);
+    const l = list;
+    if (!l || l.text !== input.current?.value) return;
+    const r = (await loadSuggest()).applyCompletion(l.text, l.ctx, s.value);
+    seq.current++;
     setValue(r.query);
-    setItems([]);
+    setList(null);
+    setActive(-1);
     requestAnimationFrame(() => {
       const el = input.current;
       // Keys typed since the completion have placed the caret themselves; moving it back now would
       // put the rest of the word before them ("Cannot" became "annotC").
       if (!el || el.value !== r.query) return;
       el.setSelectionRange(r.caret, r.caret);
-      if (c.kind === "key") suggest(r.query, r.caret);
+      if (l.ctx.kind === "key") suggest(r.query, r.caret);
     });
   }
 
+  const items = list && list.text === value ? list.items : [];
   const open = items.length > 0;
   const errorAt = error?.position !== undefined && error.position >= 0 && error.position <= value.length ? error.position : null;
   return (
@@ -254,7 +266,7 @@ function SearchInput({
         aria-expanded={open}
         aria-controls="issue-search-suggestions"
         aria-autocomplete="list"
-        aria-activedescendant={open ? `issue-search-opt-${active}` : undefined}
+        aria-activedescendant={open && active >= 0 ? `issue-search-opt-${active}` : undefined}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? "issue-search-error" : undefined}
         value={value}
@@ -265,23 +277,32 @@ function SearchInput({
         title="Search issues (press / to focus)"
         onChange={(e) => {
           setValue(e.target.value);
+          setList(null);
           suggest(e.target.value, e.target.selectionStart ?? e.target.value.length);
         }}
         onFocus={() => void loadSuggest()}
-        onBlur={() => setTimeout(() => setItems([]), 120)}
+        onBlur={() =>
+          setTimeout(() => {
+            seq.current++;
+            setList(null);
+          }, 120)
+        }
         onKeyDown={(e) => {
           if (open && (e.key === "ArrowDown" || e.key === "ArrowUp")) {
             e.preventDefault();
-            setActive((a) => (a + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length);
+            const n = items.length;
+            setActive((a) => (e.key === "ArrowDown" ? (a + 1) % n : a <= 0 ? n - 1 : a - 1));
           } else if (open && (e.key === "Tab" || (e.key === "Enter" && active >= 0))) {
             e.preventDefault();
-            choose(items[active] as Suggestion);
+            choose(items[Math.max(active, 0)] as Suggestion);
           } else if (e.key === "Escape") {
-            if (open) setItems([]);
+            if (open) setList(null);
             else input.current?.blur();
           } else if (e.key === "Enter") {
             e.preventDefault();
-            setItems([]);
+            // Answers still on their way belong to text that is now being searched.
+            seq.current++;
+            setList(null);
             onSubmit();
           }
         }}

@@ -22,6 +22,8 @@ export interface StreamRow {
   usersText: string;
   lastSeen: [text: string, title: string];
   firstSeen: [text: string, title: string];
+  /** epoch ms: the oldest selected issue is the one a merge keeps */
+  firstSeenAt: number;
   /** quiet outline badges: new, regressed, ignored, resolved, deploy-skew, digest */
   badges: string[];
   spark: string;
@@ -69,6 +71,7 @@ export function toStreamRow(
     usersText: compactCount(i.userCount),
     lastSeen: [relativeTime(i.lastSeen, now), absoluteTime(i.lastSeen)],
     firstSeen: [relativeTime(i.firstSeen, now), absoluteTime(i.firstSeen)],
+    firstSeenAt: i.firstSeen,
     badges,
     spark: sparkBars(i.spark, SPARK_W, SPARK_H),
     sparkLabel: `${inPeriod.toLocaleString("en")} events in the last ${page.period === "14d" ? "14 days" : "24 hours"}`,

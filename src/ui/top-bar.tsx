@@ -52,13 +52,33 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
             </ul>
           </details>
         )}
-        <nav aria-label="Sections" className="-my-1 flex min-w-0 items-center gap-0.5 overflow-x-auto py-1 sm:ml-3">
+        <nav aria-label="Sections" className="-my-1 ml-3 hidden min-w-0 items-center gap-0.5 py-1 sm:flex">
           {SECTIONS.map(([path, label]) => (
             <Link key={path} href={`/${current.slug}/${path}`} className="btn btn-sm btn-ghost shrink-0">
               {label}
             </Link>
           ))}
         </nav>
+        {/* Phones: the sections did not fit and scrolled out of sight (Feedback, Projects); a menu names them all. */}
+        <details className="relative sm:hidden">
+          <summary className="btn btn-sm btn-ghost list-none [&::-webkit-details-marker]:hidden" aria-label="Menu: sections">
+            Menu
+            <svg width="10" height="10" viewBox="0 0 10 10" aria-hidden="true">
+              <path d="M2 4l3 3 3-3" fill="none" stroke="currentColor" strokeWidth="1.4" />
+            </svg>
+          </summary>
+          <nav
+            aria-label="Sections menu"
+            className="absolute left-0 top-8 z-30 min-w-[180px] rounded-md border border-border bg-bg py-1 shadow-lg"
+          >
+            {SECTIONS.map(([path, label]) => (
+              <Link key={path} href={`/${current.slug}/${path}`} className="block px-3 py-1.5 hover:bg-hover">
+                {label}
+              </Link>
+            ))}
+            <span className="block truncate border-t border-border px-3 pt-1.5 pb-1 text-[12px] text-fg-muted">{email}</span>
+          </nav>
+        </details>
         <div className="ml-auto flex items-center gap-1">
           <span className="mr-1 hidden max-w-[240px] truncate text-fg-muted sm:inline" title={email}>
             {email}

@@ -8,7 +8,7 @@ export type ActionResult<T = undefined> = { ok: true; value: T } | { ok: false; 
 
 export interface TriageActions {
   updateIssues(org: string, ids: number[], update: IssueUpdate): Promise<ActionResult<{ ids: number[] }>>;
-  mergeIssues(org: string, ids: number[]): Promise<ActionResult<{ primaryId: number; mergedIds: number[] }>>;
+  mergeIssues(org: string, ids: number[], primaryId?: number): Promise<ActionResult<{ primaryId: number; mergedIds: number[] }>>;
   deleteIssues(org: string, ids: number[]): Promise<ActionResult<{ deletedIds: number[] }>>;
   commentOnIssue(org: string, issueId: number, text: string): Promise<ActionResult<{ id: number }>>;
 }

@@ -51,10 +51,17 @@ export function useToast(): [ToastState | null, (t: ToastState | null) => void] 
   return [toast, show];
 }
 
-/** Always mounted (a live region must exist before it speaks); fixed, so it never shifts layout. */
-export function Toast({ toast, onClose }: { toast: ToastState | null; onClose: () => void }) {
+/**
+ * Always mounted (a live region must exist before it speaks); fixed, so it never shifts layout.
+ * `lifted`: the bulk-action bar is showing at the bottom, so the toast sits above it, not on it.
+ */
+export function Toast({ toast, onClose, lifted = false }: { toast: ToastState | null; onClose: () => void; lifted?: boolean }) {
   return (
-    <div role="status" aria-live="polite" className="pointer-events-none fixed bottom-4 left-1/2 z-50 -translate-x-1/2">
+    <div
+      role="status"
+      aria-live="polite"
+      className={`pointer-events-none fixed left-1/2 z-50 -translate-x-1/2 ${lifted ? "bottom-[7rem] sm:bottom-[4.5rem]" : "bottom-4"}`}
+    >
       {toast ? (
         <div
           className={`pointer-events-auto flex items-center gap-3 rounded-md border bg-bg px-3 py-2 shadow-lg ${toast.error ? "border-danger" : "border-border-strong"}`}

@@ -183,7 +183,16 @@ describe.each(await dialects())("issue lifecycle REST on %s", (dialect) => {
 
     const merged = await api("PUT", `/api/0/organizations/acme/issues/?id=${b}&id=${a}`, "member", { merge: 1 });
     expect(merged).toMatchObject({ status: 200, body: { merge: { parent: a, children: [b] } } });
-    expect((await api("GET", `/api/0/organizations/acme/issues/${b}/`, "owner")).status).toBe(404);
+    // The merged id answers 302 to the survivor, as Sentry's GroupRedirect (issue 14).
+    const moved = await fetch(`${server.url}/api/0/organizations/acme/issues/${b}/`, {
+      headers: { authorization: `Bearer ${tokens.owner}` },
+      redirect: "manual",
+    });
+    expect(moved.status).toBe(302);
+    expect(moved.headers.get("location")).toMatch(new RegExp(`/api/0/organizations/acme/issues/${a}/$`));
+    expect((await api("GET", `/api/0/organizations/acme/issues/${b}/`, "owner")).body).toMatchObject({ id: String(a) });
+    // An id that never existed is still a 404.
+    expect((await api("GET", "/api/0/organizations/acme/issues/987654321/", "owner")).status).toBe(404);
     expect(await send("rest bulk b")).toBe(a);
     expect((await api("GET", `/api/0/organizations/acme/issues/${a}/`, "owner")).body).toMatchObject({ count: "3" });
   });

@@ -30,7 +30,7 @@ export async function requireViewer(nextPath: string): Promise<Viewer> {
   return viewer;
 }
 
-function errorCode(err: unknown): string | null {
+export function errorCode(err: unknown): string | null {
   if (typeof err !== "object" || err === null) return null;
   const e = err as { name?: unknown; code?: unknown };
   return e.name === "AppError" && typeof e.code === "string" ? e.code : null;

@@ -97,9 +97,22 @@ function culpritOf(event: NormalizedEvent): string {
   return typeof event.culprit === "string" ? cut(event.culprit, CULPRIT_MAX) : "";
 }
 
+/**
+ * SDK 11's `captureMessage` with a stack trace: one synthetic exception without a type whose value
+ * is the message. It is a message with a stack, not an error (titled "Error: …" it read as one).
+ */
+export function isMessageStandIn(event: NormalizedEvent): boolean {
+  const values = event.exception?.values;
+  if (values?.length !== 1) return false;
+  const exc = values[0] as ExceptionValue;
+  if (exc.type || exc.mechanism?.synthetic !== true) return false;
+  const message = messageText(event);
+  return message === undefined || exc.value === undefined || firstLine(exc.value) === message;
+}
+
 export function describeEvent(event: NormalizedEvent): IssueDescription {
   const culprit = culpritOf(event);
-  const exc = mainException(event);
+  const exc = isMessageStandIn(event) ? undefined : mainException(event);
   if (exc) {
     const type = exceptionType(exc, event);
     const value = exc.value !== undefined ? firstLine(exc.value) : "";
@@ -110,6 +123,7 @@ export function describeEvent(event: NormalizedEvent): IssueDescription {
     if (fn) metadata.function = fn;
     return { title: cut(value ? `${type}: ${value}` : type, TITLE_MAX), culprit, type: "error", metadata };
   }
-  const title = cut(messageText(event) ?? "<unlabeled event>", TITLE_MAX);
+  const standIn = mainException(event)?.value;
+  const title = cut(messageText(event) ?? ((standIn ? firstLine(standIn) : "") || "<unlabeled event>"), TITLE_MAX);
   return { title, culprit, type: "default", metadata: { title } };
 }

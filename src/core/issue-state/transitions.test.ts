@@ -205,3 +205,13 @@ describe("age and unresolve", () => {
     expect(eventNeedsWork(resolve(fresh(), { kind: "now" }, null, T0).state, T0, cfg)).toBe(true);
   });
 });
+
+describe("unresolve back to a named substatus (Undo)", () => {
+  test("a new issue resolved and undone is new again, still due to age from its first event", () => {
+    const r = resolve(fresh(), { kind: "now" }, "u1", T0 + 10);
+    const back = unresolve(r.state, "u1", T0 + 20, "new");
+    expect(back.state).toMatchObject({ status: "unresolved", substatus: "new", resolution: null });
+    expect(dueAt(back.state, cfg)).toBe(T0 + cfg.ongoingAfterMs);
+    expect(unresolve(r.state, "u1", T0 + 20).state.substatus).toBe("ongoing");
+  });
+});

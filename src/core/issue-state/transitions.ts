@@ -84,14 +84,22 @@ export function ignore(issue: IssueState, cmd: IgnoreCommand, actorUserId: strin
   return { state, activities: [stateChange(issue, state, actorUserId, { ignore: condition })], changed: true };
 }
 
-/** Back to unresolved/ongoing (a person reopening is not a regression). */
-export function unresolve(issue: IssueState, actorUserId: string | null, now: number): Transition {
+/**
+ * Back to unresolved/ongoing (a person reopening is not a regression), or to the substatus the
+ * issue had before (Undo of a resolve must not age a `new` issue into `ongoing`).
+ */
+export function unresolve(
+  issue: IssueState,
+  actorUserId: string | null,
+  now: number,
+  substatus: "new" | "ongoing" | "regressed" = "ongoing",
+): Transition {
   if (issue.status === "unresolved") return unchanged(issue);
-  const state = reopened(issue, "ongoing", now);
+  const state = reopened(issue, substatus, now);
   return { state, activities: [stateChange(issue, state, actorUserId)], changed: true };
 }
 
-function reopened(issue: IssueState, substatus: "ongoing" | "regressed", now: number): IssueState {
+function reopened(issue: IssueState, substatus: "new" | "ongoing" | "regressed", now: number): IssueState {
   return { ...issue, status: "unresolved", substatus, statusChangedAt: now, resolvedAt: null, resolution: null, ignore: null };
 }
 

@@ -45,7 +45,15 @@ export interface IssueState {
   userCount: number;
 }
 
-export type ActivityKind = "state_change" | "regression" | "unignored" | "assigned" | "comment" | "merge" | "first_seen_in_release";
+export type ActivityKind =
+  | "state_change"
+  | "regression"
+  | "unignored"
+  | "assigned"
+  | "comment"
+  | "merge"
+  | "first_seen_in_release"
+  | "unmerge";
 
 /** An activity row to write; `actorUserId` null means Errata itself. */
 export interface ActivityDraft {

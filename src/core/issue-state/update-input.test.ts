@@ -29,6 +29,8 @@ describe("parseIssueUpdate (Sentry's body)", () => {
     ],
     [{ status: "resolvedInNextRelease" }, { status: { op: "resolve", resolution: { kind: "in_next_release" } } }],
     [{ status: "unresolved", substatus: "ongoing" }, { status: { op: "unresolve" } }],
+    // Undo names the substatus the issue had before the resolve.
+    [{ status: "unresolved", substatus: "new" }, { status: { op: "unresolve", substatus: "new" } }],
     [{ status: "ignored" }, { status: { op: "ignore", condition: { kind: "forever" } } }],
     [
       { status: "ignored", statusDetails: { ignoreDuration: 30 } },

@@ -35,7 +35,8 @@ export const issueUpdateSchema = z
   .object({
     status: statusSchema.optional(),
     statusDetails: statusDetailsSchema.optional(),
-    // Sentry clients send the substatus that goes with the status; Errata derives it.
+    // Sentry clients send the substatus that goes with the status; Errata derives it, except that an
+    // unresolve may name new / ongoing / regressed (Undo puts an issue back exactly as it was).
     substatus: z.string().max(50).nullable().optional(),
     assignedTo: z.string().trim().max(320).nullable().optional(),
   })
@@ -48,7 +49,8 @@ export type ResolutionRequest = { kind: "now" } | { kind: "in_release"; release:
 export type StatusCommand =
   | { op: "resolve"; resolution: ResolutionRequest }
   | { op: "ignore"; condition: IgnoreCommand }
-  | { op: "unresolve" };
+  /** `substatus`: the unresolved substatus to return to (Undo restores the one before a resolve) */
+  | { op: "unresolve"; substatus?: "new" | "ongoing" | "regressed" };
 
 export interface IssueCommand {
   status?: StatusCommand;
@@ -124,7 +126,8 @@ export function parseIssueUpdate(input: unknown, now: number): IssueCommand {
   }
   if (body.status === "unresolved") {
     if (Object.keys(details).length > 0) fail("statusDetails", "status", "not valid with status unresolved");
-    cmd.status = { op: "unresolve" };
+    const sub = body.substatus;
+    cmd.status = sub === "new" || sub === "regressed" ? { op: "unresolve", substatus: sub } : { op: "unresolve" };
   } else if (body.status === "ignored") {
     cmd.status = ignoreCommand(details, now);
   } else {

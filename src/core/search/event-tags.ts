@@ -4,6 +4,7 @@
  * Pure; the digest batch aggregates these per issue.
  */
 import type { NormalizedEvent } from "../event";
+import { isMessageStandIn } from "../grouping/describe";
 
 /** At most this many tags per event are counted (SDKs rarely send more than a dozen). */
 export const MAX_STAT_TAGS = 40;
@@ -11,8 +12,9 @@ const MAX_VALUE = 200;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+// Trimmed: "iOS\n" + "17.4" made the tag "iOS\n 17.4" (a second bucket, a `%0A` search link).
 const text = (v: unknown): string | undefined =>
-  typeof v === "string" && v.trim() !== "" ? v : typeof v === "number" ? String(v) : undefined;
+  typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : undefined;
 
 function nameVersion(ctx: unknown): { name?: string; full?: string } {
   if (!isObj(ctx)) return {};
@@ -44,8 +46,10 @@ function urlWithoutQuery(url: unknown): string | undefined {
 /** `[key, value]` pairs, each key once, derived tags first. */
 export function statTagsOf(event: NormalizedEvent, digestKey?: string | null): Array<[string, string]> {
   const out = new Map<string, string>();
-  const put = (k: string, v: string | undefined) => {
-    if (v === undefined || out.has(k) || out.size >= MAX_STAT_TAGS) return;
+  const put = (k: string, raw: string | undefined) => {
+    // Trimmed: a value with a trailing newline made a second, invisible bucket (and a `%0A` link).
+    const v = raw?.trim();
+    if (!v || out.has(k) || out.size >= MAX_STAT_TAGS) return;
     out.set(k, v.length > MAX_VALUE ? v.slice(0, MAX_VALUE) : v);
   };
   put("level", event.level);
@@ -66,7 +70,8 @@ export function statTagsOf(event: NormalizedEvent, digestKey?: string | null): A
   put("runtime", nameVersion(contexts.runtime).full);
   put("device", isObj(contexts.device) ? (text(contexts.device.model) ?? text(contexts.device.family)) : undefined);
   put("url", urlWithoutQuery(event.request?.url));
-  const mechanism = event.exception?.values?.at(-1)?.mechanism;
+  // A message sent with its stack (a synthetic stand-in exception) was not handled or thrown at all.
+  const mechanism = isMessageStandIn(event) ? undefined : event.exception?.values?.at(-1)?.mechanism;
   if (mechanism && typeof mechanism.handled === "boolean") put("handled", mechanism.handled ? "yes" : "no");
   put("mechanism", text(mechanism?.type));
   put("digest", digestKey ?? undefined);

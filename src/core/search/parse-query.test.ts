@@ -177,3 +177,26 @@ describe("statTagsOf", () => {
     ]);
   });
 });
+
+describe("timesSeen and unknown keys", () => {
+  test("timesSeen / times_seen take >, >=, <, <=, = and a bare number", () => {
+    const c = (q: string) => parseIssueSearch(q, NOW).conditions[0];
+    expect(c("timesSeen:>10")).toEqual({ kind: "count", op: "gt", value: 10, negated: false });
+    expect(c("times_seen:>=10")).toEqual({ kind: "count", op: "gte", value: 10, negated: false });
+    expect(c("TimesSeen:<3")).toEqual({ kind: "count", op: "lt", value: 3, negated: false });
+    expect(c("timesSeen:<=3")).toEqual({ kind: "count", op: "lte", value: 3, negated: false });
+    expect(c("timesSeen:=3")).toEqual({ kind: "count", op: "eq", value: 3, negated: false });
+    expect(c("!timesSeen:7")).toEqual({ kind: "count", op: "eq", value: 7, negated: true });
+    expect(errorAt(() => parseIssueSearch("level:error timesSeen:>ten", NOW)).position).toBe(12);
+  });
+
+  test("with the projects' tag keys known, any other key is an invalid_query at its position (as level:nonsense)", () => {
+    const known = new Set(["region"]);
+    const unknown = errorAt(() => parseIssueSearch("level:error timesSee:>10", NOW, known));
+    expect(unknown.position).toBe(12);
+    expect(unknown.message).toContain('Unknown search key "timesSee"');
+    expect(errorAt(() => parseIssueSearch("level:nonsense", NOW, known)).position).toBe(0);
+    // The language's keys, derived tags and known tags are fine.
+    expect(() => parseIssueSearch("region:eu browser:Chrome os.name:iOS is:new release:1 timesSeen:>1", NOW, known)).not.toThrow();
+  });
+});

@@ -8,7 +8,8 @@
  *
  * Keys: is:, level:, environment:, release:, project:, assigned:, has:, digest:, user.email:
  * (and user.id/username/ip), firstSeen:/lastSeen: (`-24h` within, `+7d` older than, `>2024-05-01`),
- * and any other key is a tag (`browser:"Chrome 120"`, `url:*checkout*`). Pure: `now` is an argument.
+ * timesSeen:/times_seen: (`>10`, `<=3`, `5`), and any other key is a tag (`browser:"Chrome 120"`,
+ * `url:*checkout*`) the searched projects must have. Pure: `now` and the known tag keys are arguments.
  */
 import { AppError } from "../errors";
 import { parseDigest } from "../nextjs/digest";
@@ -117,6 +118,8 @@ export type SearchCondition =
   | { kind: "digest"; values: string[]; negated: boolean }
   /** epoch-ms bound on first/last seen (inclusive) */
   | { kind: "time"; field: "firstSeen" | "lastSeen"; op: "gte" | "lte"; at: number }
+  /** `timesSeen:>10`: the issue's event counter compared with a number */
+  | { kind: "count"; op: CountOp; value: number; negated: boolean }
   /** a word or quoted phrase that must appear in the title or culprit */
   | { kind: "text"; value: string };
 
@@ -125,6 +128,30 @@ export interface IssueSearch {
   /** true when the query says anything about status (`is:` other than assignment), so no default status applies */
   mentionsStatus: boolean;
 }
+
+export type CountOp = "gt" | "gte" | "lt" | "lte" | "eq";
+const COUNT_OPS: Record<string, CountOp> = { ">": "gt", ">=": "gte", "<": "lt", "<=": "lte", "=": "eq", "": "eq" };
+const COUNT_KEYS = new Set(["timesseen", "times_seen"]);
+
+/**
+ * Tags every event may carry because Errata derives them (search/event-tags.ts): valid search keys
+ * even before any event has them.
+ */
+const DERIVED_TAGS = new Set([
+  "user",
+  "dist",
+  "transaction",
+  "server_name",
+  "browser",
+  "browser.name",
+  "os",
+  "os.name",
+  "runtime",
+  "device",
+  "url",
+  "handled",
+  "mechanism",
+]);
 
 const TIME_KEYS: Record<string, "firstSeen" | "lastSeen"> = {
   firstseen: "firstSeen",
@@ -155,6 +182,8 @@ const RESERVED_KEYS = new Set([
   "age",
   "lastseen",
   "last_seen",
+  "timesseen",
+  "times_seen",
 ]);
 
 function isReservedKey(lower: string): boolean {
@@ -187,6 +216,13 @@ function parseDate(s: string): number | null {
   const iso = s.length === 10 ? `${s}T00:00:00Z` : /Z|[+-]\d{2}:?\d{2}$/.test(s) ? s.replace(" ", "T") : `${s.replace(" ", "T")}Z`;
   const t = Date.parse(iso);
   return Number.isNaN(t) ? null : t;
+}
+
+/** `timesSeen:>10`, `times_seen:<=3`, `timesSeen:5` (exactly). */
+function countBound(t: QueryTerm): SearchCondition {
+  const m = /^(>=|<=|>|<|=)?(\d{1,15})$/.exec(t.value);
+  if (!m || t.values) throw queryError(`"${t.key}:${t.value}" is not a count: use >10, >=10, <10, <=10 or 10`, t.position);
+  return { kind: "count", op: COUNT_OPS[m[1] ?? ""] as CountOp, value: Number(m[2]), negated: t.negated };
 }
 
 function valuesOf(t: QueryTerm): string[] {
@@ -234,23 +270,40 @@ function termCondition(t: QueryTerm, now: number): SearchCondition[] {
     if (t.values) throw queryError(`"${t.key}:" takes one time`, t.position);
     return [timeBounds(t, timeField, now)];
   }
+  if (COUNT_KEYS.has(key)) return [countBound(t)];
   const userField = USER_FIELDS[key];
   if (userField) return [{ kind: "tag", key: "user", values: valuesOf(t).map((v) => `${userField}:${v}`), negated: t.negated }];
   // Any other key is a tag (`env:` is short for `environment:`).
   return [{ kind: "tag", key: key === "env" ? "environment" : key, values: valuesOf(t), negated: t.negated }];
 }
 
-/** The typed conditions of a query (throws `invalid_query` with the position of the bad term). */
-export function compileIssueSearch(q: ParsedQuery, now: number): IssueSearch {
+/** Keys of the query that are neither the language's own nor derived tags: they must be tags in the data. */
+export function tagKeysToCheck(q: ParsedQuery): string[] {
+  return [...new Set(q.terms.map((t) => t.key).filter((k) => !isReservedKey(k.toLowerCase()) && !DERIVED_TAGS.has(k)))];
+}
+
+/**
+ * The typed conditions of a query (throws `invalid_query` with the position of the bad term).
+ * With `knownTags` (the tag keys the searched projects have), any other key is an error at its
+ * position, as a bad value is: `timesSee:>10` matching nothing in silence looked like an answer.
+ */
+export function compileIssueSearch(q: ParsedQuery, now: number, knownTags?: ReadonlySet<string>): IssueSearch {
   const conditions: SearchCondition[] = [];
-  for (const t of q.terms) conditions.push(...termCondition(t, now));
+  for (const t of q.terms) {
+    if (knownTags && !knownTags.has(t.key) && tagKeysToCheck({ terms: [t], text: [] }).length > 0)
+      throw queryError(
+        `Unknown search key "${t.key}": use is, level, environment, release, project, assigned, has, user.email, digest, firstSeen, lastSeen, timesSeen or a tag key these projects have`,
+        t.position,
+      );
+    conditions.push(...termCondition(t, now));
+  }
   for (const w of q.text) if (w.trim() !== "") conditions.push({ kind: "text", value: w.trim() });
   return { conditions, mentionsStatus: conditions.some((c) => c.kind === "status") };
 }
 
 /** Parses and compiles in one step. */
-export function parseIssueSearch(input: string, now: number): IssueSearch {
-  return compileIssueSearch(parseQuery(input), now);
+export function parseIssueSearch(input: string, now: number, knownTags?: ReadonlySet<string>): IssueSearch {
+  return compileIssueSearch(parseQuery(input), now, knownTags);
 }
 
 /** A pasted event id (32 hex, dashes allowed), or null. */

@@ -59,6 +59,8 @@ function sentryActivityType(a: ActivityItem): string {
       return a.data.assignee ? "assigned" : "unassigned";
     case "merge":
       return "merge";
+    case "unmerge":
+      return "unmerge_source";
     case "first_seen_in_release":
       return "first_seen";
     case "state_change":

@@ -28,6 +28,7 @@ const update = z
       .strict()
       .optional(),
     assignedTo: z.string().max(320).nullable().optional(),
+    substatus: z.enum(["new", "ongoing", "regressed"]).optional(),
   })
   .strict();
 
@@ -57,12 +58,37 @@ export async function updateIssues(orgSlug: string, issueIds: number[], body: Is
   });
 }
 
-export async function mergeIssues(orgSlug: string, issueIds: number[]): Promise<ActionResult<{ primaryId: number; mergedIds: number[] }>> {
-  return run(async (viewer) => (await services()).issueActions.merge(viewer, org.parse(orgSlug), ids.min(2).parse(issueIds)));
+/** Merges the selected issues into `primaryId` (the one the dialog named). */
+export async function mergeIssues(
+  orgSlug: string,
+  issueIds: number[],
+  primaryId?: number,
+): Promise<ActionResult<{ primaryId: number; mergedIds: number[] }>> {
+  return run(async (viewer) =>
+    (await services()).issueActions.merge(viewer, org.parse(orgSlug), ids.min(2).parse(issueIds), {
+      primaryId: primaryId === undefined ? undefined : z.number().int().positive().parse(primaryId),
+    }),
+  );
 }
 
 export async function deleteIssues(orgSlug: string, issueIds: number[]): Promise<ActionResult<{ deletedIds: number[] }>> {
   return run(async (viewer) => (await services()).issueActions.delete(viewer, org.parse(orgSlug), ids.parse(issueIds)));
+}
+
+/** Splits one grouping hash (with its stored and future events) off into a new issue. */
+export async function unmergeHash(
+  orgSlug: string,
+  issueId: number,
+  hash: string,
+): Promise<ActionResult<{ newIssueId: number; movedEvents: number }>> {
+  return run(async (viewer) =>
+    (await services()).issueUnmerge.unmerge(
+      viewer,
+      org.parse(orgSlug),
+      z.number().int().positive().parse(issueId),
+      z.string().min(1).max(200).parse(hash),
+    ),
+  );
 }
 
 export async function commentOnIssue(orgSlug: string, issueId: number, text: string): Promise<ActionResult<{ id: number }>> {
@@ -78,7 +104,7 @@ export async function commentOnIssue(orgSlug: string, issueId: number, text: str
   });
 }
 
-/** Merges the issues named by short ids (`WEB-12, WEB-15`) or numeric ids with this one; the oldest survives. */
+/** Merges the issues named by short ids (`WEB-12, WEB-15`) or numeric ids into this one (it survives, as the dialog says). */
 export async function mergeInto(
   orgSlug: string,
   issueId: number,
@@ -105,6 +131,6 @@ export async function mergeInto(
         list.push(found.issueId);
       }
     }
-    return s.issueActions.merge(viewer, slug, list);
+    return s.issueActions.merge(viewer, slug, list, { primaryId: list[0] });
   });
 }

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import type { IssueDetail } from "@/server/types";
 import { ActivityLog } from "@/ui/activity-log";
 import { CommentForm } from "@/ui/comment-form";
@@ -8,14 +8,15 @@ import { DigestIssuePanel } from "@/ui/digest-links";
 import { isObj, Problems, readFacts, readTags } from "@/ui/event-model";
 import { EventView } from "@/ui/event-view";
 import { absoluteTime } from "@/ui/format";
+import { GroupingHashes } from "@/ui/grouping-hashes";
 import { IssueActionsBar } from "@/ui/issue-actions-bar";
 import { FeedbackList } from "@/ui/issue-feedback";
 import { IssueHeader } from "@/ui/issue-header";
 import { TagDistributions } from "@/ui/tag-distribution";
 import { TracePanel, traceIdOf } from "@/ui/trace-panel";
 import { TrendChart } from "@/ui/trend-chart";
-import { currentViewer, orNotFound, param, requireViewer, services } from "../../../_lib/server";
-import { commentOnIssue, deleteIssues, mergeInto, mergeIssues, updateIssues } from "../actions";
+import { currentViewer, errorCode, orNotFound, param, requireViewer, services } from "../../../_lib/server";
+import { commentOnIssue, deleteIssues, mergeInto, mergeIssues, unmergeHash, updateIssues } from "../actions";
 
 type Params = Promise<{ org: string; id: string }>;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
@@ -54,10 +55,18 @@ export default async function IssuePage({ params, searchParams }: { params: Para
   const issuePath = `${orgPath}/issues/${issueId}`;
   const viewer = await requireViewer(`${issuePath}${eventParam ? `?event=${encodeURIComponent(eventParam)}` : ""}`);
   const s = await services();
-  const [data, digestLinks] = await Promise.all([
-    orNotFound(s.issueStream.issuePage(viewer, org, issueId, { event: eventParam })),
+  const [data, digestLinks, hashes] = await Promise.all([
+    orNotFound(
+      s.issueStream.issuePage(viewer, org, issueId, { event: eventParam }).catch(async (err: unknown) => {
+        // A merged issue's URL leads to the issue that absorbed it.
+        const target = errorCode(err) === "not_found" ? await s.issueRedirects.target(viewer, org, issueId) : null;
+        if (target !== null) redirect(`${orgPath}/issues/${target}`);
+        throw err;
+      }),
+    ),
     // A secondary panel: it never fails the issue page.
     s.digests.linkedForIssue(viewer, org, issueId).catch(() => []),
+    s.issueUnmerge.hashes(viewer, org, issueId).catch(() => []),
   ]);
   const { issue, event } = data;
   const traceId = event ? traceIdOf(event.event) : null;
@@ -148,6 +157,21 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             </h2>
             <TagDistributions tags={data.tags} streamPath={`${orgPath}/issues`} current={eventTags} />
           </section>
+          {hashes.length > 0 ? (
+            <section aria-labelledby="hashes-title">
+              <h2 id="hashes-title" className="section-title mb-2">
+                Grouping
+              </h2>
+              <GroupingHashes
+                org={org}
+                issueId={issue.id}
+                hashes={hashes}
+                canUnmerge={data.role !== "viewer"}
+                unmerge={unmergeHash}
+                streamHref={`${orgPath}/issues`}
+              />
+            </section>
+          ) : null}
           {data.feedback.length > 0 ? (
             <section aria-labelledby="feedback-title">
               <h2 id="feedback-title" className="section-title mb-2">

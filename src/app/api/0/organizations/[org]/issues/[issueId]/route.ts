@@ -1,3 +1,4 @@
+import { isAppError } from "@/core/errors";
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import { issueIdFromPath, issueUpdateFromBody, sentryIssueDetail } from "@/server/http/issue-mutations";
@@ -5,9 +6,24 @@ import { issueIdFromPath, issueUpdateFromBody, sentryIssueDetail } from "@/serve
 export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);
   const services = app();
-  const issue = await services.issues.get(viewer, params.org, Number(params.issueId));
+  const id = Number(params.issueId);
+  const issue = await services.issues.get(viewer, params.org, id).catch(async (err: unknown) => {
+    // A merged issue answers 302 to the issue that absorbed it, as Sentry's GroupRedirect does.
+    const target = isAppError(err) && err.code === "not_found" ? await services.issueRedirects.target(viewer, params.org, id) : null;
+    if (target === null) throw err;
+    return target;
+  });
+  if (typeof issue === "number") return movedTo(services.publicUrl, params.org, issue);
   return Response.json(sentryIssueDetail(issue, services.publicUrl, params.org));
 });
+
+function movedTo(publicUrl: string, org: string, target: number): Response {
+  const url = `${publicUrl.replace(/\/$/, "")}/api/0/organizations/${encodeURIComponent(org)}/issues/${target}/`;
+  return Response.json(
+    { detail: { code: "resource-moved", message: "The issue was merged into another issue.", extra: { url, id: String(target) } } },
+    { status: 302, headers: { location: url } },
+  );
+}
 
 // Sentry's issue update: {"status", "statusDetails", "assignedTo"}; answers with the issue.
 export const PUT = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
