@@ -124,6 +124,18 @@ const EnvSchema = z.object({
   // Serves /debug/throw, a page that fails on purpose, so tests can see the product error page.
   // Never enable in production.
   ERRATA_TEST_ROUTES: bool(false),
+
+  // Outgoing mail (invitations, password resets; later alerts). Unset SMTP_HOST: no mail is sent
+  // and the UI offers copyable links instead. SMTP_SECURE: TLS from the first byte (port 465);
+  // otherwise STARTTLS when the server offers it. SMTP_FROM is the sender address.
+  SMTP_HOST: z.string().optional(),
+  SMTP_PORT: int(587),
+  SMTP_SECURE: bool(false),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  SMTP_FROM: z.string().default("Errata <errata@localhost>"),
+  // Invitations expire after this many days (SPEC §9: 7).
+  INVITATION_DAYS: int(7),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -155,6 +167,17 @@ export interface Config {
   retention: RetentionConfig;
   sourcemaps: SourcemapConfig;
   testRoutes: boolean;
+  smtp: SmtpConfig | null;
+  invitationDays: number;
+}
+
+export interface SmtpConfig {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string | undefined;
+  password: string | undefined;
+  from: string;
 }
 
 export interface SourcemapConfig {
@@ -258,6 +281,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       resymbolicateMaxEvents: e.SOURCEMAP_RESYMBOLICATE_MAX_EVENTS,
     },
     testRoutes: e.ERRATA_TEST_ROUTES,
+    smtp: e.SMTP_HOST
+      ? { host: e.SMTP_HOST, port: e.SMTP_PORT, secure: e.SMTP_SECURE, user: e.SMTP_USER, password: e.SMTP_PASSWORD, from: e.SMTP_FROM }
+      : null,
+    invitationDays: Math.max(1, e.INVITATION_DAYS),
   };
 }
 

@@ -28,12 +28,14 @@ import {
 } from "../storage/projects";
 import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../storage/tokens";
 import { createArtifactServices } from "./artifact-service";
-import { type Auth, createUserWithPassword, findUserByEmail, setUserPassword } from "./auth";
+import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions, setUserPassword } from "./auth";
 import { createDigestServices, withIssueFlags } from "./digest-service";
 import { createFeedbackServices } from "./feedback-service";
 import { createIngestDataServices } from "./ingest-data-services";
 import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
 import { createIssueStream } from "./issue-stream";
+import { createMailer } from "./mail/mailer";
+import { createMemberServices } from "./member-service";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
@@ -303,6 +305,17 @@ export function createServices(deps: {
       membershipOrThrow,
     }),
 
+    members: createMemberServices({
+      db,
+      auth,
+      publicUrl: config.publicUrl,
+      invitationDays: config.invitationDays,
+      mailer: createMailer(config.smtp),
+      now,
+      membershipOrThrow,
+      requireScope,
+    }),
+
     health: {
       async ready() {
         try {
@@ -326,6 +339,8 @@ export function createServices(deps: {
           user = { id: u.id, email, name: input.name ?? email };
         } else {
           await setUserPassword(auth, user.id, password);
+          // A reset must lock out whoever had the old password (issue 9).
+          await revokeUserSessions(auth, user.id);
         }
         const userId = user.id;
         await writeTx(db, async (tx) => {

@@ -394,4 +394,42 @@ export interface Database {
   issue_hourly: IssueHourlyTable;
   issue_tag_values: IssueTagValuesTable;
   issue_tag_keys: IssueTagKeysTable;
+  invitations: InvitationsTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  team_projects: TeamProjectsTable;
+}
+
+export interface InvitationsTable {
+  id: Generated<number>;
+  org_id: number;
+  /** lower-cased */
+  email: string;
+  role: MembersTable["role"];
+  /** sha256 hex of the secret in the link; the secret itself is never stored */
+  token_hash: string;
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+  accepted_user_id: string | null;
+  revoked_at: number | null;
+}
+
+export interface TeamsTable {
+  id: Generated<number>;
+  org_id: number;
+  slug: string;
+  name: string;
+  created_at: number;
+}
+
+export interface TeamMembersTable {
+  team_id: number;
+  user_id: string;
+}
+
+export interface TeamProjectsTable {
+  team_id: number;
+  project_id: number;
 }
