@@ -54,7 +54,7 @@ export interface InvitationInfo {
 export interface MembersPage {
   org: OrgSummary;
   members: MemberInfo[];
-  /** pending first, then the recent history (accepted, expired, revoked); admins and owners only */
+  /** pending first, then the recent history (accepted, expired, revoked) */
   invitations: InvitationInfo[];
   /** what the viewer may do here (the page shows only these controls; the service checks again) */
   can: { invite: boolean; inviteOwners: boolean; manage: boolean };
@@ -80,6 +80,7 @@ export interface InvitationPreview {
 }
 
 export interface MemberServices {
+  /** The settings page (admins and owners). */
   page(viewer: Viewer, orgSlug: string): Promise<MembersPage>;
   invite(viewer: Viewer, orgSlug: string, input: { email: string; role: string; send?: boolean }): Promise<InviteResult>;
   resend(viewer: Viewer, orgSlug: string, invitationId: number, opts?: { send?: boolean }): Promise<InviteResult>;
@@ -174,10 +175,9 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
 
   return {
     async page(viewer, orgSlug) {
-      deps.requireScope(viewer, "member:read");
-      const org = await deps.membershipOrThrow(viewer, orgSlug);
-      const manage = RANK[org.role] >= RANK.admin;
-      const invitations = manage ? (await listInvitations(db, org.id)).map(info) : [];
+      // Organization settings are for admins and owners (a member or viewer gets `forbidden`).
+      const org = await authorize(viewer, orgSlug, "admin", "member:read");
+      const invitations = (await listInvitations(db, org.id)).map(info);
       // Pending first; history of the last 30 days after it.
       const recent = invitations.filter((i) => i.state === "pending" || i.createdAt > now() - 30 * DAY);
       recent.sort((a, b) => Number(b.state === "pending") - Number(a.state === "pending") || b.createdAt - a.createdAt);
@@ -185,7 +185,7 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
         org,
         members: (await listMembers(db, org.id)).map((m) => ({ ...m })),
         invitations: recent,
-        can: { invite: manage, inviteOwners: org.role === "owner", manage: org.role === "owner" },
+        can: { invite: true, inviteOwners: org.role === "owner", manage: org.role === "owner" },
         mail: deps.mailer !== null,
       };
     },

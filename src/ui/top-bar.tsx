@@ -58,6 +58,11 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
               {label}
             </Link>
           ))}
+          {current.role === "owner" || current.role === "admin" ? (
+            <Link href={`/${current.slug}/settings/members`} className="btn btn-sm btn-ghost shrink-0">
+              Settings
+            </Link>
+          ) : null}
         </nav>
         <div className="ml-auto flex items-center gap-1">
           <span className="mr-1 hidden max-w-[240px] truncate text-fg-muted sm:inline" title={email}>
