@@ -26,6 +26,7 @@ import {
   listProjectsOfOrg,
   type ProjectRow,
 } from "../storage/projects";
+import { addToDefaultTeam, visibleProjectIds } from "../storage/teams";
 import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../storage/tokens";
 import { createArtifactServices } from "./artifact-service";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions, setUserPassword } from "./auth";
@@ -39,7 +40,9 @@ import { createMemberServices } from "./member-service";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
+import { createTeamServices } from "./team-service";
 import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
+import { canSeeProject, visibleProjects } from "./visibility";
 
 export const SCOPES = [
   "org:read",
@@ -78,7 +81,9 @@ export function createServices(deps: {
     const m = await findMembership(db, viewer.userId, orgSlug);
     // Same answer for "no such org" and "not a member": never reveal another tenant's existence.
     if (!m) throw new AppError("not_found", "Organization not found.");
-    return { id: m.id, slug: m.slug, name: m.name, role: m.role };
+    const restricted = m.role === "member" || m.role === "viewer";
+    const visible = restricted ? await visibleProjectIds(db, m.id, viewer.userId) : null;
+    return { id: m.id, slug: m.slug, name: m.name, role: m.role, visibleProjectIds: visible };
   }
 
   function requireScope(viewer: Viewer, scope: string): void {
@@ -96,8 +101,9 @@ export function createServices(deps: {
     };
   }
 
-  async function projectMap(orgId: number): Promise<Map<number, ProjectRow>> {
-    return new Map((await listProjectsOfOrg(db, orgId)).map((p) => [p.id, p]));
+  /** The one place projects are resolved for a viewer: the org's, narrowed to their teams'. */
+  async function projectMap(org: OrgSummary): Promise<Map<number, ProjectRow>> {
+    return new Map(visibleProjects(org, await listProjectsOfOrg(db, org.id)).map((p) => [p.id, p]));
   }
 
   function toSummary(row: IssueRow, projects: Map<number, ProjectRow>): IssueSummary {
@@ -127,7 +133,7 @@ export function createServices(deps: {
   async function issueInOrg(viewer: Viewer, orgSlug: string, issueId: number) {
     const org = await membershipOrThrow(viewer, orgSlug);
     const issue = Number.isSafeInteger(issueId) ? await getIssue(db, issueId) : undefined;
-    const projects = await projectMap(org.id);
+    const projects = await projectMap(org);
     if (!issue || !projects.has(issue.projectId)) throw new AppError("not_found", "Issue not found.");
     return { org, issue, projects };
   }
@@ -224,13 +230,13 @@ export function createServices(deps: {
       async list(viewer, orgSlug) {
         requireScope(viewer, "project:read");
         const org = await membershipOrThrow(viewer, orgSlug);
-        return Promise.all((await listProjectsOfOrg(db, org.id)).map(projectSummary));
+        return Promise.all([...(await projectMap(org)).values()].map(projectSummary));
       },
       async get(viewer, orgSlug, projectSlug) {
         requireScope(viewer, "project:read");
         const org = await membershipOrThrow(viewer, orgSlug);
         const p = await findProjectBySlug(db, org.id, projectSlug);
-        if (!p) throw new AppError("not_found", "Project not found.");
+        if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
         return projectSummary(p);
       },
       ...admin.projects,
@@ -273,7 +279,8 @@ export function createServices(deps: {
       async get(viewer, orgSlug, projectSlug, eventId) {
         requireScope(viewer, "event:read");
         const org = await membershipOrThrow(viewer, orgSlug);
-        const p = await findProjectBySlug(db, org.id, projectSlug);
+        const found = await findProjectBySlug(db, org.id, projectSlug);
+        const p = found && canSeeProject(org, found.id) ? found : undefined;
         const id = eventId.replace(/-/g, "").toLowerCase();
         const ev = p && /^[0-9a-f]{32}$/.test(id) ? await getEvent(db, p.id, id) : undefined;
         if (!p || !ev) throw new AppError("not_found", "Event not found.");
@@ -315,6 +322,8 @@ export function createServices(deps: {
       membershipOrThrow,
       requireScope,
     }),
+
+    teams: createTeamServices({ db, now, membershipOrThrow, requireScope }),
 
     health: {
       async ready() {
@@ -358,6 +367,7 @@ export function createServices(deps: {
         const project = await writeTx(db, async (tx) => {
           const p = await insertProject(tx, { orgId: org.id, slug, name, platform: input.platform ?? "other", now: now() });
           await insertKey(tx, { projectId: p.id, publicKey: randomBytes(16).toString("hex"), label: "Default", now: now() });
+          await addToDefaultTeam(tx, org.id, { projectId: p.id });
           return p;
         });
         const key = (await listKeys(db, project.id))[0];

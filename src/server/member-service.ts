@@ -24,6 +24,7 @@ import {
 } from "../storage/invitations";
 import { countOwners, deleteMember, findMemberRole, listMembers, setMemberRole } from "../storage/members";
 import { upsertMember } from "../storage/orgs";
+import { addToDefaultTeam } from "../storage/teams";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions } from "./auth";
 import type { Mailer } from "./mail/mailer";
 import type { OrgSummary, Role, Viewer } from "./types";
@@ -295,6 +296,8 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
         await writeTx(db, async (tx) => {
           await upsertMember(tx, { orgId: inv.orgId, userId: id, role: inv.role, now: now() });
           await setInvitationUser(tx, inv.id, id);
+          // A newcomer joins the default team (the org's first), so a member sees its projects.
+          await addToDefaultTeam(tx, inv.orgId, { userId: id });
         });
         return { orgSlug: org.slug, email: inv.email };
       }
@@ -305,6 +308,7 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
         const current = await findMemberRole(tx, inv.orgId, id);
         if (!current || RANK[current] < RANK[inv.role])
           await upsertMember(tx, { orgId: inv.orgId, userId: id, role: inv.role, now: now() });
+        if (!current) await addToDefaultTeam(tx, inv.orgId, { userId: id });
       });
       return { orgSlug: org.slug, email: viewer?.email ?? inv.email };
     },

@@ -11,6 +11,7 @@ import type { IssueSort, IssueStreamServices } from "./issue-stream";
 import type { MemberServices } from "./member-service";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseServices } from "./release-service";
+import type { TeamServices } from "./team-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
 
 export interface SetupInput {
@@ -101,4 +102,6 @@ export interface AppServices {
   };
   /** Members and invitations of an organization, and the public invitation link — src/server/member-service.ts */
   members: MemberServices;
+  /** Teams: members and the projects they see — src/server/team-service.ts */
+  teams: TeamServices;
 }

@@ -21,6 +21,11 @@ export interface OrgSummary {
   slug: string;
   name: string;
   role: Role;
+  /**
+   * The projects this viewer may see when teams restrict them (members and viewers of an org with
+   * teams: their teams' projects); absent or null: all of the org's projects.
+   */
+  visibleProjectIds?: number[] | null;
 }
 
 export interface ProjectSummary {
