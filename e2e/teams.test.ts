@@ -54,6 +54,8 @@ describe.skipIf(!canRun)("members and invitations in the browser", () => {
     server = await startServer({ env: { SMTP_HOST: "127.0.0.1", SMTP_PORT: String(port), SMTP_FROM: "Errata <errata@example.com>" } });
     const tenant = await createTriageTenant(server, "acme", "web", "owner@example.com");
     await sendEvent(server, tenant.dsn, { level: "error", message: "Checkout failed" });
+    const apiDsn = await server.cli("project", "create", "--org", "acme", "--name", "api", "--platform", "node");
+    await sendEvent(server, apiDsn, { level: "error", message: "API timeout" });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     owner = await signIn("owner@example.com", PASSWORD);
   });
@@ -97,10 +99,36 @@ describe.skipIf(!canRun)("members and invitations in the browser", () => {
     return page;
   }
 
-  test("a member invited by link accepts, resolves an issue, and cannot open settings", async () => {
+  test("the owner makes teams: the first takes everything, the api project moves to Backend", async () => {
+    await owner.goto(`${server.url}/acme/settings/teams`);
+    for (const name of ["Frontend", "Backend"]) {
+      await owner.getByLabel("Team name").fill(name);
+      await owner.getByRole("button", { name: "Create team" }).click();
+      await owner.locator(`[data-team="${name.toLowerCase()}"]`).waitFor();
+    }
+    const frontend = owner.locator('[data-team="frontend"]');
+    await eventually(async () => (await frontend.getByTestId("team-project").count()) === 2, 20_000, "frontend has both projects");
+    await frontend.getByRole("button", { name: "Remove api from frontend" }).click();
+    await eventually(async () => (await frontend.getByTestId("team-project").count()) === 1, 20_000, "api left frontend");
+    const backend = owner.locator('[data-team="backend"]');
+    await backend.getByLabel("Add a project to backend").selectOption("api");
+    await backend.getByRole("button", { name: "Add project" }).click();
+    await eventually(async () => (await backend.getByTestId("team-project").count()) === 1, 20_000, "api in backend");
+    await shoot(owner, "teams");
+  });
+
+  test("a member invited by link accepts, sees only their team's projects, resolves an issue, and cannot open settings", async () => {
     const link = await invite("member@example.com", "member", false);
     await shoot(owner, "members");
     const member = await accept(link, "Mia Member", "invite");
+    await member
+      .getByRole("link", { name: /Checkout failed/ })
+      .first()
+      .waitFor();
+    expect(await member.getByRole("link", { name: /API timeout/ }).count()).toBe(0);
+    await member.goto(`${server.url}/acme/projects`);
+    expect(await member.getByText("api", { exact: true }).count()).toBe(0);
+    await member.goto(`${server.url}/acme/issues`);
     await member
       .getByRole("link", { name: /Checkout failed/ })
       .first()
@@ -125,6 +153,11 @@ describe.skipIf(!canRun)("members and invitations in the browser", () => {
     expect(mail.subject).toContain("acme");
     const link = mail.text?.match(/(http:\/\/\S+\/invite\/\S+)/)?.[1] as string;
     const admin = await accept(link, "Ada Admin");
+    // Admins see every project, whatever their teams.
+    await admin
+      .getByRole("link", { name: /API timeout/ })
+      .first()
+      .waitFor();
     await admin.getByRole("link", { name: "Settings" }).click();
     await admin.waitForURL(/\/acme\/settings\/members/);
     expect(await admin.getByTestId("member-row").count()).toBe(3);

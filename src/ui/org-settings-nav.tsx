@@ -3,7 +3,10 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 
-const SECTIONS = [{ path: "/members", label: "Members" }] as const;
+const SECTIONS = [
+  { path: "/members", label: "Members" },
+  { path: "/teams", label: "Teams" },
+] as const;
 
 /** The organization settings' sections: a column at wide widths, a scrolling row on narrow ones. */
 export function OrgSettingsNav({ base }: { base: string }) {
