@@ -115,6 +115,9 @@ describe.skipIf(!canRun)("members and invitations in the browser", () => {
     await backend.getByRole("button", { name: "Add project" }).click();
     await eventually(async () => (await backend.getByTestId("team-project").count()) === 1, 20_000, "api in backend");
     await shoot(owner, "teams");
+    await owner.goto(`${server.url}/account`);
+    await owner.getByTestId("session-row").first().waitFor();
+    await shoot(owner, "account");
   });
 
   test("a member invited by link accepts, sees only their team's projects, resolves an issue, and cannot open settings", async () => {

@@ -28,6 +28,7 @@ import {
 } from "../storage/projects";
 import { addToDefaultTeam, visibleProjectIds } from "../storage/teams";
 import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../storage/tokens";
+import { createAccountServices } from "./account-service";
 import { createArtifactServices } from "./artifact-service";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions, setUserPassword } from "./auth";
 import { createDigestServices, withIssueFlags } from "./digest-service";
@@ -324,6 +325,7 @@ export function createServices(deps: {
     }),
 
     teams: createTeamServices({ db, now, membershipOrThrow, requireScope }),
+    account: createAccountServices({ auth }),
 
     health: {
       async ready() {

@@ -3,6 +3,7 @@
  * these, and each checks the viewer's access itself (authorization lives here, not in routes).
  */
 import type { Logger } from "pino";
+import type { AccountServices } from "./account-service";
 import type { ArtifactServices } from "./artifact-service";
 import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
@@ -104,4 +105,6 @@ export interface AppServices {
   members: MemberServices;
   /** Teams: members and the projects they see — src/server/team-service.ts */
   teams: TeamServices;
+  /** The signed-in user's own account: name, password, sessions — src/server/account-service.ts */
+  account: AccountServices;
 }

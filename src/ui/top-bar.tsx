@@ -65,9 +65,13 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
           ) : null}
         </nav>
         <div className="ml-auto flex items-center gap-1">
-          <span className="mr-1 hidden max-w-[240px] truncate text-fg-muted sm:inline" title={email}>
+          <Link
+            href="/account"
+            className="mr-1 hidden max-w-[240px] truncate text-fg-muted hover:text-fg sm:inline"
+            title={`${email}: account`}
+          >
             {email}
-          </span>
+          </Link>
           <ThemeToggle />
           <SignOutButton />
         </div>
