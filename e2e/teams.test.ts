@@ -172,7 +172,14 @@ describe.skipIf(!canRun)("members and invitations in the browser", () => {
   test("a viewer sees no mutation controls", async () => {
     const link = await invite("viewer@example.com", "viewer", false);
     const viewer = await accept(link, "Vic Viewer");
+    // The member resolved the web issue: list resolved ones.
+    await viewer.goto(`${server.url}/acme/issues?query=${encodeURIComponent("is:resolved")}`);
+    await viewer
+      .getByRole("link", { name: /Checkout failed/ })
+      .first()
+      .waitFor();
     expect(await viewer.getByRole("checkbox").count()).toBe(0);
+    await shoot(viewer, "issues-viewer");
     await viewer
       .getByRole("link", { name: /Checkout failed/ })
       .first()

@@ -42,6 +42,7 @@ import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
 import { createTeamServices } from "./team-service";
+import { createTokenServices } from "./token-service";
 import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
 import { canSeeProject, visibleProjects } from "./visibility";
 
@@ -79,7 +80,9 @@ export function createServices(deps: {
   const now = deps.now ?? Date.now;
 
   async function membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary> {
-    const m = await findMembership(db, viewer.userId, orgSlug);
+    const found = await findMembership(db, viewer.userId, orgSlug);
+    // An organization token works in its organization only.
+    const m = found && (viewer.tokenOrgId == null || viewer.tokenOrgId === found.id) ? found : undefined;
     // Same answer for "no such org" and "not a member": never reveal another tenant's existence.
     if (!m) throw new AppError("not_found", "Organization not found.");
     const restricted = m.role === "member" || m.role === "viewer";
@@ -213,13 +216,15 @@ export function createServices(deps: {
         if (!user) return null;
         // Last-used bookkeeping must never fail the request.
         touchToken(db, token.id, now()).catch(() => {});
-        return { userId: user.id, email: user.email, name: user.name, scopes: token.scopes };
+        return { userId: user.id, email: user.email, name: user.name, scopes: token.scopes, tokenOrgId: token.orgId };
       },
     },
 
     orgs: {
       async listForViewer(viewer) {
-        return (await listMemberships(db, viewer.userId)).map((m) => ({ id: m.id, slug: m.slug, name: m.name, role: m.role }));
+        return (await listMemberships(db, viewer.userId))
+          .filter((m) => viewer.tokenOrgId == null || m.id === viewer.tokenOrgId)
+          .map((m) => ({ id: m.id, slug: m.slug, name: m.name, role: m.role }));
       },
       async get(viewer, orgSlug) {
         requireScope(viewer, "org:read");
@@ -326,6 +331,7 @@ export function createServices(deps: {
 
     teams: createTeamServices({ db, now, membershipOrThrow, requireScope }),
     account: createAccountServices({ auth }),
+    tokens: createTokenServices({ db, publicUrl: config.publicUrl, now, membershipOrThrow }),
 
     health: {
       async ready() {

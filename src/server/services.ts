@@ -13,6 +13,7 @@ import type { MemberServices } from "./member-service";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseServices } from "./release-service";
 import type { TeamServices } from "./team-service";
+import type { TokenServices } from "./token-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
 
 export interface SetupInput {
@@ -107,4 +108,6 @@ export interface AppServices {
   teams: TeamServices;
   /** The signed-in user's own account: name, password, sessions — src/server/account-service.ts */
   account: AccountServices;
+  /** Organization and personal API tokens — src/server/token-service.ts */
+  tokens: TokenServices;
 }

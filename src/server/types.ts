@@ -12,6 +12,8 @@ export interface Viewer {
   name: string;
   /** Scopes when acting through an API token; undefined for a browser session (role decides). */
   scopes?: string[];
+  /** An organization token: the only organization it works in. */
+  tokenOrgId?: number | null;
 }
 
 export type Role = "owner" | "admin" | "member" | "viewer";

@@ -6,6 +6,7 @@ import { usePathname } from "next/navigation";
 const SECTIONS = [
   { path: "/members", label: "Members" },
   { path: "/teams", label: "Teams" },
+  { path: "/tokens", label: "Tokens" },
 ] as const;
 
 /** The organization settings' sections: a column at wide widths, a scrolling row on narrow ones. */

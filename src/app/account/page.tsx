@@ -1,11 +1,20 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
+import { TOKEN_SCOPES } from "@/core/token-scopes";
 import { SettingsForm } from "@/ui/settings-form";
 import { DangerZone, Field, SettingsSection } from "@/ui/settings-section";
+import { NewTokenForm, RevokeTokenButton } from "@/ui/settings-tokens";
 import { TimeAgo } from "@/ui/time-ago";
+import { TokenList } from "@/ui/token-list";
 import { requireViewer, services } from "../_lib/server";
-import { changePasswordAction, renameAction, signOutEverywhereAction } from "./actions";
+import {
+  changePasswordAction,
+  createPersonalTokenAction,
+  renameAction,
+  revokePersonalTokenAction,
+  signOutEverywhereAction,
+} from "./actions";
 
 export const metadata: Metadata = { title: "Account" };
 
@@ -13,7 +22,11 @@ export const metadata: Metadata = { title: "Account" };
 export default async function AccountPage() {
   const viewer = await requireViewer("/account");
   const s = await services();
-  const [account, orgs] = await Promise.all([s.account.get(viewer, await headers()), s.orgs.listForViewer(viewer)]);
+  const [account, orgs, tokens] = await Promise.all([
+    s.account.get(viewer, await headers()),
+    s.orgs.listForViewer(viewer),
+    s.tokens.listPersonal(viewer),
+  ]);
   const now = Date.now();
   const home = orgs[0] ? `/${orgs[0].slug}/issues` : "/";
   return (
@@ -93,6 +106,25 @@ export default async function AccountPage() {
             </li>
           ))}
         </ul>
+      </SettingsSection>
+      <SettingsSection
+        id="personal-tokens"
+        title="Personal API tokens"
+        description="For scripts and the REST API. A token never does more than your role in each organization allows, whatever its scopes."
+      >
+        <TokenList
+          tokens={tokens}
+          revoke={(t) => <RevokeTokenButton action={revokePersonalTokenAction} hidden={{ tokenId: String(t.id) }} name={t.name} />}
+        />
+        <div className="mt-4">
+          <NewTokenForm
+            action={createPersonalTokenAction}
+            hidden={{}}
+            scopes={TOKEN_SCOPES}
+            defaults={["org:read", "project:read", "event:read"]}
+            idPrefix="personal-token"
+          />
+        </div>
       </SettingsSection>
       <DangerZone
         title="Sign out everywhere"
