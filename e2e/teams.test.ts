@@ -118,6 +118,12 @@ describe.skipIf(!canRun)("members and invitations in the browser", () => {
     await owner.goto(`${server.url}/account`);
     await owner.getByTestId("session-row").first().waitFor();
     await shoot(owner, "account");
+    // An organization token for CI: shown once, in Sentry's org-token form.
+    await owner.goto(`${server.url}/acme/settings/tokens`);
+    await owner.getByLabel("Name").fill("CI uploads");
+    await owner.getByRole("button", { name: "Create token" }).click();
+    expect((await owner.getByTestId("token-secret").locator("code").innerText()).trim()).toMatch(/^sntrys_/);
+    await shoot(owner, "tokens");
   });
 
   test("a member invited by link accepts, sees only their team's projects, resolves an issue, and cannot open settings", async () => {
