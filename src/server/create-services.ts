@@ -38,6 +38,7 @@ import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-a
 import { createIssueStream } from "./issue-stream";
 import { createMailer } from "./mail/mailer";
 import { createMemberServices } from "./member-service";
+import { createOrganization } from "./org-create";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
@@ -230,6 +231,7 @@ export function createServices(deps: {
         requireScope(viewer, "org:read");
         return membershipOrThrow(viewer, orgSlug);
       },
+      create: (viewer, input) => createOrganization(db, now, viewer, input),
     },
 
     projects: {

@@ -57,6 +57,8 @@ export interface AppServices {
     listForViewer(viewer: Viewer): Promise<OrgSummary[]>;
     /** Throws not_found when the org does not exist or the viewer is not a member. */
     get(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+    /** An owner of any organization creates another, as its owner (src/server/org-create.ts). */
+    create(viewer: Viewer, input: { name: string; slug: string }): Promise<{ slug: string }>;
   };
   /** Reads (every member) plus create / settings (src/server/project-admin.ts; changes need admin or owner). */
   projects: {

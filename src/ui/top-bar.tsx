@@ -23,7 +23,7 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
         <span className="text-fg-dim" aria-hidden="true">
           /
         </span>
-        {others.length === 0 ? (
+        {others.length === 0 && current.role !== "owner" ? (
           <span className="truncate font-medium">{current.name}</span>
         ) : (
           <details className="relative">
@@ -49,6 +49,13 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
                   </Link>
                 </li>
               ))}
+              {orgs.some((o) => o.role === "owner") ? (
+                <li className="mt-1 border-t border-border pt-1">
+                  <Link href="/orgs/new" className="block px-3 py-1.5 text-fg-muted hover:bg-hover hover:text-fg">
+                    New organization…
+                  </Link>
+                </li>
+              ) : null}
             </ul>
           </details>
         )}

@@ -117,6 +117,17 @@ describe.each(await dialects())("roles (SPEC §6) on %s", (dialect) => {
     expect(await codeOf(s.members.changeRole(v, "acme", who.viewer.userId, "superuser"))).toBe("validation_failed");
   });
 
+  test("an owner creates another organization and owns it; others cannot; reserved and taken slugs are refused", async () => {
+    expect(await s.orgs.create(who.owner, { name: "Beta", slug: "beta" })).toEqual({ slug: "beta" });
+    expect((await s.orgs.get(who.owner, "beta")).role).toBe("owner");
+    expect((await s.orgs.listForViewer(who.owner)).map((o) => o.slug)).toEqual(["acme", "beta"]);
+    expect(await codeOf(s.orgs.get(who.member, "beta"))).toBe("not_found");
+    expect(await codeOf(s.orgs.create(who.member, { name: "Mine", slug: "mine" }))).toBe("forbidden");
+    expect(await codeOf(s.orgs.create(who.owner, { name: "Again", slug: "beta" }))).toBe("conflict");
+    expect(await codeOf(s.orgs.create(who.owner, { name: "Api", slug: "api" }))).toBe("validation_failed");
+    expect(await codeOf(s.orgs.create({ ...who.owner, scopes: ["org:read"] }, { name: "T", slug: "tok" }))).toBe("forbidden");
+  });
+
   test("the last owner can neither be demoted nor leave; a member can leave; removal is owner-only", async () => {
     expect(await codeOf(s.members.changeRole(who.owner, "acme", who.owner.userId, "admin"))).toBe("last_owner");
     expect(await codeOf(s.members.remove(who.owner, "acme", who.owner.userId))).toBe("last_owner");

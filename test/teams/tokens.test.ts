@@ -141,9 +141,13 @@ describe("sentry-cli with an organization token", () => {
 
   async function cli(...args: string[]): Promise<{ stdout: string; stderr: string }> {
     // No SENTRY_URL and no SENTRY_ORG: the token carries both.
-    return execFileP(path.join(ROOT, "node_modules/.bin/sentry-cli"), args, {
-      env: { PATH: process.env.PATH ?? "", HOME: tempDir(), SENTRY_AUTH_TOKEN: secret, SENTRY_LOG_LEVEL: "warn" },
-    });
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      HOME: tempDir(),
+      SENTRY_AUTH_TOKEN: secret,
+      SENTRY_LOG_LEVEL: "warn",
+    };
+    return execFileP(path.join(ROOT, "node_modules/.bin/sentry-cli"), args, { env: env as NodeJS.ProcessEnv });
   }
 
   test("creates a release and uploads source maps without warnings; cannot read issues", async () => {
