@@ -83,6 +83,8 @@ export interface InvitationPreview {
 export interface MemberServices {
   /** The settings page (admins and owners). */
   page(viewer: Viewer, orgSlug: string): Promise<MembersPage>;
+  /** Everyone in the org (any member; `member:read` for tokens) — the REST list. */
+  list(viewer: Viewer, orgSlug: string): Promise<MemberInfo[]>;
   invite(viewer: Viewer, orgSlug: string, input: { email: string; role: string; send?: boolean }): Promise<InviteResult>;
   resend(viewer: Viewer, orgSlug: string, invitationId: number, opts?: { send?: boolean }): Promise<InviteResult>;
   revoke(viewer: Viewer, orgSlug: string, invitationId: number): Promise<void>;
@@ -189,6 +191,12 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
         can: { invite: true, inviteOwners: org.role === "owner", manage: org.role === "owner" },
         mail: deps.mailer !== null,
       };
+    },
+
+    async list(viewer, orgSlug) {
+      deps.requireScope(viewer, "member:read");
+      const org = await deps.membershipOrThrow(viewer, orgSlug);
+      return listMembers(db, org.id);
     },
 
     async invite(viewer, orgSlug, input) {
