@@ -12,7 +12,7 @@ export function TokenList({ tokens, revoke }: { tokens: TokenInfo[]; revoke: (t:
         <li key={t.id} className="flex flex-wrap items-center gap-3 px-3 py-2" data-testid="token-row" data-name={t.name}>
           <div className="min-w-0 flex-1">
             <div className="font-medium">
-              {t.name} <span className="font-mono text-[12px] text-fg-dim">{t.prefix}…</span>
+              {t.name} <span className="font-mono text-[12px] text-fg-dim">{t.prefix.includes("…") ? t.prefix : `${t.prefix}…`}</span>
             </div>
             <div className="text-[12px] text-fg-muted">
               <span className="font-mono">{t.scopes.join(" ")}</span> · created <TimeAgo ms={t.createdAt} now={now} /> · last used{" "}
