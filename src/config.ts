@@ -135,6 +135,18 @@ const EnvSchema = z.object({
   // <token>` (from anywhere); without one only clients on the loopback interface — behind a proxy
   // on the same machine every client looks local, so set a token (or do not proxy /metrics).
   METRICS_TOKEN: z.string().min(16).optional(),
+
+  // Outgoing mail (invitations, password resets; later alerts). Unset SMTP_HOST: no mail is sent
+  // and the UI offers copyable links instead. SMTP_SECURE: TLS from the first byte (port 465);
+  // otherwise STARTTLS when the server offers it. SMTP_FROM is the sender address.
+  SMTP_HOST: z.string().optional(),
+  SMTP_PORT: int(587),
+  SMTP_SECURE: bool(false),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  SMTP_FROM: z.string().default("Errata <errata@localhost>"),
+  // Invitations expire after this many days (SPEC §9: 7).
+  INVITATION_DAYS: int(7),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -170,6 +182,17 @@ export interface Config {
   metricsToken: string | undefined;
   /** TRUSTED_PROXIES as written (validated at load); parse with core/security/client-ip. */
   trustedProxies: string;
+  smtp: SmtpConfig | null;
+  invitationDays: number;
+}
+
+export interface SmtpConfig {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string | undefined;
+  password: string | undefined;
+  from: string;
 }
 
 export interface SourcemapConfig {
@@ -275,6 +298,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     testRoutes: e.ERRATA_TEST_ROUTES,
     metricsToken: e.METRICS_TOKEN,
     trustedProxies: checkTrustedProxies(e.TRUSTED_PROXIES),
+    smtp: e.SMTP_HOST
+      ? { host: e.SMTP_HOST, port: e.SMTP_PORT, secure: e.SMTP_SECURE, user: e.SMTP_USER, password: e.SMTP_PASSWORD, from: e.SMTP_FROM }
+      : null,
+    invitationDays: Math.max(1, e.INVITATION_DAYS),
   };
 }
 

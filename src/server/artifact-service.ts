@@ -156,7 +156,10 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
   async function uploader(viewer: Viewer, orgSlug: string): Promise<OrgSummary> {
     requireAnyScope(viewer, UPLOAD_SCOPES);
     const org = await deps.membershipOrThrow(viewer, orgSlug);
-    if (!viewer.scopes && org.role === "viewer") throw new AppError("forbidden", "Viewers cannot upload source maps.");
+    // SPEC §6: creating releases and uploading artifacts needs admin or owner; a token acts with its
+    // creator's current role, so a member's token cannot do more than the member.
+    if (org.role !== "admin" && org.role !== "owner")
+      throw new AppError("forbidden", "Only admins and owners can create releases and upload source maps.");
     return org;
   }
 

@@ -87,3 +87,9 @@ export async function setUserPassword(auth: Auth, userId: string, password: stri
   const ctx = await auth.$context;
   await ctx.internalAdapter.updatePassword(userId, await ctx.password.hash(password));
 }
+
+/** Ends every session of the user (password change or reset, removal from an organization). */
+export async function revokeUserSessions(auth: Auth, userId: string): Promise<void> {
+  const ctx = await auth.$context;
+  await ctx.internalAdapter.deleteUserSessions(userId);
+}

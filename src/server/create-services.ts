@@ -28,10 +28,12 @@ import {
   type ProjectRow,
 } from "../storage/projects";
 import { isStorageUnavailable, storageHealth } from "../storage/storage-health";
+import { addToDefaultTeam, visibleProjectIds } from "../storage/teams";
 import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../storage/tokens";
+import { createAccountServices } from "./account-service";
 import { createArtifactServices } from "./artifact-service";
-import { type Auth, createUserWithPassword, findUserByEmail, setUserPassword } from "./auth";
 import { createAuthRequests } from "./auth-requests";
+import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions, setUserPassword } from "./auth";
 import { createDigestServices, withIssueFlags } from "./digest-service";
 import { createEventApi } from "./event-api";
 import { createFeedbackServices } from "./feedback-service";
@@ -42,6 +44,9 @@ import { createIssueStream } from "./issue-stream";
 import { createLoginThrottle } from "./login-throttle";
 import { createIssueRedirects } from "./issue-redirects";
 import { createIssueUnmerge } from "./issue-unmerge";
+import { createMailer } from "./mail/mailer";
+import { createMemberServices } from "./member-service";
+import { createOrganization } from "./org-create";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseApi } from "./release-api";
 import { createReleaseServices } from "./release-service";
@@ -49,6 +54,9 @@ import type { AppServices } from "./services";
 import { createTraceServices } from "./trace-service";
 import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
 import { createUserFeedbackApi } from "./user-feedback-api";
+import { createTeamServices } from "./team-service";
+import { createTokenServices } from "./token-service";
+import { canSeeProject, visibleProjects } from "./visibility";
 
 export const SCOPES = [
   "org:read",
@@ -84,10 +92,14 @@ export function createServices(deps: {
   const now = deps.now ?? Date.now;
 
   async function membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary> {
-    const m = await findMembership(db, viewer.userId, orgSlug);
+    const found = await findMembership(db, viewer.userId, orgSlug);
+    // An organization token works in its organization only.
+    const m = found && (viewer.tokenOrgId == null || viewer.tokenOrgId === found.id) ? found : undefined;
     // Same answer for "no such org" and "not a member": never reveal another tenant's existence.
     if (!m) throw new AppError("not_found", "Organization not found.");
-    return { id: m.id, slug: m.slug, name: m.name, role: m.role };
+    const restricted = m.role === "member" || m.role === "viewer";
+    const visible = restricted ? await visibleProjectIds(db, m.id, viewer.userId) : null;
+    return { id: m.id, slug: m.slug, name: m.name, role: m.role, visibleProjectIds: visible };
   }
 
   function requireScope(viewer: Viewer, scope: string): void {
@@ -105,8 +117,9 @@ export function createServices(deps: {
     };
   }
 
-  async function projectMap(orgId: number): Promise<Map<number, ProjectRow>> {
-    return new Map((await listProjectsOfOrg(db, orgId)).map((p) => [p.id, p]));
+  /** The one place projects are resolved for a viewer: the org's, narrowed to their teams'. */
+  async function projectMap(org: OrgSummary): Promise<Map<number, ProjectRow>> {
+    return new Map(visibleProjects(org, await listProjectsOfOrg(db, org.id)).map((p) => [p.id, p]));
   }
 
   function toSummary(row: IssueRow, projects: Map<number, ProjectRow>): IssueSummary {
@@ -137,7 +150,7 @@ export function createServices(deps: {
   async function issueInOrg(viewer: Viewer, orgSlug: string, issueId: number) {
     const org = await membershipOrThrow(viewer, orgSlug);
     const issue = Number.isSafeInteger(issueId) ? await getIssue(db, issueId) : undefined;
-    const projects = await projectMap(org.id);
+    const projects = await projectMap(org);
     if (!issue || !projects.has(issue.projectId)) throw new AppError("not_found", "Issue not found.");
     return { org, issue, projects };
   }
@@ -216,31 +229,34 @@ export function createServices(deps: {
         if (!user) return null;
         // Last-used bookkeeping must never fail the request.
         touchToken(db, token.id, now()).catch(() => {});
-        return { userId: user.id, email: user.email, name: user.name, scopes: token.scopes };
+        return { userId: user.id, email: user.email, name: user.name, scopes: token.scopes, tokenOrgId: token.orgId };
       },
     },
 
     orgs: {
       async listForViewer(viewer) {
-        return (await listMemberships(db, viewer.userId)).map((m) => ({ id: m.id, slug: m.slug, name: m.name, role: m.role }));
+        return (await listMemberships(db, viewer.userId))
+          .filter((m) => viewer.tokenOrgId == null || m.id === viewer.tokenOrgId)
+          .map((m) => ({ id: m.id, slug: m.slug, name: m.name, role: m.role }));
       },
       async get(viewer, orgSlug) {
         requireScope(viewer, "org:read");
         return membershipOrThrow(viewer, orgSlug);
       },
+      create: (viewer, input) => createOrganization(db, now, viewer, input),
     },
 
     projects: {
       async list(viewer, orgSlug) {
         requireScope(viewer, "project:read");
         const org = await membershipOrThrow(viewer, orgSlug);
-        return Promise.all((await listProjectsOfOrg(db, org.id)).map(projectSummary));
+        return Promise.all([...(await projectMap(org)).values()].map(projectSummary));
       },
       async get(viewer, orgSlug, projectSlug) {
         requireScope(viewer, "project:read");
         const org = await membershipOrThrow(viewer, orgSlug);
         const p = await findProjectBySlug(db, org.id, projectSlug);
-        if (!p) throw new AppError("not_found", "Project not found.");
+        if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
         return projectSummary(p);
       },
       ...admin.projects,
@@ -283,7 +299,8 @@ export function createServices(deps: {
       async get(viewer, orgSlug, projectSlug, eventId) {
         requireScope(viewer, "event:read");
         const org = await membershipOrThrow(viewer, orgSlug);
-        const p = await findProjectBySlug(db, org.id, projectSlug);
+        const found = await findProjectBySlug(db, org.id, projectSlug);
+        const p = found && canSeeProject(org, found.id) ? found : undefined;
         const id = eventId.replace(/-/g, "").toLowerCase();
         const ev = p && /^[0-9a-f]{32}$/.test(id) ? await getEvent(db, p.id, id) : undefined;
         if (!p || !ev) throw new AppError("not_found", "Event not found.");
@@ -345,6 +362,20 @@ export function createServices(deps: {
       now,
     }),
 
+    members: createMemberServices({
+      db,
+      auth,
+      publicUrl: config.publicUrl,
+      invitationDays: config.invitationDays,
+      mailer: createMailer(config.smtp),
+      now,
+      membershipOrThrow,
+      requireScope,
+    }),
+
+    teams: createTeamServices({ db, now, membershipOrThrow, requireScope }),
+    account: createAccountServices({ auth }),
+    tokens: createTokenServices({ db, publicUrl: config.publicUrl, now, membershipOrThrow }),
     health: {
       async ready() {
         try {
@@ -377,6 +408,8 @@ export function createServices(deps: {
           user = { id: u.id, email, name: input.name ?? email };
         } else {
           await setUserPassword(auth, user.id, password);
+          // A reset must lock out whoever had the old password (issue 9).
+          await revokeUserSessions(auth, user.id);
         }
         const userId = user.id;
         await writeTx(db, async (tx) => {
@@ -394,6 +427,7 @@ export function createServices(deps: {
         const project = await writeTx(db, async (tx) => {
           const p = await insertProject(tx, { orgId: org.id, slug, name, platform: input.platform ?? "other", now: now() });
           await insertKey(tx, { projectId: p.id, publicKey: randomBytes(16).toString("hex"), label: "Default", now: now() });
+          await addToDefaultTeam(tx, org.id, { projectId: p.id });
           return p;
         });
         const key = (await listKeys(db, project.id))[0];

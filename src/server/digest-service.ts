@@ -15,6 +15,7 @@ import { getIssue } from "../storage/issues";
 import { listProjectsOfOrg, type ProjectRow } from "../storage/projects";
 import type { AppServices } from "./services";
 import type { DigestEvent, IssueSummary, OrgSummary, Viewer } from "./types";
+import { visibleProjects } from "./visibility";
 
 /** How far from an issue's own digest events a matching event still counts as linked. */
 export const LINK_WINDOW_MS = 7 * 24 * 3600 * 1000;
@@ -33,7 +34,7 @@ export function createDigestServices(deps: DigestServiceDeps): AppServices["dige
   async function orgProjects(viewer: Viewer, orgSlug: string): Promise<Map<number, ProjectRow>> {
     deps.requireScope(viewer, "event:read");
     const org = await deps.membershipOrThrow(viewer, orgSlug);
-    return new Map((await listProjectsOfOrg(db, org.id)).map((p) => [p.id, p]));
+    return new Map(visibleProjects(org, await listProjectsOfOrg(db, org.id)).map((p) => [p.id, p]));
   }
 
   async function toDigestEvents(rows: StoredEvent[], projects: Map<number, ProjectRow>): Promise<DigestEvent[]> {

@@ -32,7 +32,8 @@ export interface FeedbackServiceDeps {
   db: Db;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
-  projectsOf(orgId: number): Promise<Map<number, ProjectRow>>;
+  /** the org's projects this viewer may see (teams) */
+  projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
 }
 
 function decodeCursor(cursor: string | null | undefined): { createdAt: number; id: number } | null {
@@ -53,7 +54,7 @@ export function createFeedbackServices(deps: FeedbackServiceDeps): FeedbackServi
     async list(viewer, orgSlug, q = {}) {
       requireScope(viewer, "event:read");
       const org = await membershipOrThrow(viewer, orgSlug);
-      const projects = await projectsOf(org.id);
+      const projects = await projectsOf(org);
       let projectIds = [...projects.keys()];
       if (q.project) {
         const p = [...projects.values()].find((x) => x.slug === q.project);

@@ -10,6 +10,7 @@ import type { Db } from "../storage/db";
 import { listOutcomes } from "../storage/outcomes";
 import { findProjectBySlug } from "../storage/projects";
 import type { OrgSummary, Viewer } from "./types";
+import { canSeeProject } from "./visibility";
 
 export interface OutcomeStat {
   /** start of the hour, epoch ms */
@@ -61,7 +62,7 @@ export function createIngestDataServices(deps: {
   async function project(viewer: Viewer, orgSlug: string, projectSlug: string, what: string) {
     const org = await membershipOrThrow(viewer, orgSlug);
     const p = await findProjectBySlug(db, org.id, projectSlug);
-    if (!p) throw new AppError("not_found", `${what} not found.`);
+    if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", `${what} not found.`);
     return { org, project: p };
   }
 

@@ -85,7 +85,8 @@ export interface IssueActionsDeps {
   lifecycle: LifecycleConfig;
   membership(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
-  projectsOf(orgId: number): Promise<Map<number, ProjectRow>>;
+  /** the org's projects this viewer may see (teams) */
+  projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
   toDetail(issue: IssueRow, projects: Map<number, ProjectRow>): Promise<IssueDetail>;
 }
 
@@ -120,7 +121,7 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     ids: number[],
     projectSlug?: string,
   ): Promise<{ issues: IssueRow[]; projects: Map<number, ProjectRow> }> {
-    const projects = await deps.projectsOf(org.id);
+    const projects = await deps.projectsOf(org);
     const project = projectSlug === undefined ? undefined : [...projects.values()].find((p) => p.slug === projectSlug);
     if (projectSlug !== undefined && !project) throw new AppError("not_found", "Project not found.");
     const issues: IssueRow[] = [];

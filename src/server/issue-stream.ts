@@ -177,7 +177,8 @@ export interface IssueStreamDeps {
   now: () => number;
   membership(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
-  projectsOf(orgId: number): Promise<Map<number, ProjectRow>>;
+  /** the org's projects this viewer may see (teams) */
+  projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
   toSummary(row: IssueRow, projects: Map<number, ProjectRow>): IssueSummary;
   toDetail(row: IssueRow, projects: Map<number, ProjectRow>): Promise<IssueDetail>;
   toEventDetail(ev: StoredEvent, projects: Map<number, ProjectRow>): EventDetail;
@@ -238,7 +239,7 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
   async function orgAndProjects(viewer: Viewer, orgSlug: string) {
     deps.requireScope(viewer, "event:read");
     const org = await deps.membership(viewer, orgSlug);
-    return { org, projects: await deps.projectsOf(org.id) };
+    return { org, projects: await deps.projectsOf(org) };
   }
 
   function projectIdsFor(projects: Map<number, ProjectRow>, slug: string | undefined): number[] {

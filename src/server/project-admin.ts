@@ -29,7 +29,9 @@ import {
   updateKey,
   writeProjectSettings,
 } from "../storage/projects";
+import { addToDefaultTeam } from "../storage/teams";
 import type { OrgSummary, ProjectSummary, Role, Viewer } from "./types";
+import { canSeeProject } from "./visibility";
 
 export interface ProjectKeyView {
   id: number;
@@ -171,7 +173,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     requireScope(viewer, write ? "project:write" : "project:read");
     const org = await membershipOrThrow(viewer, orgSlug);
     const project = await findProjectBySlug(db, org.id, projectSlug);
-    if (!project) throw new AppError("not_found", "Project not found.");
+    if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
     if (write && !canManage(org)) throw new AppError("forbidden", "Only admins and owners can change a project's keys and settings.");
     return { org, project };
   }
@@ -238,6 +240,8 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       const project = await writeTx(db, async (tx) => {
         const p = await insertProject(tx, { orgId: org.id, slug, name: v.name, platform: v.platform, now: now() });
         await insertKey(tx, { projectId: p.id, publicKey: newPublicKey(), label: "Default", now: now() });
+        // New projects go to the org's default team (its first), when it has teams.
+        await addToDefaultTeam(tx, org.id, { projectId: p.id });
         return p;
       }).catch((err: unknown) => {
         // Two admins creating the same project at once: the unique constraint decides.

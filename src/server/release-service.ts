@@ -73,7 +73,8 @@ export interface ReleaseServiceDeps {
   db: Db;
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
-  projectsOf(orgId: number): Promise<Map<number, ProjectRow>>;
+  /** the org's projects this viewer may see (teams) */
+  projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
   toSummary(row: IssueRow, projects: Map<number, ProjectRow>): IssueSummary;
 }
 
@@ -119,8 +120,12 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
   async function context(viewer: Viewer, orgSlug: string) {
     requireReleaseScope(viewer);
     const org = await membershipOrThrow(viewer, orgSlug);
-    const projects = await projectsOf(org.id);
+    const projects = await projectsOf(org);
     return { org, projects, projectIds: [...projects.keys()] };
+  }
+
+  function seesRelease(org: OrgSummary, r: ReleaseListRow, projects: Map<number, ProjectRow>): boolean {
+    return !org.visibleProjectIds || r.projects.some((p) => projects.has(p.projectId));
   }
 
   function summary(r: ReleaseListRow, c: ReleaseCounts | undefined, projects: Map<number, ProjectRow>): ReleaseSummary {
@@ -152,7 +157,8 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
       }
       const limit = Math.max(1, Math.min(q.limit ?? 50, 100));
       const rows = await listReleases(db, { orgId: org.id, projectIds, cursor: decodeCursor(q.cursor), limit: limit + 1, onlyProjectId });
-      const page = rows.slice(0, limit);
+      // A member limited to their teams' projects sees only releases of those projects.
+      const page = rows.slice(0, limit).filter((r) => seesRelease(org, r, projects));
       const counts = await releaseCounts(db, { orgId: org.id, projectIds, versions: page.map((r) => r.version) });
       const last = page.at(-1);
       return {
@@ -166,7 +172,7 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
       if (typeof version !== "string" || version.length === 0 || version.length > 250)
         throw new AppError("not_found", "Release not found.");
       const [row] = await listReleases(db, { orgId: org.id, projectIds, limit: 1, version });
-      if (!row) throw new AppError("not_found", "Release not found.");
+      if (!row || !seesRelease(org, row, projects)) throw new AppError("not_found", "Release not found.");
       const to = now();
       const [counts, fresh, regressed, days, artifacts] = await Promise.all([
         releaseCounts(db, { orgId: org.id, projectIds, versions: [version] }),

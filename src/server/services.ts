@@ -3,6 +3,7 @@
  * these, and each checks the viewer's access itself (authorization lives here, not in routes).
  */
 import type { Logger } from "pino";
+import type { AccountServices } from "./account-service";
 import type { ArtifactServices } from "./artifact-service";
 import type { EventApiServices } from "./event-api";
 import type { AuthRequests } from "./auth-requests";
@@ -13,9 +14,12 @@ import type { IssueBulkServices } from "./issue-bulk";
 import type { IssueRedirects } from "./issue-redirects";
 import type { IssueSort, IssueStreamServices } from "./issue-stream";
 import type { IssueUnmerge } from "./issue-unmerge";
+import type { MemberServices } from "./member-service";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseApiServices } from "./release-api";
 import type { ReleaseServices } from "./release-service";
+import type { TeamServices } from "./team-service";
+import type { TokenServices } from "./token-service";
 import type { TraceServices } from "./trace-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
 import type { UserFeedbackApi } from "./user-feedback-api";
@@ -61,6 +65,8 @@ export interface AppServices {
     listForViewer(viewer: Viewer): Promise<OrgSummary[]>;
     /** Throws not_found when the org does not exist or the viewer is not a member. */
     get(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+    /** An owner of any organization creates another, as its owner (src/server/org-create.ts). */
+    create(viewer: Viewer, input: { name: string; slug: string }): Promise<{ slug: string }>;
   };
   /** Reads (every member) plus create / settings (src/server/project-admin.ts; changes need admin or owner). */
   projects: {
@@ -124,4 +130,12 @@ export interface AppServices {
   };
   /** Better Auth's endpoints behind the login throttle (src/server/auth-requests.ts). */
   authRequests: AuthRequests;
+  /** Members and invitations of an organization, and the public invitation link — src/server/member-service.ts */
+  members: MemberServices;
+  /** Teams: members and the projects they see — src/server/team-service.ts */
+  teams: TeamServices;
+  /** The signed-in user's own account: name, password, sessions — src/server/account-service.ts */
+  account: AccountServices;
+  /** Organization and personal API tokens — src/server/token-service.ts */
+  tokens: TokenServices;
 }

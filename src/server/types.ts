@@ -12,6 +12,8 @@ export interface Viewer {
   name: string;
   /** Scopes when acting through an API token; undefined for a browser session (role decides). */
   scopes?: string[];
+  /** An organization token: the only organization it works in. */
+  tokenOrgId?: number | null;
 }
 
 export type Role = "owner" | "admin" | "member" | "viewer";
@@ -21,6 +23,11 @@ export interface OrgSummary {
   slug: string;
   name: string;
   role: Role;
+  /**
+   * The projects this viewer may see when teams restrict them (members and viewers of an org with
+   * teams: their teams' projects); absent or null: all of the org's projects.
+   */
+  visibleProjectIds?: number[] | null;
 }
 
 export interface ProjectSummary {

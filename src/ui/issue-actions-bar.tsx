@@ -38,6 +38,7 @@ export function IssueActionsBar({
   members,
   meId,
   canDelete,
+  readOnly = false,
   actions,
   streamHref,
   eventLinks,
@@ -47,6 +48,8 @@ export function IssueActionsBar({
   members: Member[];
   meId: string;
   canDelete: boolean;
+  /** a viewer: the status and navigation only, no mutation controls (the services refuse them anyway) */
+  readOnly?: boolean;
   actions: TriageActions & {
     mergeInto(
       org: string,
@@ -114,6 +117,7 @@ export function IssueActionsBar({
 
   useKeys((key, e) => {
     const go = (href: string | null) => href && router.push(href, { scroll: false });
+    if (readOnly && (key === "r" || key === "i" || key === "u" || key === "a")) return;
     if (key === "r" && status !== "resolved") resolveNow();
     else if (key === "i" && status !== "ignored") ignoreForever();
     else if (key === "u" && status !== "unresolved") unresolve();
@@ -134,7 +138,7 @@ export function IssueActionsBar({
         {label}
         {note ? ` · ${note}` : ""}
       </span>
-      {status === "unresolved" ? (
+      {readOnly ? null : status === "unresolved" ? (
         <>
           <button type="button" className="btn btn-sm" title="Resolve (r)" aria-keyshortcuts="r" onClick={resolveNow}>
             Resolve
@@ -177,13 +181,21 @@ export function IssueActionsBar({
           Unresolve
         </button>
       )}
-      <button type="button" className="btn btn-sm" title="Assign (a)" aria-keyshortcuts="a" onClick={() => setDialog("assign")}>
-        {who ? `Assigned: ${who.name || who.email}` : "Assign"}
-      </button>
-      <button type="button" className="btn btn-sm" title="Merge other issues into this one" onClick={() => setDialog("merge")}>
-        Merge…
-      </button>
-      {canDelete ? (
+      {readOnly ? (
+        who ? (
+          <span className="badge">Assigned: {who.name || who.email}</span>
+        ) : null
+      ) : (
+        <>
+          <button type="button" className="btn btn-sm" title="Assign (a)" aria-keyshortcuts="a" onClick={() => setDialog("assign")}>
+            {who ? `Assigned: ${who.name || who.email}` : "Assign"}
+          </button>
+          <button type="button" className="btn btn-sm" title="Merge other issues into this one" onClick={() => setDialog("merge")}>
+            Merge…
+          </button>
+        </>
+      )}
+      {canDelete && !readOnly ? (
         <button type="button" className="btn btn-sm text-danger" onClick={() => setDialog("delete")}>
           Delete
         </button>

@@ -59,6 +59,7 @@ export function IssueStream({
   members,
   meId,
   canDelete,
+  readOnly = false,
   actions,
 }: {
   /** Server Actions (src/app/[org]/issues/actions.ts), passed in so this folder does not import the app */
@@ -70,6 +71,8 @@ export function IssueStream({
   members: Member[];
   meId: string;
   canDelete: boolean;
+  /** a viewer: no selection, no triage keys or bulk actions (the services refuse them anyway) */
+  readOnly?: boolean;
 }) {
   const { updateIssues, mergeIssues, deleteIssues } = actions;
   const router = useRouter();
@@ -223,6 +226,7 @@ export function IssueStream({
     if (key === "j" || key === "ArrowDown") moveTo(focus + 1);
     else if (key === "k" || key === "ArrowUp") moveTo(focus - 1);
     else if (key === "Enter" && current && !(e.target instanceof HTMLAnchorElement)) router.push(current.href);
+    else if (readOnly && (key === "x" || key === "r" || key === "i" || key === "a")) return;
     else if (key === "x" && current) toggle(current.id);
     else if (key === "r") changeStatus(targets, { status: "resolved" }, "Resolved");
     else if (key === "i") changeStatus(targets, { status: "ignored" }, "Ignored");
@@ -252,13 +256,17 @@ export function IssueStream({
           <thead>
             <tr className="h-8 border-b border-border bg-subtle text-[11px] font-medium tracking-wide whitespace-nowrap text-fg-muted uppercase">
               <th scope="col" className="pl-2 text-left sm:pl-3">
-                <input
-                  type="checkbox"
-                  className="align-middle"
-                  aria-label="Select all issues on this page"
-                  checked={allSelected}
-                  onChange={() => setSelected(allSelected ? new Set() : new Set(visible.map((r) => r.id)))}
-                />
+                {readOnly ? (
+                  <span className="sr-only">Level</span>
+                ) : (
+                  <input
+                    type="checkbox"
+                    className="align-middle"
+                    aria-label="Select all issues on this page"
+                    checked={allSelected}
+                    onChange={() => setSelected(allSelected ? new Set() : new Set(visible.map((r) => r.id)))}
+                  />
+                )}
               </th>
               <th scope="col" className="px-2 text-left font-medium">
                 Issue
@@ -292,7 +300,7 @@ export function IssueStream({
                 focused={i === focus}
                 selected={selected.has(r.id)}
                 onFocus={() => setFocus(i)}
-                onToggle={() => toggle(r.id)}
+                onToggle={readOnly ? null : () => toggle(r.id)}
               />
             ))}
           </tbody>
@@ -338,7 +346,8 @@ function Row({
   focused: boolean;
   selected: boolean;
   onFocus: () => void;
-  onToggle: () => void;
+  /** null: read-only (a viewer), no selection box */
+  onToggle: (() => void) | null;
 }) {
   return (
     <tr
@@ -352,14 +361,16 @@ function Row({
           className={`absolute top-2 bottom-2 left-1 block w-[3px] rounded-full ${LEVEL_BG[r.level] ?? "bg-error"}`}
           title={`Level: ${r.level}`}
         />
-        <input
-          type="checkbox"
-          className={`relative z-10 align-middle ${selected || focused ? "" : "opacity-0 group-hover:opacity-100 focus:opacity-100 [@media(hover:none)]:opacity-100"}`}
-          aria-label={`Select ${r.shortId}`}
-          title="Select (x)"
-          checked={selected}
-          onChange={onToggle}
-        />
+        {onToggle ? (
+          <input
+            type="checkbox"
+            className={`relative z-10 align-middle ${selected || focused ? "" : "opacity-0 group-hover:opacity-100 focus:opacity-100 [@media(hover:none)]:opacity-100"}`}
+            aria-label={`Select ${r.shortId}`}
+            title="Select (x)"
+            checked={selected}
+            onChange={onToggle}
+          />
+        ) : null}
       </td>
       <td className="min-w-0 px-2 py-0.5">
         <div className="flex min-w-0 items-center gap-2">

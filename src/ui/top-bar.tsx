@@ -23,7 +23,7 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
         <span className="text-fg-dim" aria-hidden="true">
           /
         </span>
-        {others.length === 0 ? (
+        {others.length === 0 && current.role !== "owner" ? (
           <span className="truncate font-medium">{current.name}</span>
         ) : (
           <details className="relative">
@@ -49,6 +49,13 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
                   </Link>
                 </li>
               ))}
+              {orgs.some((o) => o.role === "owner") ? (
+                <li className="mt-1 border-t border-border pt-1">
+                  <Link href="/orgs/new" className="block px-3 py-1.5 text-fg-muted hover:bg-hover hover:text-fg">
+                    New organization…
+                  </Link>
+                </li>
+              ) : null}
             </ul>
           </details>
         )}
@@ -58,6 +65,11 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
               {label}
             </Link>
           ))}
+          {current.role === "owner" || current.role === "admin" ? (
+            <Link href={`/${current.slug}/settings/members`} className="btn btn-sm btn-ghost shrink-0">
+              Settings
+            </Link>
+          ) : null}
         </nav>
         {/* Phones: the sections did not fit and scrolled out of sight (Feedback, Projects); a menu names them all. */}
         <details className="relative sm:hidden">
@@ -80,9 +92,13 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
           </nav>
         </details>
         <div className="ml-auto flex items-center gap-1">
-          <span className="mr-1 hidden max-w-[240px] truncate text-fg-muted sm:inline" title={email}>
+          <Link
+            href="/account"
+            className="mr-1 hidden max-w-[240px] truncate text-fg-muted hover:text-fg sm:inline"
+            title={`${email}: account`}
+          >
             {email}
-          </span>
+          </Link>
           <ThemeToggle />
           <SignOutButton />
         </div>

@@ -127,6 +127,7 @@ export default async function IssuesPage({
             members={options.members}
             meId={viewer.userId}
             canDelete={page?.role === "owner" || page?.role === "admin"}
+            readOnly={page?.role === "viewer"}
             actions={{ updateIssues, mergeIssues, deleteIssues, commentOnIssue }}
           />
         ) : projects.length === 0 || !anyIssues ? (

@@ -110,6 +110,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             members={data.members}
             meId={viewer.userId}
             canDelete={data.role === "owner" || data.role === "admin"}
+            readOnly={data.role === "viewer"}
             actions={{ updateIssues, mergeIssues, deleteIssues, commentOnIssue, mergeInto }}
             streamHref={`${orgPath}/issues`}
             eventLinks={{
@@ -143,7 +144,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             <h2 id="activity-title" className="section-title mb-2">
               Activity
             </h2>
-            <CommentForm org={org} issueId={issue.id} comment={commentOnIssue} />
+            {data.role === "viewer" ? null : <CommentForm org={org} issueId={issue.id} comment={commentOnIssue} />}
             <div className="mt-4">
               <ActivityLog items={data.activity} now={now} />
             </div>

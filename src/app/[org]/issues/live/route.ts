@@ -2,7 +2,8 @@
  * Server-sent events for the stream: `event: changes` with {updated, created, lastSeen} whenever
  * issues of the org (or one project) saw events after `since`. One cheap indexed max(last_seen)
  * query per tick; the count runs only when that moved. A comment every 15 s keeps proxies from
- * closing the connection; the stream ends with the client (or after an hour; the browser reconnects).
+ * closing the connection; the stream ends with the client (or after an hour; the browser reconnects),
+ * and as soon as the session ends (sign-out, password change, removal from the org).
  */
 import { app } from "@/server/app-context";
 
@@ -62,6 +63,10 @@ export async function GET(req: Request, ctx: { params: Promise<{ org: string }> 
       const tick = async () => {
         if (closed) return;
         try {
+          // The session is checked again on every tick: a signed-out or revoked session (or a
+          // member removed from the org) must not keep receiving the org's activity.
+          const still = await services.session.viewerFromHeaders(req.headers);
+          if (!still || still.userId !== viewer.userId) return finish();
           const c = await services.issueStream.changesSince(viewer, org, { since, project });
           const payload = JSON.stringify(c);
           if (c.lastSeen !== lastSeen || payload !== lastSent) {
@@ -70,8 +75,10 @@ export async function GET(req: Request, ctx: { params: Promise<{ org: string }> 
             if (c.updated > 0) write(`event: changes\ndata: ${payload}\n\n`);
           }
           if (Date.now() - lastWrite > KEEPALIVE_MS) write(": keepalive\n\n");
-        } catch {
-          // A failed poll (database busy) is retried at the next tick.
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (code === "not_found" || code === "forbidden") return finish();
+          // Any other failed poll (database busy) is retried at the next tick.
         }
         if (Date.now() - started > MAX_MS) return finish();
         timer = setTimeout(tick, TICK_MS);

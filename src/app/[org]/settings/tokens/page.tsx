@@ -1,0 +1,39 @@
+import type { Metadata } from "next";
+import { TOKEN_SCOPES } from "@/core/token-scopes";
+import { SettingsSection } from "@/ui/settings-section";
+import { NewTokenForm, RevokeTokenButton } from "@/ui/settings-tokens";
+import { TokenList } from "@/ui/token-list";
+import { orNotFound, requireViewer, services } from "../../../_lib/server";
+import { createOrgTokenAction, revokeOrgTokenAction } from "./actions";
+
+export const metadata: Metadata = { title: "Organization tokens" };
+
+/** Organization tokens for CI: create (shown once), list, revoke. */
+export default async function OrgTokensPage({ params }: { params: Promise<{ org: string }> }) {
+  const { org } = await params;
+  const viewer = await requireViewer(`/${encodeURIComponent(org)}/settings/tokens`);
+  const tokens = await orNotFound((await services()).tokens.listOrg(viewer, org));
+  return (
+    <div>
+      <SettingsSection
+        id="org-tokens"
+        title="Organization tokens"
+        description="For CI: set SENTRY_AUTH_TOKEN to one and sentry-cli or the @sentry bundler plugins find this server and organization from the token itself. They act with the rights of the admin who made them, in this organization only. The default scope uploads releases and source maps and cannot read issues."
+      >
+        <TokenList
+          tokens={tokens}
+          revoke={(t) => <RevokeTokenButton action={revokeOrgTokenAction} hidden={{ org, tokenId: String(t.id) }} name={t.name} />}
+        />
+      </SettingsSection>
+      <SettingsSection id="new-org-token" title="New organization token">
+        <NewTokenForm
+          action={createOrgTokenAction}
+          hidden={{ org }}
+          scopes={TOKEN_SCOPES}
+          defaults={["project:releases", "org:read"]}
+          idPrefix="org-token"
+        />
+      </SettingsSection>
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+"use server";
+/** The account page's Server Actions: each calls one account service as the session's viewer. */
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import type { FormResult } from "@/ui/settings-form";
+import { currentViewer, services } from "../_lib/server";
+import { ok, optionalNumber, runForm, text } from "../[org]/projects/form-result";
+
+export async function renameAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  return runForm(async (viewer) => {
+    await (await services()).account.rename(viewer, text(data, "name", 200));
+    return ok("Saved.");
+  }, "/account");
+}
+
+export async function changePasswordAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const h = await headers();
+  return runForm(async (viewer) => {
+    await (await services()).account.changePassword(viewer, h, { current: text(data, "current", 300), next: text(data, "next", 300) });
+    return ok("Password changed; every other session was signed out.");
+  }, "/account");
+}
+
+export async function signOutEverywhereAction(): Promise<void> {
+  const viewer = await currentViewer();
+  if (viewer) await (await services()).account.signOutEverywhere(viewer);
+  redirect("/login");
+}
+
+export async function createPersonalTokenAction(_prev: FormResult, data: FormData): Promise<FormResult & { secret?: string }> {
+  let secret: string | undefined;
+  const scopes = data.getAll("scopes").filter((s): s is string => typeof s === "string");
+  const result = await runForm(async (viewer) => {
+    const days = optionalNumber(data, "expiresInDays");
+    const created = await (await services()).tokens.createPersonal(viewer, {
+      name: text(data, "name", 200),
+      scopes,
+      expiresInDays: days as number | null,
+    });
+    secret = created.secret;
+    return ok(`Token “${created.token.name}” created.`);
+  }, "/account");
+  return secret ? { ...result, secret } : result;
+}
+
+export async function revokePersonalTokenAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  return runForm(async (viewer) => {
+    await (await services()).tokens.revokePersonal(viewer, Number(text(data, "tokenId", 20)));
+    return ok("Revoked.");
+  }, "/account");
+}

@@ -1,0 +1,141 @@
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import Link from "next/link";
+import { TOKEN_SCOPES } from "@/core/token-scopes";
+import { SettingsForm } from "@/ui/settings-form";
+import { DangerZone, Field, SettingsSection } from "@/ui/settings-section";
+import { NewTokenForm, RevokeTokenButton } from "@/ui/settings-tokens";
+import { TimeAgo } from "@/ui/time-ago";
+import { TokenList } from "@/ui/token-list";
+import { requireViewer, services } from "../_lib/server";
+import {
+  changePasswordAction,
+  createPersonalTokenAction,
+  renameAction,
+  revokePersonalTokenAction,
+  signOutEverywhereAction,
+} from "./actions";
+
+export const metadata: Metadata = { title: "Account" };
+
+/** The signed-in user's own settings: name, password, sessions. */
+export default async function AccountPage() {
+  const viewer = await requireViewer("/account");
+  const s = await services();
+  const [account, orgs, tokens] = await Promise.all([
+    s.account.get(viewer, await headers()),
+    s.orgs.listForViewer(viewer),
+    s.tokens.listPersonal(viewer),
+  ]);
+  const now = Date.now();
+  const home = orgs[0] ? `/${orgs[0].slug}/issues` : "/";
+  return (
+    <main className="mx-auto max-w-[760px] px-4 py-4">
+      <nav aria-label="Breadcrumb" className="mb-3 text-[12.5px] text-fg-muted">
+        <Link href={home} className="hover:text-fg">
+          ← Back
+        </Link>
+      </nav>
+      <h1 className="mb-4 text-[18px] font-semibold">Account</h1>
+      <SettingsSection
+        id="profile"
+        title="Profile"
+        description={`Signed in as ${account.email}. Your name is shown on assignments and comments.`}
+      >
+        <SettingsForm action={renameAction} hidden={{}} canManage fieldLabels={{ "": "Name" }}>
+          <Field id="account-name" label="Name">
+            <input
+              id="account-name"
+              name="name"
+              defaultValue={account.name}
+              required
+              maxLength={100}
+              className="input w-[280px] max-w-full"
+            />
+          </Field>
+        </SettingsForm>
+      </SettingsSection>
+      <SettingsSection
+        id="password"
+        title="Password"
+        description="Changing it signs out every other session (other browsers and devices); this one stays signed in."
+      >
+        <SettingsForm
+          action={changePasswordAction}
+          hidden={{}}
+          canManage
+          submitLabel="Change password"
+          fieldLabels={{ current: "Current password", next: "New password" }}
+        >
+          <input type="text" name="username" autoComplete="username" defaultValue={account.email} hidden readOnly />
+          <Field id="current-password" label="Current password">
+            <input
+              id="current-password"
+              name="current"
+              type="password"
+              autoComplete="current-password"
+              required
+              className="input w-[280px] max-w-full"
+            />
+          </Field>
+          <Field id="new-password" label="New password" hint="At least 12 characters.">
+            <input
+              id="new-password"
+              name="next"
+              type="password"
+              autoComplete="new-password"
+              required
+              minLength={12}
+              className="input w-[280px] max-w-full"
+            />
+          </Field>
+        </SettingsForm>
+      </SettingsSection>
+      <SettingsSection id="sessions" title="Active sessions" description="Browsers signed in to your account.">
+        <ul className="flex flex-col divide-y divide-border rounded-md border border-border" aria-label="Sessions">
+          {account.sessions.map((x) => (
+            <li key={x.id} className="px-3 py-2 text-[13px]" data-testid="session-row">
+              <div className="truncate">
+                {x.userAgent ?? "Unknown browser"}
+                {x.current ? <span className="badge ml-2">this session</span> : null}
+              </div>
+              <div className="text-[12px] text-fg-muted">
+                {x.ipAddress ? `${x.ipAddress} · ` : ""}signed in <TimeAgo ms={x.createdAt} now={now} /> · active{" "}
+                <TimeAgo ms={x.lastActiveAt} now={now} />
+              </div>
+            </li>
+          ))}
+        </ul>
+      </SettingsSection>
+      <SettingsSection
+        id="personal-tokens"
+        title="Personal API tokens"
+        description="For scripts and the REST API. A token never does more than your role in each organization allows, whatever its scopes."
+      >
+        <TokenList
+          tokens={tokens}
+          revoke={(t) => <RevokeTokenButton action={revokePersonalTokenAction} hidden={{ tokenId: String(t.id) }} name={t.name} />}
+        />
+        <div className="mt-4">
+          <NewTokenForm
+            action={createPersonalTokenAction}
+            hidden={{}}
+            scopes={TOKEN_SCOPES}
+            defaults={["org:read", "project:read", "event:read"]}
+            idPrefix="personal-token"
+          />
+        </div>
+      </SettingsSection>
+      <DangerZone
+        title="Sign out everywhere"
+        description="Ends every session, this one included, and closes their live streams. API tokens are not affected."
+      >
+        <form action={signOutEverywhereAction}>
+          <button type="submit" className="btn text-danger">
+            Sign out everywhere
+          </button>
+        </form>
+      </DangerZone>
+    </main>
+  );
+}

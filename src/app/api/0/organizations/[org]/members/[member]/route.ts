@@ -1,0 +1,33 @@
+import { app } from "@/server/app-context";
+import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
+import { sentryMember } from "@/server/team-shapes";
+
+async function memberOrThrow(req: Request, org: string, id: string) {
+  const viewer = await requireViewer(req);
+  const m = (await app().members.list(viewer, org)).find((x) => x.userId === id);
+  return { viewer, m };
+}
+
+export const GET = apiRoute<{ org: string; member: string }>(async (req, { params }) => {
+  const { m } = await memberOrThrow(req, params.org, params.member);
+  return m
+    ? Response.json(sentryMember(m))
+    : Response.json({ error: { code: "not_found", message: "Member not found." } }, { status: 404 });
+});
+
+// Sentry: {orgRole} changes the role (owners only).
+export const PUT = apiRoute<{ org: string; member: string }>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  const body = ((await readJson(req)) ?? {}) as { orgRole?: unknown; role?: unknown };
+  const role = typeof body.orgRole === "string" ? body.orgRole : typeof body.role === "string" ? body.role : "";
+  await app().members.changeRole(viewer, params.org, params.member, role);
+  const { m } = await memberOrThrow(req, params.org, params.member);
+  return Response.json(m ? sentryMember(m) : {});
+});
+
+export const DELETE = apiRoute<{ org: string; member: string }>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  await app().members.remove(viewer, params.org, params.member);
+  return new Response(null, { status: 204 });
+});
+export const dynamic = "force-dynamic";

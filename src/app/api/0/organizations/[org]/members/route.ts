@@ -1,0 +1,25 @@
+import { app } from "@/server/app-context";
+import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
+import { sentryMember } from "@/server/team-shapes";
+
+export const GET = apiRoute<{ org: string }>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  return Response.json((await app().members.list(viewer, params.org)).map(sentryMember));
+});
+
+// Sentry: {email, orgRole (or role), sendInvite?}; answers the pending invitation.
+export const POST = apiRoute<{ org: string }>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  const body = ((await readJson(req)) ?? {}) as { email?: unknown; orgRole?: unknown; role?: unknown; sendInvite?: unknown };
+  const res = await app().members.invite(viewer, params.org, {
+    email: typeof body.email === "string" ? body.email : "",
+    role: typeof body.orgRole === "string" ? body.orgRole : typeof body.role === "string" ? body.role : "member",
+    send: body.sendInvite !== false,
+  });
+  const i = res.invitation;
+  return Response.json(
+    { id: `invite-${i.id}`, email: i.email, role: i.role, orgRole: i.role, pending: true, expired: false, inviteLink: res.link },
+    { status: 201 },
+  );
+});
+export const dynamic = "force-dynamic";

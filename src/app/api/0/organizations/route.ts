@@ -1,0 +1,10 @@
+import { app } from "@/server/app-context";
+import { apiRoute, requireViewer } from "@/server/http/api-route";
+import { sentryOrg } from "@/server/team-shapes";
+
+// Sentry: the organizations the caller belongs to.
+export const GET = apiRoute(async (req) => {
+  const viewer = await requireViewer(req);
+  return Response.json((await app().orgs.listForViewer(viewer)).map(sentryOrg));
+});
+export const dynamic = "force-dynamic";

@@ -1,0 +1,58 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import type { InvitationPreview } from "@/server/member-service";
+import { AuthCard } from "@/ui/auth-card";
+import { InviteAcceptForm } from "@/ui/invite-accept-form";
+import { currentViewer, services } from "../../_lib/server";
+
+export const metadata: Metadata = { title: "Invitation" };
+
+/**
+ * The public page behind an invitation link: a new person picks a name and password; an existing
+ * account signs in first (and comes back here); a signed-in user joins with one click.
+ */
+export default async function InvitePage({ params }: { params: Promise<{ token: string }> }) {
+  const { token } = await params;
+  const s = await services();
+  let invite: InvitationPreview | null = null;
+  try {
+    invite = await s.members.preview(token);
+  } catch {
+    invite = null;
+  }
+  if (!invite) {
+    return (
+      <AuthCard
+        title="This invitation no longer works"
+        lead="It was already used, revoked, or it expired. Ask whoever invited you for a new link."
+      >
+        <Link href="/login" className="btn">
+          Sign in
+        </Link>
+      </AuthCard>
+    );
+  }
+  const viewer = await currentViewer();
+  const lead = `You are invited to ${invite.orgName} as ${invite.role === "admin" || invite.role === "owner" ? "an" : "a"} ${invite.role}.`;
+  if (viewer) {
+    return (
+      <AuthCard title={`Join ${invite.orgName}`} lead={lead}>
+        <InviteAcceptForm token={token} org={invite.orgSlug} mode="join" email={viewer.email} />
+      </AuthCard>
+    );
+  }
+  if (invite.existingUser) {
+    return (
+      <AuthCard title={`Join ${invite.orgName}`} lead={`${lead} An account for ${invite.email} exists: sign in to accept.`}>
+        <Link href={`/login?next=${encodeURIComponent(`/invite/${token}`)}`} className="btn btn-primary">
+          Sign in to accept
+        </Link>
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard title={`Join ${invite.orgName}`} lead={`${lead} Choose your name and a password for ${invite.email}.`}>
+      <InviteAcceptForm token={token} org={invite.orgSlug} mode="create" email={invite.email} />
+    </AuthCard>
+  );
+}

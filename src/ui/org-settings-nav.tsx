@@ -1,0 +1,36 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+
+const SECTIONS = [
+  { path: "/members", label: "Members" },
+  { path: "/teams", label: "Teams" },
+  { path: "/tokens", label: "Tokens" },
+] as const;
+
+/** The organization settings' sections: a column at wide widths, a scrolling row on narrow ones. */
+export function OrgSettingsNav({ base }: { base: string }) {
+  const pathname = usePathname();
+  return (
+    <nav
+      aria-label="Organization settings"
+      className="-mx-1 flex gap-1 overflow-x-auto px-1 pb-1 md:mx-0 md:flex-col md:overflow-visible md:px-0"
+    >
+      {SECTIONS.map((s) => {
+        const href = `${base}${s.path}`;
+        const current = pathname === href;
+        return (
+          <Link
+            key={s.path}
+            href={href}
+            aria-current={current ? "page" : undefined}
+            className={`shrink-0 rounded-md px-2.5 py-1.5 text-[13px] whitespace-nowrap hover:bg-hover ${current ? "bg-muted font-semibold text-fg" : "text-fg-muted"}`}
+          >
+            {s.label}
+          </Link>
+        );
+      })}
+    </nav>
+  );
+}

@@ -1,0 +1,170 @@
+/**
+ * API tokens, first through the services on both databases (org tokens for admins only, in the
+ * `sntrys_` form carrying the URL and org, stored hashed, working in their org only, expiring,
+ * revocable; personal `sntryu_` tokens), then end to end with the real sentry-cli against the built
+ * server: an organization token with the default scope creates a release and uploads source maps
+ * with no SENTRY_URL and no warning, and cannot read issues.
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { promisify } from "node:util";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { loadConfig } from "../../src/config";
+import { createLogger } from "../../src/log";
+import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth";
+import { createServices } from "../../src/server/create-services";
+import type { AppServices } from "../../src/server/services";
+import type { Viewer } from "../../src/server/types";
+import type { Db } from "../../src/storage/db";
+import { openDb } from "../../src/storage/db";
+import { writeTx } from "../../src/storage/dialect";
+import { insertOrg, upsertMember } from "../../src/storage/orgs";
+import { ROOT, startServer, type TestServer } from "../helpers/server";
+import { dialects, openTestDb, tempDir } from "../helpers/test-db";
+
+const execFileP = promisify(execFile);
+let clock = Date.UTC(2026, 4, 10, 12, 0, 0);
+
+async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+    return undefined;
+  } catch (e) {
+    return (e as { code?: string }).code ?? String(e);
+  }
+}
+
+describe.each(await dialects())("token services on %s", (dialect) => {
+  let db: Db;
+  let close: () => Promise<void>;
+  let s: AppServices;
+  const who = {} as Record<"owner" | "member" | "stranger", Viewer>;
+
+  beforeAll(async () => {
+    ({ db, close } = await openTestDb(dialect));
+    const config = loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: "silent", PUBLIC_URL: "https://errata.example" });
+    const auth = createAuth(db, config, "x".repeat(32));
+    await migrateAuth(db, config, "x".repeat(32));
+    s = createServices({ db, auth, config, log: createLogger("silent"), now: () => clock });
+    for (const name of ["owner", "member", "stranger"] as const) {
+      const u = await createUserWithPassword(auth, { email: `${name}@example.com`, password: "correct horse battery", name });
+      who[name] = { userId: u.id, email: `${name}@example.com`, name };
+    }
+    await writeTx(db, async (tx) => {
+      const acme = await insertOrg(tx, { slug: "acme", name: "Acme", now: 1 });
+      const other = await insertOrg(tx, { slug: "other", name: "Other", now: 1 });
+      await upsertMember(tx, { orgId: acme.id, userId: who.owner.userId, role: "owner", now: 1 });
+      await upsertMember(tx, { orgId: other.id, userId: who.owner.userId, role: "owner", now: 1 });
+      await upsertMember(tx, { orgId: acme.id, userId: who.member.userId, role: "member", now: 1 });
+      await upsertMember(tx, { orgId: other.id, userId: who.stranger.userId, role: "owner", now: 1 });
+    });
+  });
+  afterAll(async () => close());
+
+  test("organization tokens: admins only, sntrys_ with URL and org, hashed, their org only, expiry, revocation", async () => {
+    expect(await codeOf(s.tokens.createOrg(who.member, "acme", { name: "CI" }))).toBe("forbidden");
+    expect(await codeOf(s.tokens.createOrg(who.stranger, "acme", { name: "CI" }))).toBe("not_found");
+    const { token, secret } = await s.tokens.createOrg(who.owner, "acme", { name: "CI", expiresInDays: 30 });
+    expect(token.scopes).toEqual(["project:releases", "org:read"]);
+    const m = secret.match(/^sntrys_([A-Za-z0-9+/=]+)_([A-Za-z0-9+/]{43})$/);
+    expect(m).not.toBeNull();
+    expect(JSON.parse(Buffer.from(m?.[1] as string, "base64").toString())).toMatchObject({
+      url: "https://errata.example",
+      region_url: "https://errata.example",
+      org: "acme",
+    });
+    const stored = await db.kysely.selectFrom("api_tokens").select(["token_hash", "token_prefix"]).execute();
+    expect(stored.map((r) => r.token_hash)).toContain(createHash("sha256").update(secret).digest("hex"));
+    expect(JSON.stringify(stored)).not.toContain(m?.[2]);
+
+    const v = await s.session.viewerFromToken(`Bearer ${secret}`);
+    expect(v?.tokenOrgId).not.toBeNull();
+    expect((await s.orgs.get(v as Viewer, "acme")).slug).toBe("acme");
+    // The owner is also owner of "other", but the token is acme's.
+    expect(await codeOf(s.orgs.get(v as Viewer, "other"))).toBe("not_found");
+    expect((await s.orgs.listForViewer(v as Viewer)).map((o) => o.slug)).toEqual(["acme"]);
+    // Default scope: releases, not issues.
+    expect(await codeOf(s.issueStream.search(v as Viewer, "acme", {}))).toBe("forbidden");
+    // Tokens cannot mint tokens.
+    expect(await codeOf(s.tokens.createOrg(v as Viewer, "acme", { name: "x" }))).toBe("forbidden");
+
+    expect((await s.tokens.listOrg(who.owner, "acme")).map((t) => t.name)).toEqual(["CI"]);
+    expect(await s.tokens.listOrg(who.owner, "other")).toEqual([]);
+    expect(await codeOf(s.tokens.revokeOrg(who.stranger, "other", token.id))).toBe("not_found");
+
+    clock += 31 * 24 * 3600 * 1000;
+    expect(await s.session.viewerFromToken(`Bearer ${secret}`)).toBeNull();
+    clock -= 31 * 24 * 3600 * 1000;
+    await s.tokens.revokeOrg(who.owner, "acme", token.id);
+    expect(await s.session.viewerFromToken(`Bearer ${secret}`)).toBeNull();
+    expect(await codeOf(s.tokens.createOrg(who.owner, "acme", { name: "x", scopes: ["root"] }))).toBe("validation_failed");
+  });
+
+  test("personal tokens: sntryu_ + 64 hex, listed for their owner only, revocable", async () => {
+    const { token, secret } = await s.tokens.createPersonal(who.member, { name: "script", scopes: ["event:read", "event:write"] });
+    expect(secret).toMatch(/^sntryu_[0-9a-f]{64}$/);
+    const v = (await s.session.viewerFromToken(`Bearer ${secret}`)) as Viewer;
+    expect(v.scopes).toEqual(["event:read", "event:write"]);
+    // Scopes never exceed the role: a member's token cannot delete issues or create releases.
+    expect(await codeOf(s.artifacts.createRelease({ ...v, scopes: ["project:releases"] }, "acme", { version: "1" }))).toBe("forbidden");
+    expect((await s.tokens.listPersonal(who.member)).map((t) => t.id)).toEqual([token.id]);
+    expect(await s.tokens.listPersonal(who.owner)).toEqual([]);
+    expect(await codeOf(s.tokens.revokePersonal(who.owner, token.id))).toBe("not_found");
+    await s.tokens.revokePersonal(who.member, token.id);
+    expect(await s.session.viewerFromToken(`Bearer ${secret}`)).toBeNull();
+  });
+});
+
+describe("sentry-cli with an organization token", () => {
+  let server: TestServer;
+  let secret: string;
+
+  beforeAll(async () => {
+    server = await startServer();
+    await server.cli("user", "create", "--email", "owner@example.com", "--password", "correct horse battery", "--org", "acme");
+    await server.cli("project", "create", "--org", "acme", "--name", "web", "--platform", "javascript");
+    // The same service the settings page calls, in the test process over the server's database.
+    const db = openDb(server.db.config);
+    try {
+      const config = loadConfig({ DATA_DIR: server.db.dataDir, LOG_LEVEL: "silent", PUBLIC_URL: server.url });
+      const s = createServices({ db, auth: createAuth(db, config, "y".repeat(32)), config, log: createLogger("silent") });
+      const { rows } = await sql<{ id: string }>`select id from "user" where email = ${"owner@example.com"}`.execute(db.kysely);
+      const owner = { userId: rows[0]?.id as string, email: "owner@example.com", name: "Owner" };
+      secret = (await s.tokens.createOrg(owner, "acme", { name: "CI" })).secret;
+    } finally {
+      await db.close();
+    }
+  });
+  afterAll(async () => server?.stop());
+
+  async function cli(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+    // No SENTRY_URL and no SENTRY_ORG: the token carries both.
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      HOME: tempDir(),
+      SENTRY_AUTH_TOKEN: secret,
+      SENTRY_LOG_LEVEL: "warn",
+    };
+    return execFileP(path.join(ROOT, "node_modules/.bin/sentry-cli"), args, { env: env as NodeJS.ProcessEnv });
+  }
+
+  test("creates a release and uploads source maps without warnings; cannot read issues", async () => {
+    const created = await cli("releases", "new", "--project", "web", "1.0.0");
+    expect(created.stdout).toContain("1.0.0");
+    // sentry-cli warns about unrecognised tokens or a URL that disagrees with the token's.
+    expect(created.stderr).not.toMatch(/token|url/i);
+    const dir = tempDir();
+    const fs = await import("node:fs");
+    fs.writeFileSync(path.join(dir, "app.js"), "function a(){throw new Error('x')}\n//# sourceMappingURL=app.js.map\n");
+    fs.writeFileSync(
+      path.join(dir, "app.js.map"),
+      JSON.stringify({ version: 3, sources: ["a.ts"], names: [], mappings: "AAAA", file: "app.js" }),
+    );
+    const up = await cli("sourcemaps", "upload", "--project", "web", "--release", "1.0.0", dir);
+    expect(up.stderr).not.toMatch(/token|url/i);
+    const issues = await fetch(`${server.url}/api/0/projects/acme/web/issues/`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(issues.status).toBe(403);
+  });
+});
