@@ -17,7 +17,7 @@ export interface IssueRedirectDeps {
   db: Db;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
-  projectsOf(orgId: number): Promise<Map<number, ProjectRow>>;
+  projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
 }
 
 export function createIssueRedirects(deps: IssueRedirectDeps): IssueRedirects {
@@ -29,7 +29,7 @@ export function createIssueRedirects(deps: IssueRedirectDeps): IssueRedirects {
       const org = await membershipOrThrow(viewer, orgSlug);
       const r = await findIssueRedirect(db, issueId);
       if (!r) return null;
-      const projects = await projectsOf(org.id);
+      const projects = await projectsOf(org);
       const target = await getIssue(db, r.targetId);
       return target && projects.has(target.projectId) ? target.id : null;
     },

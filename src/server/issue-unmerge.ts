@@ -31,7 +31,7 @@ export interface IssueUnmergeDeps {
   now(): number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
-  projectsOf(orgId: number): Promise<Map<number, ProjectRow>>;
+  projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
 }
 
 const PAGE = 500;
@@ -50,7 +50,7 @@ export function createIssueUnmerge(deps: IssueUnmergeDeps): IssueUnmerge {
     deps.requireScope(viewer, scope);
     const org = await deps.membershipOrThrow(viewer, orgSlug);
     const issue = Number.isSafeInteger(issueId) ? await getIssue(db, issueId) : undefined;
-    if (!issue || !(await deps.projectsOf(org.id)).has(issue.projectId)) throw new AppError("not_found", "Issue not found.");
+    if (!issue || !(await deps.projectsOf(org)).has(issue.projectId)) throw new AppError("not_found", "Issue not found.");
     return { org, issue };
   }
 

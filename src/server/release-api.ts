@@ -67,7 +67,7 @@ export interface ReleaseApiDeps {
   db: Db;
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
-  projectsOf(orgId: number): Promise<Map<number, ProjectRow>>;
+  projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
 }
 
 const READ_SCOPES = ["project:read", "project:releases", "project:write", "project:admin", "org:read", "org:admin"];
@@ -231,7 +231,7 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
   async function reader(viewer: Viewer, orgSlug: string) {
     requireAny(viewer, READ_SCOPES);
     const org = await deps.membershipOrThrow(viewer, orgSlug);
-    const projects = await deps.projectsOf(org.id);
+    const projects = await deps.projectsOf(org);
     return { org, projects, projectIds: [...projects.keys()] };
   }
 

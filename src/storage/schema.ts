@@ -396,6 +396,91 @@ export interface LogRecordsTable {
   received_at: number;
 }
 
+/** Sentry release fields beyond the version (0012): one row per release at most. */
+export interface ReleaseMetaTable {
+  release_id: number;
+  date_started: number | null;
+  /** set by `sentry-cli releases finalize` */
+  date_released: number | null;
+  ref: string | null;
+  url: string | null;
+  /** open | archived */
+  status: Generated<string>;
+}
+
+/** Commits (or bare refs) of a release as the client sent them, position 0 = newest. */
+export interface ReleaseCommitsTable {
+  id: Generated<number>;
+  release_id: number;
+  position: number;
+  repository: string;
+  commit_id: string;
+  previous_commit: string | null;
+  author_name: string | null;
+  author_email: string | null;
+  message: string | null;
+  committed_at: number | null;
+}
+
+export interface ReleaseDeploysTable {
+  id: Generated<number>;
+  release_id: number;
+  environment: string;
+  name: string | null;
+  url: string | null;
+  date_started: number | null;
+  date_finished: number;
+}
+
+/** Failed (or in-flight) sign-ins per subject (`account:<sha256 of email>` or `ip:<address>`). */
+export interface LoginFailuresTable {
+  id: Generated<number>;
+  subject: string;
+  at: number;
+}
+
+/** A merged issue's id → the issue that absorbed it (0016-issue-redirects). */
+export interface IssueRedirectsTable {
+  issue_id: number;
+  project_id: number;
+  target_issue_id: number;
+  created_at: number;
+}
+
+export interface InvitationsTable {
+  id: Generated<number>;
+  org_id: number;
+  /** lower-cased */
+  email: string;
+  role: MembersTable["role"];
+  /** sha256 hex of the secret in the link; the secret itself is never stored */
+  token_hash: string;
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+  accepted_user_id: string | null;
+  revoked_at: number | null;
+}
+
+export interface TeamsTable {
+  id: Generated<number>;
+  org_id: number;
+  slug: string;
+  name: string;
+  created_at: number;
+}
+
+export interface TeamMembersTable {
+  team_id: number;
+  user_id: string;
+}
+
+export interface TeamProjectsTable {
+  team_id: number;
+  project_id: number;
+}
+
 export interface Database {
   installation: InstallationTable;
   organizations: OrganizationsTable;
@@ -428,4 +513,13 @@ export interface Database {
   issue_tag_keys: IssueTagKeysTable;
   spans: SpansTable;
   log_records: LogRecordsTable;
+  release_meta: ReleaseMetaTable;
+  release_commits: ReleaseCommitsTable;
+  release_deploys: ReleaseDeploysTable;
+  login_failures: LoginFailuresTable;
+  issue_redirects: IssueRedirectsTable;
+  invitations: InvitationsTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  team_projects: TeamProjectsTable;
 }

@@ -15,6 +15,10 @@ import * as m0007issueStats from "./0007-issue-stats";
 import * as m0008releaseReads from "./0008-release-reads";
 import * as m0009crashedUsers from "./0009-crashed-users";
 import * as m0010bundleUse from "./0010-bundle-use";
+import * as m0011teams from "./0011-teams";
+import * as m0012releaseMeta from "./0012-release-meta";
+import * as m0015security from "./0015-security";
+import * as m0016issueRedirects from "./0016-issue-redirects";
 import * as m0019traces from "./0019-traces";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
@@ -30,6 +34,10 @@ const steps: Record<string, Step> = {
   "0008-release-reads": m0008releaseReads,
   "0009-crashed-users": m0009crashedUsers,
   "0010-bundle-use": m0010bundleUse,
+  "0011-teams": m0011teams,
+  "0012-release-meta": m0012releaseMeta,
+  "0015-security": m0015security,
+  "0016-issue-redirects": m0016issueRedirects,
   "0019-traces": m0019traces,
 };
 
