@@ -124,6 +124,30 @@ const EnvSchema = z.object({
   // Serves /debug/throw, a page that fails on purpose, so tests can see the product error page.
   // Never enable in production.
   ERRATA_TEST_ROUTES: bool(false),
+
+  // Alerts (issue 11, SPEC §7/§9). Webhooks to loopback, private, link-local and metadata
+  // addresses are refused (SSRF) unless allowed here: everything private, or a comma-separated
+  // list of host names / CIDR ranges. Checked on the address actually connected to.
+  ALERTS_ALLOW_PRIVATE_WEBHOOKS: bool(false),
+  ALERTS_WEBHOOK_ALLOW_HOSTS: z.string().default(""),
+  // Delivery: attempts per message (SPEC §9: 3), per-attempt timeout (10 s), first backoff (then
+  // ×4 per attempt, or what Retry-After / Discord's retry_after asks for).
+  ALERTS_MAX_ATTEMPTS: int(3),
+  ALERTS_TIMEOUT_MS: int(10_000),
+  ALERTS_BACKOFF_MS: int(30_000),
+  // How often the delivery loop looks for due messages, and how long a claimed message is
+  // reserved for the worker sending it (a crashed worker's messages are sent again after it; keep
+  // it above ALERTS_TIMEOUT_MS).
+  ALERTS_POLL_MS: int(1000),
+  ALERTS_LEASE_MS: int(60_000),
+  // SMTP for alert emails (and invitations). No SMTP_HOST: email channels fail with a clear error.
+  SMTP_HOST: z.string().optional(),
+  SMTP_PORT: int(587),
+  // true: TLS from the first byte (port 465); false: STARTTLS when the server offers it.
+  SMTP_SECURE: bool(false),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  SMTP_FROM: z.string().default("Errata <errata@localhost>"),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -155,6 +179,8 @@ export interface Config {
   retention: RetentionConfig;
   sourcemaps: SourcemapConfig;
   testRoutes: boolean;
+  alerts: AlertsConfig;
+  smtp: SmtpConfig;
 }
 
 export interface SourcemapConfig {
@@ -178,6 +204,26 @@ export interface RetentionConfig {
   /** unused artifact bundles are deleted after this many days; 0: never */
   artifactDays: number;
   sweepIntervalMs: number;
+}
+
+export interface AlertsConfig {
+  allowPrivateWebhooks: boolean;
+  webhookAllowHosts: string[];
+  maxAttempts: number;
+  timeoutMs: number;
+  backoffMs: number;
+  pollMs: number;
+  leaseMs: number;
+}
+
+export interface SmtpConfig {
+  /** undefined: email is not configured */
+  host: string | undefined;
+  port: number;
+  secure: boolean;
+  user: string | undefined;
+  password: string | undefined;
+  from: string;
 }
 
 export class ConfigError extends Error {}
@@ -258,6 +304,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       resymbolicateMaxEvents: e.SOURCEMAP_RESYMBOLICATE_MAX_EVENTS,
     },
     testRoutes: e.ERRATA_TEST_ROUTES,
+    alerts: {
+      allowPrivateWebhooks: e.ALERTS_ALLOW_PRIVATE_WEBHOOKS,
+      webhookAllowHosts: e.ALERTS_WEBHOOK_ALLOW_HOSTS.split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
+      maxAttempts: Math.max(1, e.ALERTS_MAX_ATTEMPTS),
+      timeoutMs: Math.max(100, e.ALERTS_TIMEOUT_MS),
+      backoffMs: e.ALERTS_BACKOFF_MS,
+      pollMs: Math.max(10, e.ALERTS_POLL_MS),
+      leaseMs: Math.max(1000, e.ALERTS_LEASE_MS),
+    },
+    smtp: {
+      host: e.SMTP_HOST || undefined,
+      port: e.SMTP_PORT,
+      secure: e.SMTP_SECURE,
+      user: e.SMTP_USER || undefined,
+      password: e.SMTP_PASSWORD || undefined,
+      from: e.SMTP_FROM,
+    },
   };
 }
 

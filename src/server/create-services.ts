@@ -27,6 +27,7 @@ import {
   type ProjectRow,
 } from "../storage/projects";
 import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../storage/tokens";
+import { createAlertServices } from "./alert-service";
 import { createArtifactServices } from "./artifact-service";
 import { type Auth, createUserWithPassword, findUserByEmail, setUserPassword } from "./auth";
 import { createDigestServices, withIssueFlags } from "./digest-service";
@@ -302,6 +303,7 @@ export function createServices(deps: {
       now,
       membershipOrThrow,
     }),
+    alerts: createAlertServices({ db, now, membershipOrThrow, requireScope }),
 
     health: {
       async ready() {

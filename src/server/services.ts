@@ -3,6 +3,7 @@
  * these, and each checks the viewer's access itself (authorization lives here, not in routes).
  */
 import type { Logger } from "pino";
+import type { AlertServices } from "./alert-service";
 import type { ArtifactServices } from "./artifact-service";
 import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
@@ -98,4 +99,6 @@ export interface AppServices {
   health: {
     ready(): Promise<{ ok: boolean; database: boolean; migrations: boolean }>;
   };
+  /** Alert rules, channels, delivery log, mutes, email opt-outs — src/server/alert-service.ts */
+  alerts: AlertServices;
 }
