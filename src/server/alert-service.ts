@@ -277,8 +277,9 @@ export function createAlertServices(deps: AlertServiceDeps): AlertServices {
     },
     async deliveries(viewer, orgSlug, projectSlug, q = {}) {
       const { project } = await access(viewer, orgSlug, projectSlug, false);
-      const limit = Math.min(200, Math.max(1, q.limit ?? 50));
-      return (await listNotifications(db, project.id, { ruleId: q.ruleId, limit })).map(deliveryView);
+      const limit = Number.isSafeInteger(q.limit) ? Math.min(200, Math.max(1, q.limit as number)) : 50;
+      const ruleId = Number.isSafeInteger(q.ruleId) ? q.ruleId : undefined;
+      return (await listNotifications(db, project.id, { ruleId, limit })).map(deliveryView);
     },
     async retryNow(viewer, orgSlug, projectSlug, notificationId) {
       const { project } = await access(viewer, orgSlug, projectSlug, true);
