@@ -63,7 +63,10 @@ export async function runDeliveryLoop(opts: DeliveryOptions): Promise<void> {
 
 /** One claim and its sends; returns how many messages were claimed. */
 export async function deliverDue(db: Db, deps: SendDeps, log: Logger): Promise<number> {
-  const rows = await claimDueNotifications(db, deps.now(), CLAIM, deps.alerts.leaseMs);
+  // A claim must be sent before its lease runs out even if every send times out, or another
+  // worker could take (and send) the same rows again.
+  const fit = Math.max(1, Math.floor(deps.alerts.leaseMs / Math.max(1, deps.alerts.timeoutMs)) - 1);
+  const rows = await claimDueNotifications(db, deps.now(), Math.min(CLAIM, fit), deps.alerts.leaseMs);
   // Different channels in parallel would be faster, but one slow remote must not hold the claim
   // of the others past their lease: sends are sequential and each is bounded by the timeout.
   for (const row of rows) await deliverOne(db, row, deps, log);
