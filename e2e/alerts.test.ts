@@ -93,9 +93,17 @@ await Sentry.flush(10000);
     expect(await page.getByRole("table", { name: "Delivery log" }).innerText()).toContain("card.number is undefined");
 
     if (process.env.ERRATA_SCREENSHOTS === "1") {
+      // Viewport shots (the top bar is sticky): the rules and channels, then the delivery log.
       for (const theme of ["light", "dark"] as const) {
         await page.emulateMedia({ colorScheme: theme });
-        await page.screenshot({ path: path.join(ROOT, "docs", "screenshots", `alerts-${theme}.png`), fullPage: true });
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path: path.join(ROOT, "docs", "screenshots", `alerts-rules-${theme}.png`) });
+        await page.getByRole("heading", { name: "New rule" }).evaluate((el) => el.scrollIntoView({ block: "start" }));
+        await page.evaluate(() => window.scrollBy(0, -60));
+        await page.screenshot({ path: path.join(ROOT, "docs", "screenshots", `alerts-editor-${theme}.png`) });
+        await page.getByRole("heading", { name: "Delivery log" }).evaluate((el) => el.scrollIntoView({ block: "start" }));
+        await page.evaluate(() => window.scrollBy(0, -60));
+        await page.screenshot({ path: path.join(ROOT, "docs", "screenshots", `alerts-log-${theme}.png`) });
       }
     }
   });

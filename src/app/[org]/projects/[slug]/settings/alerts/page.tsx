@@ -281,7 +281,7 @@ export default async function AlertsPage({ params }: { params: Promise<{ org: st
                   <td className="px-3 py-1.5 whitespace-nowrap">
                     <TimeAgo ms={d.createdAt} now={now} />
                   </td>
-                  <td className="max-w-[320px] truncate px-3 py-1.5" title={d.title}>
+                  <td className="max-w-[260px] truncate px-3 py-1.5" title={d.title}>
                     {d.trigger ? <span className="text-fg-dim">{d.trigger.replace("_", " ")} · </span> : null}
                     {d.title}
                   </td>
@@ -290,7 +290,7 @@ export default async function AlertsPage({ params }: { params: Promise<{ org: st
                     <span className={`badge ${STATUS_CLASS[d.status] ?? ""}`}>{d.status}</span>
                     {d.attempts > 1 ? <span className="ml-1 text-fg-dim">{d.attempts} tries</span> : null}
                   </td>
-                  <td className="max-w-[360px] truncate px-3 py-1.5 font-mono text-[12px]" title={d.lastError ?? d.responseBody ?? ""}>
+                  <td className="max-w-[220px] truncate px-3 py-1.5 font-mono text-[12px]" title={d.lastError ?? d.responseBody ?? ""}>
                     {d.lastError ?? [d.responseStatus, d.responseBody].filter((v) => v !== null && v !== "").join(" ")}
                   </td>
                   <td className="px-3 py-1.5">
