@@ -272,7 +272,6 @@ export default async function AlertsPage({ params }: { params: Promise<{ org: st
                 <th className="px-3 py-1.5 font-medium">Channel</th>
                 <th className="px-3 py-1.5 font-medium">Result</th>
                 <th className="px-3 py-1.5 font-medium">Answer / last error</th>
-                <th className="px-3 py-1.5" />
               </tr>
             </thead>
             <tbody className="divide-y divide-border">
@@ -287,22 +286,22 @@ export default async function AlertsPage({ params }: { params: Promise<{ org: st
                   </td>
                   <td className="px-3 py-1.5 whitespace-nowrap">{channels.get(d.channelId)?.name ?? `#${d.channelId}`}</td>
                   <td className="px-3 py-1.5 whitespace-nowrap">
-                    <span className={`badge ${STATUS_CLASS[d.status] ?? ""}`}>{d.status}</span>
-                    {d.attempts > 1 ? <span className="ml-1 text-fg-dim">{d.attempts} tries</span> : null}
+                    <span className="flex items-center gap-2">
+                      <span className={`badge ${STATUS_CLASS[d.status] ?? ""}`}>{d.status}</span>
+                      {d.attempts > 1 ? <span className="text-fg-dim">{d.attempts} tries</span> : null}
+                      {canManage && (d.status === "failed" || (d.status === "pending" && d.lastError)) ? (
+                        <ActionButton action={retryDeliveryAction} values={{ ...hidden, notificationId: String(d.id) }} label="Retry now" />
+                      ) : null}
+                    </span>
                   </td>
-                  <td className="max-w-[220px] truncate px-3 py-1.5 font-mono text-[12px]" title={d.lastError ?? d.responseBody ?? ""}>
+                  <td className="max-w-[240px] truncate px-3 py-1.5 font-mono text-[12px]" title={d.lastError ?? d.responseBody ?? ""}>
                     {d.lastError ?? [d.responseStatus, d.responseBody].filter((v) => v !== null && v !== "").join(" ")}
-                  </td>
-                  <td className="px-3 py-1.5">
-                    {canManage && (d.status === "failed" || (d.status === "pending" && d.lastError)) ? (
-                      <ActionButton action={retryDeliveryAction} values={{ ...hidden, notificationId: String(d.id) }} label="Retry now" />
-                    ) : null}
                   </td>
                 </tr>
               ))}
               {log.length === 0 ? (
                 <tr>
-                  <td colSpan={6} className="px-3 py-3 text-fg-muted">
+                  <td colSpan={5} className="px-3 py-3 text-fg-muted">
                     Nothing sent yet.
                   </td>
                 </tr>
