@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { parseIssueSearch } from "../search/parse-query";
-import { conditionHolds, filtersPass, frequencyStep, lifecycleTrigger, throttleAllows } from "./match-rule";
+import { conditionHolds, filtersPass, frequencyReachable, frequencyStep, lifecycleTrigger, throttleAllows } from "./match-rule";
 import { type IssueAlert, topFrameOf } from "./message";
 import { renderHtml, renderText } from "./render-text";
 import { backoffMs, requestedWaitMs, retryableStatus } from "./retry-policy";
@@ -52,31 +52,39 @@ describe("rule triggers", () => {
 
   test("frequency: fires once when the window's count reaches N, again only in a later window", () => {
     const trig = { events: 3, users: 0, minutes: 10 };
-    let s = frequencyStep(undefined, { eventCount: 1, userCount: 0, newUser: false }, trig, NOW);
+    let s = frequencyStep(undefined, { eventCount: 1, userCount: 0, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW);
     expect(s.fired).toBe(false);
-    s = frequencyStep(s.state, { eventCount: 2, userCount: 0, newUser: false }, trig, NOW + MIN);
+    s = frequencyStep(s.state, { eventCount: 2, userCount: 0, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW + MIN);
     expect(s.fired).toBe(false);
-    s = frequencyStep(s.state, { eventCount: 3, userCount: 0, newUser: false }, trig, NOW + 2 * MIN);
+    s = frequencyStep(s.state, { eventCount: 3, userCount: 0, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW + 2 * MIN);
     expect(s.fired).toBe(true);
     // spike: the rest of the window sends nothing
     for (let i = 4; i < 100; i++) {
-      s = frequencyStep(s.state, { eventCount: i, userCount: 0, newUser: false }, trig, NOW + 3 * MIN);
+      s = frequencyStep(s.state, { eventCount: i, userCount: 0, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW + 3 * MIN);
       expect(s.fired).toBe(false);
     }
     // a new window counts from its first event
-    s = frequencyStep(s.state, { eventCount: 100, userCount: 0, newUser: false }, trig, NOW + 11 * MIN);
+    s = frequencyStep(s.state, { eventCount: 100, userCount: 0, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW + 11 * MIN);
     expect(s.fired).toBe(false);
     expect(s.state.baseEvents).toBe(99);
   });
 
   test("frequency on users counts new distinct users of the issue", () => {
     const trig = { events: 0, users: 2, minutes: 5 };
-    let s = frequencyStep(undefined, { eventCount: 10, userCount: 4, newUser: true }, trig, NOW);
+    let s = frequencyStep(undefined, { eventCount: 10, userCount: 4, newUser: true, firstSeen: NOW - 3_600_000 }, trig, NOW);
     expect(s.fired).toBe(false);
-    s = frequencyStep(s.state, { eventCount: 11, userCount: 4, newUser: false }, trig, NOW + 1000);
+    s = frequencyStep(s.state, { eventCount: 11, userCount: 4, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW + 1000);
     expect(s.fired).toBe(false);
-    s = frequencyStep(s.state, { eventCount: 12, userCount: 5, newUser: true }, trig, NOW + 2000);
+    s = frequencyStep(s.state, { eventCount: 12, userCount: 5, newUser: true, firstSeen: NOW - 3_600_000 }, trig, NOW + 2000);
     expect(s.fired).toBe(true);
+  });
+
+  test("frequency on a young issue counts all its events; below the threshold nothing is read", () => {
+    const trig = { events: 3, users: 0, minutes: 10 };
+    expect(frequencyReachable(trig, 2, 0)).toBe(false);
+    expect(frequencyReachable(trig, 3, 0)).toBe(true);
+    const s = frequencyStep(undefined, { eventCount: 3, userCount: 0, newUser: false, firstSeen: NOW - MIN }, trig, NOW);
+    expect(s).toMatchObject({ fired: true, changed: true, state: { windowStart: NOW - MIN, baseEvents: 0 } });
   });
 
   test("throttle: at most once per issue every T", () => {

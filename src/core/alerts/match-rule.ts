@@ -32,28 +32,41 @@ export function lifecycleTrigger(rule: Pick<AlertRule, "triggers">, facts: Lifec
  */
 export function frequencyStep(
   state: RuleIssueState | undefined,
-  counts: { eventCount: number; userCount: number; newUser: boolean },
+  counts: { eventCount: number; userCount: number; newUser: boolean; firstSeen: number },
   trig: FrequencyTrigger,
   now: number,
-): { state: RuleIssueState; fired: boolean } {
+): { state: RuleIssueState; fired: boolean; changed: boolean } {
   const windowMs = Math.max(1, trig.minutes) * MINUTE;
   let s: RuleIssueState;
+  // Within a window nothing changes until it fires: the caller writes only when `changed`.
+  let changed = false;
   if (!state || now - state.windowStart >= windowMs) {
-    // The window starts with this event: counts before it are the base.
+    changed = true;
+    // An issue younger than the window: every one of its events is in it. Otherwise the window
+    // starts with this event and the counts before it are the base.
+    const young = !state && counts.firstSeen > now - windowMs;
     s = {
-      windowStart: now,
-      baseEvents: counts.eventCount - 1,
-      baseUsers: counts.userCount - (counts.newUser ? 1 : 0),
+      windowStart: young ? counts.firstSeen : now,
+      baseEvents: young ? 0 : counts.eventCount - 1,
+      baseUsers: young ? 0 : counts.userCount - (counts.newUser ? 1 : 0),
       firedInWindow: false,
       lastNotifiedAt: state?.lastNotifiedAt ?? null,
     };
   } else s = { ...state };
-  if (s.firedInWindow) return { state: s, fired: false };
+  if (s.firedInWindow) return { state: s, fired: false, changed };
   const events = counts.eventCount - s.baseEvents;
   const users = counts.userCount - s.baseUsers;
   const fired = (trig.events > 0 && events >= trig.events) || (trig.users > 0 && users >= trig.users);
   if (fired) s.firedInWindow = true;
-  return { state: s, fired };
+  return { state: s, fired, changed: changed || fired };
+}
+
+/**
+ * Whether the frequency trigger can fire at all with the issue's totals: a window never holds
+ * more than the issue has, so below the threshold the (rule, issue) counters need not be read.
+ */
+export function frequencyReachable(trig: FrequencyTrigger, eventCount: number, userCount: number): boolean {
+  return (trig.events > 0 && eventCount >= trig.events) || (trig.users > 0 && userCount >= trig.users);
 }
 
 /** "At most once per issue every T minutes". */

@@ -9,7 +9,14 @@
  * no frequency rule costs no statement for events that create, regress or unignore nothing.
  */
 import { randomUUID } from "node:crypto";
-import { filtersPass, frequencyStep, lifecycleTrigger, throttleAllows, underHourlyCap } from "../../core/alerts/match-rule";
+import {
+  filtersPass,
+  frequencyReachable,
+  frequencyStep,
+  lifecycleTrigger,
+  throttleAllows,
+  underHourlyCap,
+} from "../../core/alerts/match-rule";
 import {
   formatShortId,
   hasInAppFrame,
@@ -62,6 +69,8 @@ interface ArmedRule {
 interface ProjectAlerting {
   rules: ArmedRule[];
   project: { id: number; slug: string; name: string; orgSlug: string } | undefined;
+  /** (rule, issue) counters read or written in this transaction: read once, written on change */
+  ruleIssues: Map<string, RuleIssueState | null>;
 }
 
 /** Per transaction: each project's rules are read once (rules cannot change under the transaction's snapshot). */
@@ -84,7 +93,7 @@ async function projectAlerting(tx: Tx, projectId: number, now: number): Promise<
       // Validated on save; a query the parser no longer accepts disarms only its rule.
     }
   }
-  const out: ProjectAlerting = { rules: armed, project: undefined };
+  const out: ProjectAlerting = { rules: armed, project: undefined, ruleIssues: new Map() };
   if (armed.length > 0) {
     const p = await tx
       .selectFrom("projects as p")
@@ -107,28 +116,29 @@ export async function recordAlertTriggers(tx: Tx, input: AlertTriggerInput): Pro
     let trigger = lifecycleTrigger(rule, input);
     const freq = rule.triggers.frequency;
     let state: RuleIssueState | undefined;
-    if (freq) {
+    if (freq && frequencyReachable(freq, input.state.eventCount, input.state.userCount)) {
       const step = frequencyStep(
-        await readRuleIssue(tx, rule.id, input.issueId),
+        await ruleIssue(tx, alerting, rule.id, input.issueId),
         {
           eventCount: input.state.eventCount,
           userCount: input.state.userCount,
           newUser: input.facts?.newUser ?? false,
+          firstSeen: input.state.firstSeen,
         },
         freq,
         input.now,
       );
       state = step.state;
-      await writeRuleIssue(tx, rule.id, input.issueId, state);
+      if (step.changed) await writeRuleIssue(tx, alerting, rule.id, input.issueId, state);
       if (step.fired && !trigger) trigger = "frequency";
     }
     if (!trigger) continue;
     if (!filtersPass(rule.filters, query, await lazy.subject(), input.now)) continue;
     if (await lazy.muted()) continue;
-    state ??= await readRuleIssue(tx, rule.id, input.issueId);
+    state ??= await ruleIssue(tx, alerting, rule.id, input.issueId);
     if (!throttleAllows(state?.lastNotifiedAt, rule.throttleMinutes, input.now)) continue;
     await queueMessages(tx, rule, trigger, await lazy.message(rule, trigger, project), input);
-    await writeRuleIssue(tx, rule.id, input.issueId, {
+    await writeRuleIssue(tx, alerting, rule.id, input.issueId, {
       ...(state ?? { windowStart: input.now, baseEvents: input.state.eventCount, baseUsers: input.state.userCount, firedInWindow: false }),
       lastNotifiedAt: input.now,
     });
@@ -245,6 +255,14 @@ class LazyIssue {
   }
 }
 
+async function ruleIssue(tx: Tx, alerting: ProjectAlerting, ruleId: number, issueId: number): Promise<RuleIssueState | undefined> {
+  const key = `${ruleId}:${issueId}`;
+  if (alerting.ruleIssues.has(key)) return alerting.ruleIssues.get(key) ?? undefined;
+  const state = await readRuleIssue(tx, ruleId, issueId);
+  alerting.ruleIssues.set(key, state ?? null);
+  return state;
+}
+
 async function readRuleIssue(tx: Tx, ruleId: number, issueId: number): Promise<RuleIssueState | undefined> {
   const r = await tx
     .selectFrom("alert_rule_issues")
@@ -262,7 +280,8 @@ async function readRuleIssue(tx: Tx, ruleId: number, issueId: number): Promise<R
   };
 }
 
-async function writeRuleIssue(tx: Tx, ruleId: number, issueId: number, s: RuleIssueState): Promise<void> {
+async function writeRuleIssue(tx: Tx, alerting: ProjectAlerting, ruleId: number, issueId: number, s: RuleIssueState): Promise<void> {
+  alerting.ruleIssues.set(`${ruleId}:${issueId}`, s);
   const values = {
     window_start: s.windowStart,
     base_events: s.baseEvents,
