@@ -141,6 +141,22 @@ const EnvSchema = z.object({
   // otherwise STARTTLS when the server offers it. SMTP_FROM is the sender address.
   SMTP_HOST: z.string().optional(),
   SMTP_PORT: int(587),
+
+  // Alerts (issue 11, SPEC §7/§9). Webhooks to loopback, private, link-local and metadata
+  // addresses are refused (SSRF) unless allowed here: everything private, or a comma-separated
+  // list of host names / CIDR ranges. Checked on the address actually connected to.
+  ALERTS_ALLOW_PRIVATE_WEBHOOKS: bool(false),
+  ALERTS_WEBHOOK_ALLOW_HOSTS: z.string().default(""),
+  // Delivery: attempts per message (SPEC §9: 3), per-attempt timeout (10 s), first backoff (then
+  // ×4 per attempt, or what Retry-After / Discord's retry_after asks for).
+  ALERTS_MAX_ATTEMPTS: int(3),
+  ALERTS_TIMEOUT_MS: int(10_000),
+  ALERTS_BACKOFF_MS: int(30_000),
+  // How often the delivery loop looks for due messages, and how long a claimed message is
+  // reserved for the worker sending it (a crashed worker's messages are sent again after it; keep
+  // it above ALERTS_TIMEOUT_MS).
+  ALERTS_POLL_MS: int(1000),
+  ALERTS_LEASE_MS: int(60_000),
   SMTP_SECURE: bool(false),
   SMTP_USER: z.string().optional(),
   SMTP_PASSWORD: z.string().optional(),
@@ -183,6 +199,7 @@ export interface Config {
   /** TRUSTED_PROXIES as written (validated at load); parse with core/security/client-ip. */
   trustedProxies: string;
   smtp: SmtpConfig | null;
+  alerts: AlertsConfig;
   invitationDays: number;
 }
 
@@ -216,6 +233,16 @@ export interface RetentionConfig {
   /** unused artifact bundles are deleted after this many days; 0: never */
   artifactDays: number;
   sweepIntervalMs: number;
+}
+
+export interface AlertsConfig {
+  allowPrivateWebhooks: boolean;
+  webhookAllowHosts: string[];
+  maxAttempts: number;
+  timeoutMs: number;
+  backoffMs: number;
+  pollMs: number;
+  leaseMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -302,6 +329,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { host: e.SMTP_HOST, port: e.SMTP_PORT, secure: e.SMTP_SECURE, user: e.SMTP_USER, password: e.SMTP_PASSWORD, from: e.SMTP_FROM }
       : null,
     invitationDays: Math.max(1, e.INVITATION_DAYS),
+    alerts: {
+      allowPrivateWebhooks: e.ALERTS_ALLOW_PRIVATE_WEBHOOKS,
+      webhookAllowHosts: e.ALERTS_WEBHOOK_ALLOW_HOSTS.split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
+      maxAttempts: Math.max(1, e.ALERTS_MAX_ATTEMPTS),
+      timeoutMs: Math.max(100, e.ALERTS_TIMEOUT_MS),
+      backoffMs: e.ALERTS_BACKOFF_MS,
+      pollMs: Math.max(10, e.ALERTS_POLL_MS),
+      leaseMs: Math.max(1000, e.ALERTS_LEASE_MS),
+    },
   };
 }
 

@@ -69,3 +69,28 @@ export function countOutcomeMetrics(counts: readonly OutcomeMetric[]): void {
     counts.map((c) => ({ projectId: c.projectId, category: c.category, outcome: c.outcome, reason: c.reason, quantity: c.quantity })),
   );
 }
+
+/**
+ * Alert deliveries (issue 11) per channel kind and result: sent, failed (for good) or retried.
+ * Counted by the delivery loop in the worker thread and relayed like the outcome counters.
+ */
+export const notificationsTotal = new client.Counter({
+  name: "errata_notifications_total",
+  help: "Alert notification delivery attempts by channel kind and result (sent, failed, retried).",
+  labelNames: ["channel", "result"] as const,
+  registers: [registry],
+});
+
+const notificationChannel = new BroadcastChannel("errata:notifications");
+(notificationChannel as unknown as { unref?: () => void }).unref?.();
+if (isMainThread) {
+  notificationChannel.onmessage = (ev: unknown) => {
+    const d = (ev as { data?: { channel?: unknown; result?: unknown } }).data;
+    if (typeof d?.channel === "string" && typeof d.result === "string") notificationsTotal.inc({ channel: d.channel, result: d.result });
+  };
+}
+
+export function countNotification(channel: string, result: "sent" | "failed" | "retried"): void {
+  if (isMainThread) notificationsTotal.inc({ channel, result });
+  else notificationChannel.postMessage({ channel, result });
+}

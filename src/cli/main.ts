@@ -15,6 +15,7 @@ import { createServices } from "../server/create-services";
 import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
+import { registerAlertCommands } from "./alert-commands";
 import { findProjectRoot, startErrata } from "./start";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -125,6 +126,7 @@ function program(): Command {
       process.stdout.write(`Sent event ${id}\n`);
     });
 
+  registerAlertCommands(cli);
   return cli;
 }
 

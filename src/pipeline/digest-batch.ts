@@ -543,7 +543,16 @@ async function storeEvent(
   memo.counters.counted(issueId, state);
   await applyEventLifecycle(
     tx,
-    { projectId, issueId, created, state, eventId: event.event_id, receivedAt: item.receivedAt, release },
+    {
+      projectId,
+      issueId,
+      created,
+      state,
+      eventId: event.event_id,
+      receivedAt: item.receivedAt,
+      release,
+      alert: { event, title: grouping.title, culprit: grouping.culprit, newUser, digestKey: p.nextjs.digest?.key ?? null },
+    },
     deps.now,
     deps.lifecycle,
   );

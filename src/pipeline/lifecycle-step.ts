@@ -18,6 +18,7 @@ import { insertActivities } from "../storage/activity";
 import type { Tx } from "../storage/dialect";
 import { issueWindowCounts, writeIssueState } from "../storage/issue-lifecycle";
 import { releaseOrder } from "../storage/releases";
+import { type AlertEventFacts, recordAlertTriggers } from "./alerts/record-alert-triggers";
 
 export interface LifecycleStepInput {
   projectId: number;
@@ -29,6 +30,8 @@ export interface LifecycleStepInput {
   eventId: string;
   receivedAt: number;
   release: string | null;
+  /** the event itself, for alert rule filters and messages (src/pipeline/alerts/) */
+  alert?: AlertEventFacts;
 }
 
 /** Thrown when the issue was merged or deleted between lookup and update; the item is retried alone. */
@@ -46,6 +49,36 @@ export async function applyEventLifecycle(
   cfg: LifecycleConfig = DEFAULT_LIFECYCLE,
 ): Promise<void> {
   if (!e.state) throw new IssueVanishedError(e.issueId);
+  const t = await applyTransitions(tx, e, e.state, now, cfg);
+  // Alert rules see the issue as this event left it; their messages join this transaction.
+  await recordAlertTriggers(tx, {
+    projectId: e.projectId,
+    issueId: e.issueId,
+    created: e.created,
+    regressed: t.regressed,
+    unignored: t.unignored,
+    state: t.state,
+    eventId: e.eventId,
+    receivedAt: e.receivedAt,
+    facts: e.alert,
+    now,
+  });
+}
+
+interface TransitionFacts {
+  state: IssueState;
+  regressed: boolean;
+  unignored: boolean;
+}
+
+async function applyTransitions(
+  tx: Tx,
+  e: LifecycleStepInput,
+  state: IssueState,
+  now: number,
+  cfg: LifecycleConfig,
+): Promise<TransitionFacts> {
+  const none = { state, regressed: false, unignored: false };
   if (e.created) {
     await insertActivities(
       tx,
@@ -54,16 +87,20 @@ export async function applyEventLifecycle(
       [{ kind: "first_seen_in_release", actorUserId: null, data: { release: e.release, eventId: e.eventId } }],
       e.receivedAt,
     );
-    return;
+    return none;
   }
-  const state = e.state;
-  if (!eventNeedsWork(state, now, cfg)) return;
+  if (!eventNeedsWork(state, now, cfg)) return none;
   const since = windowSince(state, now);
   const windowCounts = since === undefined ? undefined : await issueWindowCounts(tx, e.issueId, since);
   const order = needsReleaseOrder(state, e.release) && e.release !== null ? await releaseOrder(tx, e.projectId, e.release) : undefined;
   const t = onEvent(state, { receivedAt: e.receivedAt, release: e.release, releaseOrder: order, windowCounts }, now, cfg);
-  if (!t.changed) return;
+  if (!t.changed) return none;
   await writeIssueState(tx, e.issueId, t.state, dueAt(t.state, cfg));
   for (const a of t.activities) if (a.kind === "regression" || a.kind === "unignored") a.data.eventId = e.eventId;
   await insertActivities(tx, e.issueId, e.projectId, t.activities, now);
+  return {
+    state: t.state,
+    regressed: t.activities.some((a) => a.kind === "regression"),
+    unignored: t.activities.some((a) => a.kind === "unignored"),
+  };
 }

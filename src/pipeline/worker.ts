@@ -12,6 +12,7 @@ import type { Config } from "../config";
 import type { Logger } from "../log";
 import type { Db } from "../storage/db";
 import { claimBatch } from "../storage/queue";
+import { runDeliveryLoop } from "./alerts/delivery-loop";
 import { type DigestResult, digestBatch, sha256Hex } from "./digest-batch";
 import { createSourcemapPipeline } from "./resymbolicate";
 import { runMaintenance } from "./retention";
@@ -64,7 +65,8 @@ export class Waker {
 export interface WorkerOptions {
   db: Db;
   /** with `retention` and `lifecycle`, the maintenance jobs (retention, lifecycle sweep) run alongside */
-  config: Pick<Config, "worker" | "limits"> & Partial<Pick<Config, "retention" | "lifecycle" | "sourcemaps">>;
+  config: Pick<Config, "worker" | "limits"> &
+    Partial<Pick<Config, "retention" | "lifecycle" | "sourcemaps" | "alerts" | "smtp" | "publicUrl">>;
   log: Logger;
   signal: AbortSignal;
   waker?: Waker;
@@ -115,6 +117,9 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const sourcemaps = createSourcemapPipeline(db, log, config.sourcemaps, now);
   const { retention, lifecycle } = config;
   const maintenance = retention && lifecycle ? runMaintenance({ db, config: { retention, lifecycle }, log, signal, now }) : undefined;
+  // Alert delivery (issue 11): the outbox the digest fills, sent alongside it.
+  const { alerts, smtp, publicUrl } = config;
+  const delivery = alerts && smtp && publicUrl ? runDeliveryLoop({ db, config: { alerts, smtp, publicUrl }, log, signal }) : undefined;
   while (!signal.aborted) {
     try {
       await sourcemaps.tick();
@@ -159,6 +164,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     }
   }
   await maintenance;
+  await delivery;
   log.info("digest worker stopped");
 }
 

@@ -31,6 +31,7 @@ import { isStorageUnavailable, storageHealth } from "../storage/storage-health";
 import { addToDefaultTeam, visibleProjectIds } from "../storage/teams";
 import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../storage/tokens";
 import { createAccountServices } from "./account-service";
+import { createAlertServices } from "./alert-service";
 import { createArtifactServices } from "./artifact-service";
 import { createAuthRequests } from "./auth-requests";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions, setUserPassword } from "./auth";
@@ -338,6 +339,7 @@ export function createServices(deps: {
       now,
       membershipOrThrow,
     }),
+    alerts: createAlertServices({ db, now, membershipOrThrow, requireScope }),
 
     eventApi: createEventApi({
       db,

@@ -4,6 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { AccountServices } from "./account-service";
+import type { AlertServices } from "./alert-service";
 import type { ArtifactServices } from "./artifact-service";
 import type { EventApiServices } from "./event-api";
 import type { AuthRequests } from "./auth-requests";
@@ -138,4 +139,6 @@ export interface AppServices {
   account: AccountServices;
   /** Organization and personal API tokens — src/server/token-service.ts */
   tokens: TokenServices;
+  /** Alert rules, channels, delivery log, mutes, email opt-outs — src/server/alert-service.ts */
+  alerts: AlertServices;
 }

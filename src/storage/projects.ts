@@ -1,4 +1,5 @@
 import { DEFAULT_GROUPING_VERSION } from "../core/grouping/index";
+import { insertDefaultAlerting } from "./alert-rules";
 import type { Db } from "./db";
 import type { Tx } from "./dialect";
 import type { ProjectsTable } from "./schema";
@@ -100,6 +101,8 @@ export async function insertProject(
     })
     .returning(projectColumns)
     .executeTakeFirstOrThrow();
+  // Alerts (issue 11): new issues and regressions email the project's members until changed.
+  await insertDefaultAlerting(tx, Number(row.id), p.now);
   return toProject(row);
 }
 

@@ -481,6 +481,81 @@ export interface TeamProjectsTable {
   project_id: number;
 }
 
+/** Alert channels per project (0013): kind + JSON config (URL, secret, recipients). */
+export interface AlertChannelsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  kind: string;
+  config: string;
+  created_at: number;
+}
+
+/** Alert rules per project (0013): JSON triggers, filters and channel ids (src/core/alerts/types.ts). */
+export interface AlertRulesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  enabled: number;
+  triggers: string;
+  filters: string;
+  channel_ids: string;
+  throttle_minutes: number;
+  hourly_cap: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Per (rule, issue): the frequency window and the throttle (0013). */
+export interface AlertRuleIssuesTable {
+  rule_id: number;
+  issue_id: number;
+  window_start: number;
+  base_events: number;
+  base_users: number;
+  fired_in_window: number;
+  last_notified_at: number | null;
+}
+
+/** The notification outbox (0013): written by the digest, sent by the delivery loop. */
+export interface NotificationsTable {
+  id: Generated<number>;
+  project_id: number;
+  rule_id: number | null;
+  channel_id: number;
+  issue_id: number | null;
+  /** alert | digest | test */
+  kind: string;
+  trigger: string | null;
+  /** JSON AlertMessage (src/core/alerts/message.ts) */
+  payload: string;
+  /** pending | sent | failed | held (over the hourly cap) | summarised (listed in a digest) */
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  /** a claim: another worker may take the row after this (crash recovery) */
+  lease_until: number | null;
+  last_error: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  /** idempotency key sent with the message; unique */
+  delivery_id: string;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export interface AlertMutesTable {
+  issue_id: number;
+  /** epoch ms; null = muted until unmuted */
+  until: number | null;
+  created_at: number;
+}
+
+export interface AlertEmailOptoutsTable {
+  user_id: string;
+  project_id: number;
+}
+
 export interface Database {
   installation: InstallationTable;
   organizations: OrganizationsTable;
@@ -522,4 +597,10 @@ export interface Database {
   teams: TeamsTable;
   team_members: TeamMembersTable;
   team_projects: TeamProjectsTable;
+  alert_channels: AlertChannelsTable;
+  alert_rules: AlertRulesTable;
+  alert_rule_issues: AlertRuleIssuesTable;
+  notifications: NotificationsTable;
+  alert_mutes: AlertMutesTable;
+  alert_email_optouts: AlertEmailOptoutsTable;
 }

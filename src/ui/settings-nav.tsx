@@ -8,6 +8,7 @@ const SECTIONS = [
   { path: "/keys", label: "Client keys (DSN)" },
   { path: "/setup", label: "SDK setup" },
   { path: "/scrubbing", label: "Data scrubbing" },
+  { path: "/alerts", label: "Alerts" },
   { path: "/usage", label: "Usage" },
 ] as const;
 

@@ -1,7 +1,8 @@
 /**
- * Outgoing mail through SMTP (nodemailer). One small interface so invitations, password resets and
- * (later) alerts share the transport; `null` when SMTP is not configured — callers then offer a
- * copyable link instead of pretending to send.
+ * Outgoing mail through SMTP (nodemailer), configured by SMTP_* (src/config.ts); `null` config when
+ * SMTP is not configured. Invitations and password resets use a `Mailer` (plain text; callers offer
+ * a copyable link instead when there is none); alerts use `sendMail` (text + HTML, a transport per
+ * call since alerts are rare, and the server's answer for the delivery log).
  */
 import nodemailer from "nodemailer";
 import type { SmtpConfig } from "../../config";
@@ -34,4 +35,49 @@ export function createMailer(smtp: SmtpConfig | null): Mailer | null {
       await transport.sendMail({ from: smtp.from, to: message.to, subject: message.subject, text: message.text });
     },
   };
+}
+
+export interface Mail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  /** becomes the Message-ID (`<id@errata>`) and X-Errata-Delivery: a resend is recognisable */
+  idempotencyKey?: string;
+}
+
+export class MailNotConfiguredError extends Error {
+  constructor() {
+    super("SMTP is not configured (set SMTP_HOST)");
+    this.name = "MailNotConfiguredError";
+  }
+}
+
+/** Sends one message; resolves with the server's final answer (e.g. "250 OK: queued"). */
+export async function sendMail(smtp: SmtpConfig | null, mail: Mail, timeoutMs = 10_000): Promise<{ response: string; accepted: string[] }> {
+  if (!smtp) throw new MailNotConfiguredError();
+  const transport = nodemailer.createTransport({
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure,
+    auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? "" } : undefined,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  });
+  try {
+    const info = await transport.sendMail({
+      from: smtp.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      ...(mail.idempotencyKey
+        ? { messageId: `<${mail.idempotencyKey}@errata>`, headers: { "X-Errata-Delivery": mail.idempotencyKey } }
+        : {}),
+    });
+    return { response: String(info.response ?? ""), accepted: (info.accepted ?? []).map(String) };
+  } finally {
+    transport.close();
+  }
 }

@@ -17,6 +17,7 @@ import * as m0009crashedUsers from "./0009-crashed-users";
 import * as m0010bundleUse from "./0010-bundle-use";
 import * as m0011teams from "./0011-teams";
 import * as m0012releaseMeta from "./0012-release-meta";
+import * as m0013alerts from "./0013-alerts";
 import * as m0015security from "./0015-security";
 import * as m0016issueRedirects from "./0016-issue-redirects";
 import * as m0019traces from "./0019-traces";
@@ -36,6 +37,7 @@ const steps: Record<string, Step> = {
   "0010-bundle-use": m0010bundleUse,
   "0011-teams": m0011teams,
   "0012-release-meta": m0012releaseMeta,
+  "0013-alerts": m0013alerts,
   "0015-security": m0015security,
   "0016-issue-redirects": m0016issueRedirects,
   "0019-traces": m0019traces,

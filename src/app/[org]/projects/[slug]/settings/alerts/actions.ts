@@ -1,0 +1,130 @@
+"use server";
+/**
+ * Alert settings as Server Actions, each one service call (src/server/alert-service.ts validates
+ * and authorizes): channels (create, delete, send a test), rules (create, enable/disable, delete),
+ * the delivery log's "retry now", and the viewer's own email opt-out.
+ */
+import type { FormResult } from "@/ui/settings-form";
+import { services } from "../../../../../_lib/server";
+import { fail, lines, ok, optionalNumber, runForm, text } from "../../../form-result";
+
+function target(data: FormData) {
+  const org = text(data, "org", 100);
+  const project = text(data, "project", 100);
+  return { org, project, path: `/${org}/projects/${project}/settings/alerts` };
+}
+
+const id = (data: FormData, name: string) => Number(text(data, name, 20));
+
+export async function createChannelAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const { org, project, path } = target(data);
+  const kind = text(data, "kind", 20);
+  const url = text(data, "url", 2000).trim();
+  const config: Record<string, unknown> =
+    kind === "email"
+      ? { to: lines(data, "to") }
+      : kind === "telegram"
+        ? { botToken: text(data, "botToken", 200).trim(), chatId: text(data, "chatId", 100).trim(), ...(url ? { url } : {}) }
+        : { url, ...(text(data, "secret", 200) ? { secret: text(data, "secret", 200) } : {}) };
+  return runForm(async (viewer) => {
+    const c = await (await services()).alerts.createChannel(viewer, org, project, { kind, name: text(data, "name", 100), config });
+    return ok(`Channel “${c.name}” added.`);
+  }, path);
+}
+
+export async function deleteChannelAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const { org, project, path } = target(data);
+  return runForm(async (viewer) => {
+    await (await services()).alerts.deleteChannel(viewer, org, project, id(data, "channelId"));
+    return ok("Channel deleted.");
+  }, path);
+}
+
+/** Sends a test message through the outbox and shows what the remote answered. */
+export async function testChannelAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const { org, project, path } = target(data);
+  return runForm(async (viewer) => {
+    const d = await (await services()).alerts.testChannel(viewer, org, project, id(data, "channelId"));
+    const answer = [d.responseStatus !== null ? `HTTP ${d.responseStatus}` : null, d.responseBody?.slice(0, 200) || null]
+      .filter(Boolean)
+      .join(" — ");
+    if (d.status === "sent") return ok(`Delivered. Remote answered: ${answer || "OK"}`);
+    if (d.status === "pending" && d.attempts === 0)
+      return fail("Not sent yet: is a worker running? The delivery log will show the result.");
+    return fail(`Not delivered: ${d.lastError ?? "unknown error"}${answer ? ` (${answer})` : ""}`);
+  }, path);
+}
+
+export async function createRuleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const { org, project, path } = target(data);
+  const events = optionalNumber(data, "freqEvents");
+  const users = optionalNumber(data, "freqUsers");
+  const frequency =
+    events !== null || users !== null
+      ? { events: events ?? 0, users: users ?? 0, minutes: optionalNumber(data, "freqMinutes") ?? 60 }
+      : null;
+  const maxAge = optionalNumber(data, "maxIssueAgeMinutes");
+  const input = {
+    name: text(data, "name", 100),
+    triggers: {
+      newIssue: data.get("newIssue") === "on",
+      regression: data.get("regression") === "on",
+      unignored: data.get("unignored") === "on",
+      frequency,
+    },
+    filters: {
+      environments: lines(data, "environments"),
+      levels: data.getAll("levels").filter((v): v is string => typeof v === "string"),
+      inAppOnly: data.get("inAppOnly") === "on",
+      maxIssueAgeMinutes: maxAge,
+      query: text(data, "query", 1000),
+      tags: [],
+    },
+    channelIds: data
+      .getAll("channelIds")
+      .map((v) => Number(v))
+      .filter((n) => Number.isSafeInteger(n)),
+    throttleMinutes: optionalNumber(data, "throttleMinutes") ?? undefined,
+    hourlyCap: optionalNumber(data, "hourlyCap") ?? undefined,
+  };
+  return runForm(async (viewer) => {
+    const r = await (await services()).alerts.createRule(viewer, org, project, input);
+    return ok(`Rule “${r.name}” created.`);
+  }, path);
+}
+
+export async function toggleRuleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const { org, project, path } = target(data);
+  return runForm(async (viewer) => {
+    const s = (await services()).alerts;
+    const rule = await s.getRule(viewer, org, project, id(data, "ruleId"));
+    const { id: _id, projectId: _p, createdAt: _c, updatedAt: _u, ...settings } = rule;
+    await s.updateRule(viewer, org, project, rule.id, { ...settings, enabled: !rule.enabled });
+    return ok(rule.enabled ? "Rule paused." : "Rule enabled.");
+  }, path);
+}
+
+export async function deleteRuleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const { org, project, path } = target(data);
+  return runForm(async (viewer) => {
+    await (await services()).alerts.deleteRule(viewer, org, project, id(data, "ruleId"));
+    return ok("Rule deleted.");
+  }, path);
+}
+
+export async function retryDeliveryAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const { org, project, path } = target(data);
+  return runForm(async (viewer) => {
+    await (await services()).alerts.retryNow(viewer, org, project, id(data, "notificationId"));
+    return ok("Queued again.");
+  }, path);
+}
+
+export async function emailOptOutAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const { org, project, path } = target(data);
+  const optOut = data.get("optOut") === "true";
+  return runForm(async (viewer) => {
+    await (await services()).alerts.setEmailOptOut(viewer, org, project, optOut);
+    return ok(optOut ? "This project no longer emails you." : "This project emails you again.");
+  }, path);
+}

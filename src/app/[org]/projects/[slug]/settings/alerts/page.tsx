@@ -1,0 +1,330 @@
+import type { Metadata } from "next";
+import type { AlertRule } from "@/core/alerts/types";
+import type { ChannelView, DeliveryView } from "@/server/alert-service";
+import { ActionButton, NewChannelForm } from "@/ui/alert-forms";
+import { SettingsForm } from "@/ui/settings-form";
+import { Field, ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
+import { TimeAgo } from "@/ui/time-ago";
+import { orNotFound, requireViewer, services } from "../../../../../_lib/server";
+import {
+  createChannelAction,
+  createRuleAction,
+  deleteChannelAction,
+  deleteRuleAction,
+  emailOptOutAction,
+  retryDeliveryAction,
+  testChannelAction,
+  toggleRuleAction,
+} from "./actions";
+
+export const metadata: Metadata = { title: "Alerts" };
+
+function triggerText(r: AlertRule): string {
+  const t = r.triggers;
+  const parts = [t.newIssue && "new issue", t.regression && "regression", t.unignored && "unignored"].filter(Boolean) as string[];
+  const f = t.frequency;
+  if (f) {
+    const what = [f.events ? `${f.events} events` : null, f.users ? `${f.users} users` : null].filter(Boolean).join(" or ");
+    parts.push(`${what} in ${f.minutes} min`);
+  }
+  return parts.join(" · ");
+}
+
+function filterText(r: AlertRule): string {
+  const f = r.filters;
+  const parts: string[] = [];
+  if (f.environments.length) parts.push(`environment ${f.environments.join(", ")}`);
+  if (f.levels.length) parts.push(`level ${f.levels.join(", ")}`);
+  for (const t of f.tags) parts.push(`${t.key} ${t.op} “${t.value}”`);
+  if (f.maxIssueAgeMinutes !== null) parts.push(`issue younger than ${f.maxIssueAgeMinutes} min`);
+  if (f.inAppOnly) parts.push("in-app frames only");
+  if (f.query) parts.push(f.query);
+  return parts.join(" · ") || "every issue";
+}
+
+const STATUS_CLASS: Record<string, string> = {
+  sent: "",
+  pending: "border-dashed",
+  failed: "border-danger text-danger",
+  held: "border-dashed",
+  summarised: "",
+};
+
+/** Alert rules, their channels with "send a test", the delivery log with "retry now", and the viewer's own email choice. */
+export default async function AlertsPage({ params }: { params: Promise<{ org: string; slug: string }> }) {
+  const { org, slug } = await params;
+  const base = `/${encodeURIComponent(org)}/projects/${encodeURIComponent(slug)}/settings`;
+  const viewer = await requireViewer(`${base}/alerts`);
+  const s = await services();
+  const [settings, overview, log] = await Promise.all([
+    orNotFound(s.projects.settings(viewer, org, slug)),
+    orNotFound(s.alerts.overview(viewer, org, slug)),
+    orNotFound(s.alerts.deliveries(viewer, org, slug, { limit: 50 })),
+  ]);
+  const canManage = overview.canManage;
+  const hidden = { org, project: settings.project.slug };
+  const channels = new Map(overview.channels.map((c) => [c.id, c]));
+  const now = Date.now();
+  return (
+    <div>
+      {canManage ? null : <ReadOnlyNote role={settings.role} />}
+      <SettingsSection
+        id="rules"
+        title="Alert rules"
+        description="A rule sends a message when its trigger fires and its filters match. Each issue alerts a rule at most once per throttle period; beyond a rule's hourly cap, messages are held and sent later as one summary."
+      >
+        <ul className="flex flex-col divide-y divide-border rounded-md border border-border" aria-label="Rules">
+          {overview.rules.map((r) => (
+            <li key={r.id} className="px-4 py-3" data-testid="rule-row" data-rule-name={r.name}>
+              <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+                <span className="font-semibold">{r.name}</span>
+                <span className={`badge ${r.enabled ? "" : "border-dashed"}`}>{r.enabled ? "on" : "paused"}</span>
+                <span className="text-[12px] text-fg-dim">
+                  at most once per issue every {r.throttleMinutes} min · {r.hourlyCap}/hour
+                </span>
+                {canManage ? (
+                  <span className="ml-auto flex gap-2">
+                    <ActionButton
+                      action={toggleRuleAction}
+                      values={{ ...hidden, ruleId: String(r.id) }}
+                      label={r.enabled ? "Pause" : "Enable"}
+                    />
+                    <ActionButton
+                      action={deleteRuleAction}
+                      values={{ ...hidden, ruleId: String(r.id) }}
+                      label="Delete"
+                      ariaLabel={`Delete rule ${r.name}`}
+                      danger
+                    />
+                  </span>
+                ) : null}
+              </div>
+              <dl className="mt-1 grid grid-cols-[90px_minmax(0,1fr)] gap-x-3 text-[12.5px]">
+                <dt className="text-fg-muted">When</dt>
+                <dd>{triggerText(r)}</dd>
+                <dt className="text-fg-muted">Only</dt>
+                <dd className="font-mono text-[12px]">{filterText(r)}</dd>
+                <dt className="text-fg-muted">Send to</dt>
+                <dd>{r.channelIds.map((id) => channels.get(id)?.name ?? `deleted channel #${id}`).join(", ") || "nowhere yet"}</dd>
+              </dl>
+            </li>
+          ))}
+          {overview.rules.length === 0 ? (
+            <li className="px-4 py-3 text-fg-muted">No rules: nobody is told when something breaks.</li>
+          ) : null}
+        </ul>
+      </SettingsSection>
+
+      <SettingsSection
+        id="channels"
+        title="Channels"
+        description="Where rules send. “Send a test” delivers a test message now and shows what the remote answered."
+      >
+        <ul className="flex flex-col divide-y divide-border rounded-md border border-border" aria-label="Channels">
+          {overview.channels.map((c: ChannelView) => (
+            <li
+              key={c.id}
+              className="flex flex-wrap items-center gap-x-3 gap-y-2 px-4 py-2.5"
+              data-testid="channel-row"
+              data-channel-name={c.name}
+            >
+              <span className="font-semibold">{c.name}</span>
+              <span className="badge">{c.kind === "webhook" ? "generic webhook" : c.kind}</span>
+              <span className="font-mono text-[12px] text-fg-dim">{c.target}</span>
+              {canManage ? (
+                <span className="ml-auto flex flex-wrap gap-2">
+                  <ActionButton
+                    action={testChannelAction}
+                    values={{ ...hidden, channelId: String(c.id) }}
+                    label="Send a test"
+                    ariaLabel={`Send a test to ${c.name}`}
+                    testId={`test-channel-${c.id}`}
+                  />
+                  <ActionButton
+                    action={deleteChannelAction}
+                    values={{ ...hidden, channelId: String(c.id) }}
+                    label="Delete"
+                    ariaLabel={`Delete channel ${c.name}`}
+                    danger
+                  />
+                </span>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+        {canManage ? (
+          <div className="mt-4">
+            <NewChannelForm action={createChannelAction} hidden={hidden} />
+          </div>
+        ) : null}
+      </SettingsSection>
+
+      {canManage ? (
+        <SettingsSection
+          id="new-rule"
+          title="New rule"
+          description="Choose at least one trigger and one channel. Filters are optional; the query uses the issue stream's search language."
+        >
+          <SettingsForm action={createRuleAction} hidden={hidden} canManage={canManage} submitLabel="Create rule" testId="new-rule">
+            <Field id="rule-name" label="Name">
+              <input
+                id="rule-name"
+                name="name"
+                className="input max-w-[420px]"
+                required
+                maxLength={100}
+                placeholder="Production errors to #ops"
+              />
+            </Field>
+            <Field id="rule-new" label="Triggers" hint="Frequency counts the issue's events (or new users) within the window.">
+              <div className="flex flex-col gap-1.5">
+                <label className="flex items-center gap-2">
+                  <input id="rule-new" type="checkbox" name="newIssue" defaultChecked /> A new issue
+                </label>
+                <label className="flex items-center gap-2">
+                  <input type="checkbox" name="regression" defaultChecked /> A resolved issue regresses
+                </label>
+                <label className="flex items-center gap-2">
+                  <input type="checkbox" name="unignored" /> An ignored issue comes back
+                </label>
+                <span className="flex flex-wrap items-center gap-2">
+                  More than
+                  <input
+                    name="freqEvents"
+                    inputMode="numeric"
+                    className="input w-[80px]"
+                    aria-label="Frequency: events"
+                    placeholder="events"
+                  />
+                  events or
+                  <input
+                    name="freqUsers"
+                    inputMode="numeric"
+                    className="input w-[80px]"
+                    aria-label="Frequency: users"
+                    placeholder="users"
+                  />
+                  users in
+                  <input
+                    name="freqMinutes"
+                    inputMode="numeric"
+                    className="input w-[70px]"
+                    aria-label="Frequency: minutes"
+                    placeholder="60"
+                  />
+                  minutes
+                </span>
+              </div>
+            </Field>
+            <Field id="rule-query" label="Search filter" hint="e.g. level:error environment:production !browser:*bot*">
+              <input id="rule-query" name="query" className="input max-w-[520px] font-mono" maxLength={1000} />
+            </Field>
+            <Field id="rule-env" label="Environments" hint="One per line or comma separated; empty is any.">
+              <input id="rule-env" name="environments" className="input max-w-[420px]" />
+            </Field>
+            <Field id="rule-level-error" label="Levels" hint="None checked is any level.">
+              <div className="flex flex-wrap gap-3">
+                {["fatal", "error", "warning", "info", "debug"].map((l) => (
+                  <label key={l} className="flex items-center gap-1.5">
+                    <input id={`rule-level-${l}`} type="checkbox" name="levels" value={l} /> {l}
+                  </label>
+                ))}
+              </div>
+            </Field>
+            <Field id="rule-inapp" label="Only in-app errors" hint="Skip events whose stack has no frame of your code.">
+              <input id="rule-inapp" type="checkbox" name="inAppOnly" />
+            </Field>
+            <Field id="rule-age" label="Issue age" hint="Only issues first seen at most this many minutes ago; empty is any.">
+              <input id="rule-age" name="maxIssueAgeMinutes" inputMode="numeric" className="input w-[120px]" />
+            </Field>
+            <Field id="rule-channel-0" label="Send to">
+              <div className="flex flex-col gap-1.5">
+                {overview.channels.map((c, i) => (
+                  <label key={c.id} className="flex items-center gap-2">
+                    <input id={`rule-channel-${i}`} type="checkbox" name="channelIds" value={c.id} /> {c.name}{" "}
+                    <span className="text-fg-dim">({c.kind})</span>
+                  </label>
+                ))}
+                {overview.channels.length === 0 ? <span className="text-fg-muted">Add a channel first.</span> : null}
+              </div>
+            </Field>
+            <Field id="rule-throttle" label="Throttle (minutes)" hint="At most one message per issue in this time (default 30).">
+              <input id="rule-throttle" name="throttleMinutes" inputMode="numeric" className="input w-[120px]" placeholder="30" />
+            </Field>
+            <Field id="rule-cap" label="Hourly cap" hint="Messages per hour before the rest is held for a summary (default 60).">
+              <input id="rule-cap" name="hourlyCap" inputMode="numeric" className="input w-[120px]" placeholder="60" />
+            </Field>
+          </SettingsForm>
+        </SettingsSection>
+      ) : null}
+
+      <SettingsSection
+        id="log"
+        title="Delivery log"
+        description="The latest 50 messages: when, what, where, and what the remote said. Failed messages can be retried."
+      >
+        <div className="overflow-x-auto rounded-md border border-border">
+          <table className="w-full text-[12.5px] tabular-nums" aria-label="Delivery log">
+            <thead className="bg-subtle text-left text-fg-muted">
+              <tr>
+                <th className="px-3 py-1.5 font-medium">When</th>
+                <th className="px-3 py-1.5 font-medium">What</th>
+                <th className="px-3 py-1.5 font-medium">Channel</th>
+                <th className="px-3 py-1.5 font-medium">Result</th>
+                <th className="px-3 py-1.5 font-medium">Answer / last error</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-border">
+              {log.map((d: DeliveryView) => (
+                <tr key={d.id} data-testid="delivery-row" data-status={d.status} data-kind={d.kind}>
+                  <td className="px-3 py-1.5 whitespace-nowrap">
+                    <TimeAgo ms={d.createdAt} now={now} />
+                  </td>
+                  <td className="max-w-[260px] truncate px-3 py-1.5" title={d.title}>
+                    {d.trigger ? <span className="text-fg-dim">{d.trigger.replace("_", " ")} · </span> : null}
+                    {d.title}
+                  </td>
+                  <td className="px-3 py-1.5 whitespace-nowrap">{channels.get(d.channelId)?.name ?? `#${d.channelId}`}</td>
+                  <td className="px-3 py-1.5 whitespace-nowrap">
+                    <span className="flex items-center gap-2">
+                      <span className={`badge ${STATUS_CLASS[d.status] ?? ""}`}>{d.status}</span>
+                      {d.attempts > 1 ? <span className="text-fg-dim">{d.attempts} tries</span> : null}
+                      {canManage && (d.status === "failed" || (d.status === "pending" && d.lastError)) ? (
+                        <ActionButton action={retryDeliveryAction} values={{ ...hidden, notificationId: String(d.id) }} label="Retry now" />
+                      ) : null}
+                    </span>
+                  </td>
+                  <td className="max-w-[240px] truncate px-3 py-1.5 font-mono text-[12px]" title={d.lastError ?? d.responseBody ?? ""}>
+                    {d.lastError ?? [d.responseStatus, d.responseBody].filter((v) => v !== null && v !== "").join(" ")}
+                  </td>
+                </tr>
+              ))}
+              {log.length === 0 ? (
+                <tr>
+                  <td colSpan={5} className="px-3 py-3 text-fg-muted">
+                    Nothing sent yet.
+                  </td>
+                </tr>
+              ) : null}
+            </tbody>
+          </table>
+        </div>
+      </SettingsSection>
+
+      <SettingsSection
+        id="my-email"
+        title="Your email from this project"
+        description="Email channels without explicit recipients send to every member of the organization; you can leave this project out."
+      >
+        <ActionButton
+          action={emailOptOutAction}
+          values={{ ...hidden, optOut: overview.emailOptOut ? "false" : "true" }}
+          label={overview.emailOptOut ? "Email me again" : "Stop emailing me"}
+        />
+        <p className="mt-1 text-[12px] text-fg-dim">
+          {overview.emailOptOut ? "You do not get this project's alert emails." : "You get this project's alert emails."}
+        </p>
+      </SettingsSection>
+    </div>
+  );
+}

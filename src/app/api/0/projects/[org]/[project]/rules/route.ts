@@ -1,0 +1,19 @@
+import { fromSentryRule, sentryRule } from "@/server/alert-rule-shapes";
+import { app } from "@/server/app-context";
+import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
+
+type P = { org: string; project: string };
+
+// Sentry's issue alert rules: list and create.
+export const GET = apiRoute<P>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  const o = await app().alerts.overview(viewer, params.org, params.project);
+  return Response.json(o.rules.map(sentryRule));
+});
+
+export const POST = apiRoute<P>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  const rule = await app().alerts.createRule(viewer, params.org, params.project, fromSentryRule(await readJson(req)));
+  return Response.json(sentryRule(rule), { status: 201 });
+});
+export const dynamic = "force-dynamic";

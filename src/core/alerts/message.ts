@@ -1,0 +1,144 @@
+/**
+ * The alert message: a snapshot taken when the trigger is recorded (inside the digest
+ * transaction) and stored on the notification row, so delivery needs no reads and sends what was
+ * true at that moment. Versioned: `v` is part of the generic webhook's documented schema.
+ */
+import type { NormalizedEvent } from "../event";
+import type { TriggerKind } from "./types";
+
+export const MESSAGE_VERSION = 1;
+
+/** Tags worth showing in a message (others stay on the issue page). */
+const SHOWN_TAGS = ["environment", "release", "level", "handled", "browser", "os", "runtime", "url", "server_name", "transaction", "user"];
+
+export interface TopFrame {
+  function: string | null;
+  filename: string | null;
+  lineno: number | null;
+}
+
+export interface IssueAlert {
+  v: number;
+  kind: "alert";
+  trigger: TriggerKind;
+  rule: { id: number; name: string };
+  org: { slug: string };
+  project: { id: number; slug: string; name: string };
+  issue: {
+    id: number;
+    shortId: string;
+    title: string;
+    culprit: string;
+    level: string;
+    status: string;
+    substatus: string;
+    firstSeen: number;
+    lastSeen: number;
+    count: number;
+    userCount: number;
+  };
+  event: {
+    id: string;
+    environment: string | null;
+    release: string | null;
+    topFrame: TopFrame | null;
+    tags: Array<[string, string]>;
+  };
+  /** path of the issue page, prefixed with PUBLIC_URL when sent */
+  path: string;
+}
+
+export interface HeldDigest {
+  v: number;
+  kind: "digest";
+  rule: { id: number; name: string };
+  org: { slug: string };
+  project: { id: number; slug: string; name: string };
+  /** messages held back by the hourly cap (at most 50 listed; `heldCount` counts all) */
+  held: Array<{ trigger: TriggerKind; shortId: string; title: string; path: string; at: number }>;
+  heldCount: number;
+  path: string;
+}
+
+export interface TestMessage {
+  v: number;
+  kind: "test";
+  org: { slug: string };
+  project: { id: number; slug: string; name: string };
+  channel: { id: number; name: string };
+  path: string;
+}
+
+export type AlertMessage = IssueAlert | HeldDigest | TestMessage;
+
+/** The crash frame an engineer looks at first: the innermost in-app frame, else the innermost. */
+export function topFrameOf(event: Pick<NormalizedEvent, "exception">): TopFrame | null {
+  const values = event.exception?.values ?? [];
+  const frames = values.at(-1)?.stacktrace?.frames ?? [];
+  const pick = [...frames].reverse().find((f) => f?.in_app === true) ?? frames.at(-1);
+  if (!pick) return null;
+  return {
+    function: typeof pick.function === "string" ? pick.function : null,
+    filename: typeof pick.filename === "string" ? pick.filename : typeof pick.abs_path === "string" ? pick.abs_path : null,
+    lineno: typeof pick.lineno === "number" ? pick.lineno : null,
+  };
+}
+
+export function hasInAppFrame(event: Pick<NormalizedEvent, "exception">): boolean {
+  for (const v of event.exception?.values ?? []) {
+    if ((v.stacktrace?.frames ?? []).some((f) => f?.in_app === true)) return true;
+  }
+  return false;
+}
+
+export function shownTags(tags: Array<[string, string]>): Array<[string, string]> {
+  return tags.filter(([k]) => SHOWN_TAGS.includes(k)).slice(0, 10);
+}
+
+export function formatShortId(projectSlug: string, shortId: number): string {
+  return `${projectSlug.toUpperCase()}-${shortId}`;
+}
+
+export function issuePath(orgSlug: string, issueId: number): string {
+  return `/${encodeURIComponent(orgSlug)}/issues/${issueId}`;
+}
+
+export function alertsSettingsPath(orgSlug: string, projectSlug: string): string {
+  return `/${encodeURIComponent(orgSlug)}/projects/${encodeURIComponent(projectSlug)}/settings/alerts`;
+}
+
+const TRIGGER_WORDS: Record<TriggerKind, string> = {
+  new_issue: "New issue",
+  regression: "Regression",
+  unignored: "Unignored",
+  frequency: "Frequency threshold",
+};
+
+/** One line that says what happened: "Regression in web: TypeError: x is undefined". */
+export function headline(m: AlertMessage): string {
+  if (m.kind === "test") return `Test message from Errata for ${m.project.name} (${m.channel.name})`;
+  if (m.kind === "digest")
+    return `${m.heldCount} alert${m.heldCount === 1 ? "" : "s"} held back by the hourly cap for rule "${m.rule.name}"`;
+  return `${TRIGGER_WORDS[m.trigger]} in ${m.project.name}: ${m.issue.title}`;
+}
+
+export function frameText(f: TopFrame | null): string | null {
+  if (!f) return null;
+  const where = f.filename ? `${f.filename}${f.lineno !== null ? `:${f.lineno}` : ""}` : "";
+  const fn = f.function ?? "?";
+  return where ? `${fn} (${where})` : fn;
+}
+
+/** Key facts as label/value pairs, in display order (email, Slack fields, Teams facts…). */
+export function facts(m: IssueAlert): Array<[string, string]> {
+  const out: Array<[string, string]> = [
+    ["Issue", m.issue.shortId],
+    ["Project", m.project.name],
+    ["Level", m.issue.level],
+  ];
+  if (m.event.environment) out.push(["Environment", m.event.environment]);
+  if (m.event.release) out.push(["Release", m.event.release]);
+  out.push(["Events", String(m.issue.count)], ["Users", String(m.issue.userCount)]);
+  out.push(["First seen", new Date(m.issue.firstSeen).toISOString()], ["Last seen", new Date(m.issue.lastSeen).toISOString()]);
+  return out;
+}

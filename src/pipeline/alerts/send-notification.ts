@@ -1,0 +1,124 @@
+/**
+ * Sends one notification on its channel: email through SMTP, everything else as an HTTP POST
+ * through the outbound policy (src/net/safe-request.ts: the resolved address is checked at connect
+ * time and on every redirect hop). Every request carries the notification's delivery id
+ * (`X-Errata-Delivery`, `Idempotency-Key`; the email's Message-ID) so a message sent again after a
+ * crash between send and record is recognisable by the receiver.
+ */
+import { createHmac } from "node:crypto";
+import type { AlertsConfig, SmtpConfig } from "../../config";
+import { type AlertMessage, headline } from "../../core/alerts/message";
+import { renderHtml, renderText } from "../../core/alerts/render-text";
+import { requestedWaitMs, retryableStatus } from "../../core/alerts/retry-policy";
+import type { AlertChannel } from "../../core/alerts/types";
+import { webhookRequest } from "../../core/alerts/webhook-bodies";
+import { OutboundError, safeRequest } from "../../net/safe-request";
+import { MailNotConfiguredError, sendMail } from "../../server/mail/mailer";
+import type { Db } from "../../storage/db";
+import { projectRecipientEmails } from "../../storage/notifications";
+
+export interface SendDeps {
+  db: Db;
+  alerts: AlertsConfig;
+  smtp: SmtpConfig;
+  publicUrl: string;
+  now: () => number;
+}
+
+export type SendOutcome =
+  | { ok: true; status: number | null; body: string }
+  | { ok: false; retryable: boolean; error: string; status: number | null; body: string | null; waitMs?: number };
+
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export async function sendNotification(
+  n: { deliveryId: string; projectId: number; payload: string },
+  channel: AlertChannel | undefined,
+  deps: SendDeps,
+): Promise<SendOutcome> {
+  if (!channel) return { ok: false, retryable: false, error: "the channel was deleted", status: null, body: null };
+  let message: AlertMessage;
+  try {
+    message = JSON.parse(n.payload) as AlertMessage;
+  } catch {
+    return { ok: false, retryable: false, error: "the stored message is unreadable", status: null, body: null };
+  }
+  if (channel.kind === "email") return sendEmail(n, channel, message, deps);
+  return sendWebhook(n.deliveryId, channel, message, deps);
+}
+
+async function sendEmail(
+  n: { deliveryId: string; projectId: number },
+  channel: AlertChannel,
+  m: AlertMessage,
+  deps: SendDeps,
+): Promise<SendOutcome> {
+  const to = channel.config.to?.length ? channel.config.to : await projectRecipientEmails(deps.db, n.projectId);
+  if (to.length === 0) return { ok: false, retryable: false, error: "no recipients (every member opted out)", status: null, body: null };
+  try {
+    const info = await sendMail(
+      deps.smtp,
+      {
+        to,
+        subject: `[Errata] ${headline(m)}`.slice(0, 250),
+        text: renderText(m, deps.publicUrl),
+        html: renderHtml(m, deps.publicUrl),
+        idempotencyKey: n.deliveryId,
+      },
+      deps.alerts.timeoutMs,
+    );
+    return { ok: true, status: null, body: info.response };
+  } catch (err) {
+    if (err instanceof MailNotConfiguredError) return { ok: false, retryable: false, error: err.message, status: null, body: null };
+    const e = err as { responseCode?: number; message?: string; code?: string };
+    // 5xx SMTP replies are permanent (bad recipient, refused); connection trouble and 4xx are not.
+    const permanent = typeof e.responseCode === "number" && e.responseCode >= 500;
+    return {
+      ok: false,
+      retryable: !permanent,
+      error: `SMTP: ${e.message ?? String(err)}`.slice(0, 500),
+      status: e.responseCode ?? null,
+      body: null,
+    };
+  }
+}
+
+async function sendWebhook(deliveryId: string, channel: AlertChannel, m: AlertMessage, deps: SendDeps): Promise<SendOutcome> {
+  const kind = channel.kind as Exclude<AlertChannel["kind"], "email">;
+  const req = webhookRequest(kind, channel.config, m, deps.publicUrl, deliveryId);
+  const headers: Record<string, string> = {
+    ...req.headers,
+    "user-agent": "Errata-Alerts/1",
+    "x-errata-delivery": deliveryId,
+    "idempotency-key": deliveryId,
+  };
+  if (kind === "webhook" && channel.config.secret) {
+    // Signed over "<timestamp>.<body>" so a captured request cannot be replayed later with a new time.
+    const ts = String(Math.floor(deps.now() / 1000));
+    headers["x-errata-timestamp"] = ts;
+    headers["x-errata-signature"] = `sha256=${createHmac("sha256", channel.config.secret).update(`${ts}.${req.body}`).digest("hex")}`;
+  }
+  try {
+    const res = await safeRequest(
+      req.url,
+      { method: "POST", headers, body: req.body, timeoutMs: deps.alerts.timeoutMs, maxBodyBytes: MAX_RESPONSE_BYTES, maxRedirects: 3 },
+      { allowPrivate: deps.alerts.allowPrivateWebhooks, allowHosts: deps.alerts.webhookAllowHosts },
+    );
+    const body = res.body.toString("utf8").slice(0, 2000);
+    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, body };
+    return {
+      ok: false,
+      retryable: retryableStatus(res.status),
+      error: `HTTP ${res.status}`,
+      status: res.status,
+      body,
+      waitMs: requestedWaitMs(res.status, res.headers, body, deps.now()),
+    };
+  } catch (err) {
+    if (err instanceof OutboundError) {
+      const retryable = err.code === "timeout" || err.code === "network";
+      return { ok: false, retryable, error: `${err.code}: ${err.message}`.slice(0, 500), status: null, body: null };
+    }
+    return { ok: false, retryable: true, error: (err as Error)?.message?.slice(0, 500) ?? String(err), status: null, body: null };
+  }
+}
