@@ -124,6 +124,14 @@ const EnvSchema = z.object({
   // Serves /debug/throw, a page that fails on purpose, so tests can see the product error page.
   // Never enable in production.
   ERRATA_TEST_ROUTES: bool(false),
+
+  // Cron monitors: the worker's schedule evaluator looks for missed and timed-out check-ins this
+  // often. Sentry evaluates once a minute; 10 s keeps a missed run visible within seconds of
+  // its margin at the cost of one cheap indexed query per tick.
+  MONITOR_TICK_MS: int(10_000),
+  // Test only: a file holding epoch ms that replaces the monitors' clock (check-in times and the
+  // evaluator), so tests move time across restarts instead of sleeping. Never set in production.
+  ERRATA_TEST_CLOCK_FILE: z.string().optional(),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -155,6 +163,7 @@ export interface Config {
   retention: RetentionConfig;
   sourcemaps: SourcemapConfig;
   testRoutes: boolean;
+  monitors: { tickMs: number; testClockFile: string | undefined };
 }
 
 export interface SourcemapConfig {
@@ -258,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       resymbolicateMaxEvents: e.SOURCEMAP_RESYMBOLICATE_MAX_EVENTS,
     },
     testRoutes: e.ERRATA_TEST_ROUTES,
+    monitors: { tickMs: Math.max(100, e.MONITOR_TICK_MS), testClockFile: e.ERRATA_TEST_CLOCK_FILE || undefined },
   };
 }
 

@@ -18,21 +18,20 @@ describe("item categories and support", () => {
   });
 
   test("stored types are supported; tracing, replays, profiles, logs, metrics and unknown types are not", () => {
-    for (const t of ["event", "attachment", "user_report", "feedback", "session", "sessions", "client_report", "raw_security"]) {
+    for (const t of [
+      "event",
+      "attachment",
+      "user_report",
+      "feedback",
+      "session",
+      "sessions",
+      "client_report",
+      "raw_security",
+      "check_in",
+    ]) {
       expect(isSupportedItem(t), t).toBe(true);
     }
-    for (const t of [
-      "transaction",
-      "span",
-      "profile",
-      "profile_chunk",
-      "replay_event",
-      "replay_recording",
-      "check_in",
-      "log",
-      "statsd",
-      "x",
-    ]) {
+    for (const t of ["transaction", "span", "profile", "profile_chunk", "replay_event", "replay_recording", "log", "statsd", "x"]) {
       expect(isSupportedItem(t), t).toBe(false);
     }
   });

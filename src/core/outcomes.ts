@@ -31,7 +31,7 @@ export function hourStart(ms: number): number {
 
 /**
  * Item types Errata stores or counts; everything else (transaction, span, profile, replay_*,
- * check_in, log, statsd, unknown…) is answered 200 and counted filtered(unsupported_item).
+ * log, statsd, unknown…) is answered 200 and counted filtered(unsupported_item).
  */
 export const SUPPORTED_ITEM_TYPES: ReadonlySet<string> = new Set([
   "event",
@@ -43,6 +43,7 @@ export const SUPPORTED_ITEM_TYPES: ReadonlySet<string> = new Set([
   "client_report",
   "raw_security",
   "security",
+  "check_in",
 ]);
 
 export function isSupportedItem(type: string): boolean {

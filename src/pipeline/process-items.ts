@@ -4,7 +4,8 @@
  * three points:
  *
  *   parse (outside the transaction)   collectItem(): attachments, user reports, feedback, sessions
- *                                     and client reports are parsed and checked; CSP reports
+ *                                     and client reports are parsed and checked; cron check-ins
+ *                                     (`check_in`, monitor-checkins.ts); CSP reports
  *                                     (`raw_security`) come back as event JSON for the event path;
  *                                     anything unsupported is counted filtered(unsupported_item)
  *   store (inside the batch tx)       storeExtras(): rows written next to the events;
@@ -15,6 +16,7 @@
 import { createHash } from "node:crypto";
 import { AppError, type ErrorCode, isAppError } from "../core/errors";
 import type { NormalizedEvent } from "../core/event";
+import { type CheckIn, parseCheckIn } from "../core/monitors/checkin";
 import {
   hourStart,
   isSupportedItem,
@@ -52,6 +54,8 @@ import {
   putSessionState,
   type SessionBucketKey,
 } from "../storage/sessions";
+import { storeCheckIn } from "./monitor-checkins";
+import { checkInTime } from "./monitor-clock";
 
 const HOUR_MS = 3_600_000;
 
@@ -86,7 +90,12 @@ interface SessionsItem {
   aggregates: SessionAggregates;
 }
 
-type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem;
+interface CheckInItem {
+  kind: "check_in";
+  checkIn: CheckIn;
+}
+
+type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem | CheckInItem;
 
 /** Non-event items of one queue row, parsed, plus the outcomes already decided while parsing. */
 export interface ItemExtras {
@@ -150,6 +159,12 @@ export function collectItem(
       const report = parseClientReport(parseJsonObject(entry.payload, type), at);
       for (const d of report?.discards ?? []) count(extras, row, report?.at ?? at, d.category, "client_discard", d.reason, d.quantity);
       count(extras, row, at, "internal", "accepted");
+      return undefined;
+    }
+    case "check_in": {
+      const parsed = parseCheckIn(parseJsonObject(entry.payload, type));
+      if (parsed.ok) extras.items.push({ kind: "check_in", checkIn: parsed.value });
+      else count(extras, row, at, "monitor", "invalid", parsed.reason);
       return undefined;
     }
     case "session":
@@ -238,6 +253,12 @@ export async function storeExtras(tx: Tx, row: QueueItem, extras: ItemExtras | u
         await storeSessionAggregates(tx, row.projectId, it.aggregates);
         tally.add(row.projectId, row.keyId, row.receivedAt, "session", "accepted");
         break;
+      case "check_in": {
+        const outcome = await storeCheckIn(tx, {}, row.projectId, it.checkIn, checkInTime(row.receivedAt));
+        if (outcome === "accepted") tally.add(row.projectId, row.keyId, row.receivedAt, "monitor", "accepted");
+        else tally.add(row.projectId, row.keyId, row.receivedAt, "monitor", "filtered", outcome);
+        break;
+      }
     }
   }
 }

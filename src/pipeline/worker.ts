@@ -13,6 +13,8 @@ import type { Logger } from "../log";
 import type { Db } from "../storage/db";
 import { claimBatch } from "../storage/queue";
 import { type DigestResult, digestBatch, sha256Hex } from "./digest-batch";
+import { configureMonitorClock } from "./monitor-clock";
+import { runMonitorEvaluator } from "./monitor-evaluator";
 import { createSourcemapPipeline } from "./resymbolicate";
 import { runMaintenance } from "./retention";
 
@@ -64,7 +66,7 @@ export class Waker {
 export interface WorkerOptions {
   db: Db;
   /** with `retention` and `lifecycle`, the maintenance jobs (retention, lifecycle sweep) run alongside */
-  config: Pick<Config, "worker" | "limits"> & Partial<Pick<Config, "retention" | "lifecycle" | "sourcemaps">>;
+  config: Pick<Config, "worker" | "limits"> & Partial<Pick<Config, "retention" | "lifecycle" | "sourcemaps" | "monitors">>;
   log: Logger;
   signal: AbortSignal;
   waker?: Waker;
@@ -115,6 +117,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const sourcemaps = createSourcemapPipeline(db, log, config.sourcemaps, now);
   const { retention, lifecycle } = config;
   const maintenance = retention && lifecycle ? runMaintenance({ db, config: { retention, lifecycle }, log, signal, now }) : undefined;
+  const monitors = startMonitors(db, config.monitors, log, signal, lifecycle);
   while (!signal.aborted) {
     try {
       await sourcemaps.tick();
@@ -159,7 +162,21 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     }
   }
   await maintenance;
+  await monitors;
   log.info("digest worker stopped");
+}
+
+/** Cron monitors' evaluator (and the test clock check-ins use), when the worker is configured for them. */
+function startMonitors(
+  db: Db,
+  cfg: Config["monitors"] | undefined,
+  log: Logger,
+  signal: AbortSignal,
+  lifecycle: Config["lifecycle"] | undefined,
+): Promise<void> | undefined {
+  if (!cfg) return undefined;
+  configureMonitorClock(cfg.testClockFile);
+  return runMonitorEvaluator({ db, tickMs: cfg.tickMs, log: log.child({ job: "monitors" }), signal, lifecycle });
 }
 
 /** setTimeout-based pause (0 → one macrotask: lets queued I/O and messages run). */

@@ -364,6 +364,50 @@ export interface InstallationTable {
   value: string;
 }
 
+/** Cron monitors (0014): one per project and slug; `config` is MonitorConfig JSON. */
+export interface MonitorsTable {
+  id: Generated<number>;
+  project_id: number;
+  slug: string;
+  name: string;
+  status: string;
+  muted: Generated<number>;
+  config: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A monitor's state per environment (0014): the evaluator's schedule and the failure streak. */
+export interface MonitorEnvironmentsTable {
+  id: Generated<number>;
+  monitor_id: number;
+  environment: string;
+  status: string;
+  last_checkin_at: number | null;
+  next_checkin_at: number | null;
+  next_checkin_latest: number | null;
+  failures: Generated<number>;
+  successes: Generated<number>;
+  issue_id: number | null;
+  created_at: number;
+}
+
+/** Check-ins (0014), including the evaluator's missed ones. */
+export interface MonitorCheckinsTable {
+  id: Generated<number>;
+  monitor_id: number;
+  monitor_environment_id: number;
+  project_id: number;
+  check_in_id: string;
+  status: string;
+  duration_ms: number | null;
+  release: string | null;
+  expected_at: number | null;
+  timeout_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   installation: InstallationTable;
   organizations: OrganizationsTable;
@@ -394,4 +438,7 @@ export interface Database {
   issue_hourly: IssueHourlyTable;
   issue_tag_values: IssueTagValuesTable;
   issue_tag_keys: IssueTagKeysTable;
+  monitors: MonitorsTable;
+  monitor_environments: MonitorEnvironmentsTable;
+  monitor_checkins: MonitorCheckinsTable;
 }

@@ -15,6 +15,7 @@ import * as m0007issueStats from "./0007-issue-stats";
 import * as m0008releaseReads from "./0008-release-reads";
 import * as m0009crashedUsers from "./0009-crashed-users";
 import * as m0010bundleUse from "./0010-bundle-use";
+import * as m0014monitors from "./0014-monitors";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -29,6 +30,7 @@ const steps: Record<string, Step> = {
   "0008-release-reads": m0008releaseReads,
   "0009-crashed-users": m0009crashedUsers,
   "0010-bundle-use": m0010bundleUse,
+  "0014-monitors": m0014monitors,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
