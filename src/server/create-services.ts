@@ -34,6 +34,7 @@ import { createFeedbackServices } from "./feedback-service";
 import { createIngestDataServices } from "./ingest-data-services";
 import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
 import { createIssueStream } from "./issue-stream";
+import { createMonitorServices } from "./monitor-service";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
@@ -237,6 +238,7 @@ export function createServices(deps: {
     keys: admin.keys,
     releases: createReleaseServices({ db, now, membershipOrThrow, projectsOf: projectMap, toSummary }),
     feedback: createFeedbackServices({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
+    monitors: createMonitorServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
 
     issues: {
       // The stream's search (src/server/issue-stream.ts), without its default status or sparklines,

@@ -8,6 +8,7 @@ import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
 import type { IssueActions } from "./issue-actions";
 import type { IssueSort, IssueStreamServices } from "./issue-stream";
+import type { MonitorServices } from "./monitor-service";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseServices } from "./release-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
@@ -98,4 +99,6 @@ export interface AppServices {
   health: {
     ready(): Promise<{ ok: boolean; database: boolean; migrations: boolean }>;
   };
+  /** Cron monitors and their check-ins — src/server/monitor-service.ts */
+  monitors: MonitorServices;
 }

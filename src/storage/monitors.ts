@@ -439,3 +439,13 @@ export async function tryEvaluatorLock(tx: Tx, dialect: "sqlite" | "postgres"): 
 
 /** Arbitrary constant shared by every Errata process ("errata-monitors"). */
 const MONITOR_LOCK_KEY = 0x6d6f6e69;
+
+/** Sets every environment's next expectation (a resumed or rescheduled monitor). */
+export async function resetExpectations(tx: Tx, monitorId: number, next: number, latest: number): Promise<void> {
+  await tx
+    .updateTable("monitor_environments")
+    .set({ next_checkin_at: next, next_checkin_latest: latest })
+    .where("monitor_id", "=", monitorId)
+    .where("last_checkin_at", "is not", null)
+    .execute();
+}

@@ -106,7 +106,7 @@ describe.each(await dialects())("ingest endpoints on %s", (dialect) => {
     expect(r.json).toEqual({ id: txId });
     expect(await queueDepth(db)).toBe(before);
     const id = newId();
-    const mixed = `{"event_id":"${id}"}\n{"type":"span"}\n{}\n{"type":"event"}\n{"message":"kept"}\n{"type":"check_in"}\n{}\n{"type":"attachment","length":5}\na\nb\nc`;
+    const mixed = `{"event_id":"${id}"}\n{"type":"span"}\n{}\n{"type":"event"}\n{"message":"kept"}\n{"type":"log"}\n{}\n{"type":"attachment","length":5}\na\nb\nc`;
     expect((await request(s.base, url, mixed)).json).toEqual({ id });
     const [queued] = await queuedBodies(db, p.projectId);
     const env = parseEnvelope(queued as Buffer, LIMITS);
@@ -119,7 +119,7 @@ describe.each(await dialects())("ingest endpoints on %s", (dialect) => {
       "profile filtered unsupported_item": 1,
       "replay filtered unsupported_item": 1,
       "span filtered unsupported_item": 1,
-      "monitor filtered unsupported_item": 1,
+      "log_item filtered unsupported_item": 1,
     });
   });
 
