@@ -46,7 +46,9 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
 
   async function cli(args: string[], env: Record<string, string> = {}) {
     try {
-      const r = await execFileP(SENTRY_CLI, args, { env: { PATH: process.env.PATH ?? "", HOME: tempDir(), SENTRY_DSN: dsn, ...env } });
+      const r = await execFileP(SENTRY_CLI, args, {
+        env: { PATH: process.env.PATH ?? "", HOME: tempDir(), SENTRY_DSN: dsn, ...env } as NodeJS.ProcessEnv,
+      });
       return { code: 0, stdout: r.stdout };
     } catch (err) {
       const e = err as { code?: number; stdout?: string };
