@@ -45,10 +45,9 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
   const checkIns = async (slug: string) => (await api<CheckInShape[]>(`/monitors/${slug}/checkins/`)).body;
 
   async function cli(args: string[], env: Record<string, string> = {}) {
+    const childEnv: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: tempDir(), SENTRY_DSN: dsn, ...env };
     try {
-      const r = await execFileP(SENTRY_CLI, args, {
-        env: { PATH: process.env.PATH ?? "", HOME: tempDir(), SENTRY_DSN: dsn, ...env } as NodeJS.ProcessEnv,
-      });
+      const r = await execFileP(SENTRY_CLI, args, { env: childEnv as NodeJS.ProcessEnv });
       return { code: 0, stdout: r.stdout };
     } catch (err) {
       const e = err as { code?: number; stdout?: string };
