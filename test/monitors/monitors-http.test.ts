@@ -143,6 +143,10 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
     const nextHour = Math.floor(clock / HOUR) * HOUR + HOUR;
     setClock(nextHour + 2 * HOUR + 30 * 60_000);
     server = await startServer({ dialect, db: server.db, env: { ERRATA_TEST_CLOCK_FILE: clockFile, MONITOR_TICK_MS: "200" } });
+    // The restarted server listens on another port: so does the DSN.
+    const moved = new URL(dsn);
+    moved.host = new URL(server.url).host;
+    dsn = moved.toString();
     const missed = await eventually(
       async () => {
         const list = await checkIns("hourly");
