@@ -10,12 +10,14 @@ import { resolve } from "../core/issue-state/index";
 import type { LifecycleConfig } from "../core/issue-state/types";
 import { describeSchedule } from "../core/monitors/checkin";
 import { normalizeEvent } from "../core/normalize-event";
+import { statTagsOf } from "../core/search/event-tags";
 import { insertActivities } from "../storage/activity";
 import type { Tx } from "../storage/dialect";
 import { insertEvent } from "../storage/events";
 import { readIssueForUpdate, writeIssueState } from "../storage/issue-lifecycle";
+import { IssueStatsBatch, writeIssueStats } from "../storage/issue-stats";
 import { findIssueByHashes, insertIssue, recordIssueEvent } from "../storage/issues";
-import { type CheckInRecord, listCheckIns, type MonitorEnvRecord, type MonitorRecord } from "../storage/monitors";
+import { listCheckIns, type MonitorEnvRecord, type MonitorRecord } from "../storage/monitors";
 import { applyEventLifecycle } from "./lifecycle-step";
 
 const REASONS: Record<string, string> = {
@@ -58,7 +60,14 @@ export async function raiseMonitorIssue(tx: Tx, f: MonitorFailure, lifecycle?: L
       environment: env.environment,
       release: f.release ?? undefined,
       tags: { "monitor.slug": monitor.slug, "monitor.check_in_status": f.status },
-      contexts: { monitor: monitorContext(f, history) },
+      contexts: { monitor: monitorContext(f) },
+      // The check-in history at the time of the failure, oldest first, as the issue page's breadcrumbs.
+      breadcrumbs: history.reverse().map((c) => ({
+        timestamp: c.createdAt / 1000,
+        category: "monitor.check_in",
+        level: c.status === "ok" ? "info" : c.status === "in_progress" ? "debug" : "error",
+        message: `${c.status}${c.durationMs !== null ? ` after ${c.durationMs} ms` : ""} (${c.environment})`,
+      })),
       fingerprint: [`monitor:${monitor.id}:${env.environment}`],
     },
     { receivedAt: f.at, clientIp: null },
@@ -108,6 +117,10 @@ export async function raiseMonitorIssue(tx: Tx, f: MonitorFailure, lifecycle?: L
     release: f.release,
     newUser: false,
   });
+  // Trend chart and tag counts, as the digest writes them for every event.
+  const stats = new IssueStatsBatch();
+  stats.add(issueId, projectId, f.at, statTagsOf(event));
+  await writeIssueStats(tx, stats);
   await applyEventLifecycle(
     tx,
     { projectId, issueId, created, state, eventId: event.event_id, receivedAt: f.at, release: f.release },
@@ -131,7 +144,7 @@ export async function resolveMonitorIssue(tx: Tx, monitor: MonitorRecord, issueI
   await insertActivities(tx, issueId, locked.projectId, t.activities, at);
 }
 
-function monitorContext(f: MonitorFailure, history: CheckInRecord[]): Record<string, unknown> {
+function monitorContext(f: MonitorFailure): Record<string, unknown> {
   return {
     slug: f.monitor.slug,
     name: f.monitor.name,
@@ -140,8 +153,6 @@ function monitorContext(f: MonitorFailure, history: CheckInRecord[]): Record<str
     schedule: describeSchedule(f.monitor.config.schedule),
     timezone: f.monitor.config.timezone,
     check_in_id: f.checkInId,
-    // The check-in history at the time of the failure, newest first.
-    history: history.map((c) => `${new Date(c.createdAt).toISOString()} ${c.status}${c.durationMs !== null ? ` ${c.durationMs} ms` : ""}`),
   };
 }
 

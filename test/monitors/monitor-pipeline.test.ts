@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { evaluateMonitors } from "../../src/pipeline/monitor-evaluator";
 import { listActivity } from "../../src/storage/activity";
 import type { Db } from "../../src/storage/db";
+import { getLatestEvent } from "../../src/storage/events";
 import { getIssue } from "../../src/storage/issues";
 import { findMonitor, listCheckIns, listEnvironments } from "../../src/storage/monitors";
 import { enqueueMany } from "../../src/storage/queue";
@@ -77,6 +78,13 @@ describe.each(await dialects())("monitors on %s", (dialect) => {
     const issueId = env.issueId ?? 0;
     const issue = await getIssue(db, issueId);
     expect(issue).toMatchObject({ title: "Cron failure: job", status: "unresolved", eventCount: 3, type: "monitor_check_in_failure" });
+    // Counted in the trend like any event; the check-in history rides along as breadcrumbs.
+    const trend = await db.kysely.selectFrom("issue_hourly").select("count").where("issue_id", "=", issueId).execute();
+    expect(trend.reduce((n, r) => n + Number(r.count), 0)).toBe(3);
+    const latest = await getLatestEvent(db, issueId);
+    const crumbs = (latest?.event.breadcrumbs as { values: Array<{ message: string }> }).values.map((b) => b.message);
+    expect(crumbs[0]).toMatch(/^ok /);
+    expect(crumbs.at(-1)).toMatch(/^missed /);
 
     // Recovery (threshold 1) resolves it, with an activity entry by Errata.
     await send(projectId, late + MIN, { check_in_id: hexId("m2"), monitor_slug: "job", status: "ok" });
