@@ -164,7 +164,7 @@ export function collectItem(
     case "check_in": {
       const parsed = parseCheckIn(parseJsonObject(entry.payload, type));
       if (parsed.ok) extras.items.push({ kind: "check_in", checkIn: parsed.value });
-      else count(extras, row, at, "monitor", "invalid", parsed.reason);
+      else count(extras, row, at, "monitor", "invalid", "invalid_check_in");
       return undefined;
     }
     case "session":

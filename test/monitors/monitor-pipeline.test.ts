@@ -50,10 +50,23 @@ describe.each(await dialects())("monitors on %s", (dialect) => {
     expect(env).toMatchObject({ status: "ok", nextCheckinAt: Date.UTC(2026, 0, 5, 11), nextCheckinLatest: Date.UTC(2026, 0, 5, 11, 5) });
   });
 
-  test("a check-in for an unknown monitor without monitor_config is not stored", async () => {
+  test("a check-in for an unknown monitor without monitor_config is not stored; outcomes counted", async () => {
     const projectId = await createProject(db, "mon-unknown");
     await send(projectId, T0, { check_in_id: hexId("u"), monitor_slug: "ghost", status: "ok" });
     expect(await findMonitor(db, projectId, "ghost")).toBeUndefined();
+    await send(projectId, T0, { check_in_id: hexId("v"), monitor_slug: "ghost", status: "exploded" });
+    await send(projectId, T0, { check_in_id: hexId("w"), monitor_slug: "ghost", status: "ok", monitor_config: hourly });
+    // Every check-in gets one outcome, its reason a catalogue code.
+    const rows = await db.kysely
+      .selectFrom("outcomes")
+      .select(["category", "outcome", "reason", "quantity"])
+      .where("project_id", "=", projectId)
+      .execute();
+    expect(Object.fromEntries(rows.map((r) => [`${r.category} ${r.outcome} ${r.reason}`, Number(r.quantity)]))).toEqual({
+      "monitor filtered monitor_not_found": 1,
+      "monitor invalid invalid_check_in": 1,
+      "monitor accepted ": 1,
+    });
   });
 
   test("missed runs after downtime are marked once, open one issue; recovery resolves it; a new failure reopens it", async () => {
