@@ -95,7 +95,8 @@ describe.each(await dialects())("monitors on %s", (dialect) => {
     const trend = await db.kysely.selectFrom("issue_hourly").select("count").where("issue_id", "=", issueId).execute();
     expect(trend.reduce((n, r) => n + Number(r.count), 0)).toBe(3);
     const latest = await getLatestEvent(db, issueId);
-    const crumbs = (latest?.event.breadcrumbs as { values: Array<{ message: string }> }).values.map((b) => b.message);
+    if (!latest) throw new Error("the monitor issue has no event");
+    const crumbs = (latest.event.breadcrumbs as { values: Array<{ message: string }> }).values.map((b) => b.message);
     expect(crumbs[0]).toMatch(/^ok /);
     expect(crumbs.at(-1)).toMatch(/^missed /);
 
