@@ -134,7 +134,7 @@ export async function raiseMonitorIssue(tx: Tx, f: MonitorFailure, lifecycle?: L
 export async function resolveMonitorIssue(tx: Tx, monitor: MonitorRecord, issueId: number, at: number): Promise<void> {
   // No row lock: the write below is a compare-and-set on the state just read (both dialects).
   const locked = await readIssueForUpdate(tx, "sqlite", issueId);
-  if (!locked || locked.state.status !== "unresolved") return;
+  if (locked?.state.status !== "unresolved") return;
   const prev = locked.state;
   const t = resolve(prev, { kind: "now" }, null, at);
   if (!t.changed) return;
