@@ -17,7 +17,7 @@ describe("item categories and support", () => {
     expect(itemCategory("something_new")).toBe("default");
   });
 
-  test("stored types are supported; tracing, replays, profiles, logs, metrics and unknown types are not", () => {
+  test("stored types are supported (spans and logs to explain errors); replays, profiles, metrics and unknown types are not", () => {
     for (const t of [
       "event",
       "attachment",
@@ -27,11 +27,14 @@ describe("item categories and support", () => {
       "sessions",
       "client_report",
       "raw_security",
+      "transaction",
+      "span",
+      "log",
       "check_in",
     ]) {
       expect(isSupportedItem(t), t).toBe(true);
     }
-    for (const t of ["transaction", "span", "profile", "profile_chunk", "replay_event", "replay_recording", "log", "statsd", "x"]) {
+    for (const t of ["profile", "profile_chunk", "replay_event", "replay_recording", "statsd", "x"]) {
       expect(isSupportedItem(t), t).toBe(false);
     }
   });

@@ -30,11 +30,15 @@ export function hourStart(ms: number): number {
 }
 
 /**
- * Item types Errata stores or counts; everything else (transaction, span, profile, replay_*,
- * log, statsd, unknown…) is answered 200 and counted filtered(unsupported_item).
+ * Item types Errata stores or counts; everything else (profile, replay_*, statsd, unknown…) is
+ * answered 200 and counted filtered(unsupported_item). Transactions, spans and logs are kept only to
+ * explain errors (src/core/traces.ts).
  */
 export const SUPPORTED_ITEM_TYPES: ReadonlySet<string> = new Set([
   "event",
+  "transaction",
+  "span",
+  "log",
   "attachment",
   "user_report",
   "feedback",

@@ -37,7 +37,7 @@ import { createGroupCommitter } from "./group-commit";
 import { createIngestOutcomes } from "./ingest-outcomes";
 import { createKeyCache } from "./key-cache";
 import { type EnvelopeLimits, normalizeEventId } from "./parse-envelope";
-import { createBackpressure, createRateLimiter, freeDiskBytes, type RateLimitVerdict } from "./rate-limit";
+import { createBackpressure, createRateLimiter, freeDiskBytes, notKeptHeaders, type RateLimitVerdict } from "./rate-limit";
 import {
   type BodyLimits,
   ClientGoneError,
@@ -206,6 +206,7 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
 
     let body: Buffer;
     let eventId: string | undefined;
+    let extraHeaders: readonly string[] = [];
     if (isEnvelope) {
       const env = acceptEnvelope(raw, envelopeLimits);
       st.categories = env.kept.map(itemCategory);
@@ -217,10 +218,12 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
       // Cut-out items are filtered whatever happens to the rest (rate limit, failed commit).
       for (const type of env.unsupported) outcomes.add(projectId, st.keyId, now(), itemCategory(type), "filtered", REASONS.unsupportedItem);
       if (env.rateLimited) takeRateLimit(st);
-      // Only types Errata does not store (a transaction, a replay…): 200, nothing to queue.
-      if (env.kept.length === 0) return succeed(res, st, env.eventId);
+      const notKept = notKeptHeaders(env.unsupported);
+      // Only types Errata does not store (a replay, a profile…): 200, nothing to queue.
+      if (env.kept.length === 0) return succeed(res, st, env.eventId, 200, notKept);
       body = env.body;
       eventId = env.eventId;
+      extraHeaders = notKept;
     } else {
       st.categories = ["error"];
       const ev = acceptStore(raw, limits.maxEventSize);
@@ -229,7 +232,7 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
       eventId = ev.eventId;
     }
     await commit(st, req, isEnvelope ? "envelope" : "store", body);
-    succeed(res, st, eventId);
+    succeed(res, st, eventId, 200, extraHeaders);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -363,10 +366,10 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
   }
 
   /** Answers 2xx: from here on the queued items' outcomes are the worker's to record. */
-  function succeed(res: ServerResponse, st: RequestState, eventId: string | undefined, status = 200): void {
+  function succeed(res: ServerResponse, st: RequestState, eventId: string | undefined, status = 200, extra: readonly string[] = []): void {
     st.counted = true;
     countRequest(st, "ok");
-    sendOk(res, eventId, status);
+    sendOk(res, eventId, status, extra);
   }
 
   function countRequest(st: RequestState, code: string): void {

@@ -31,6 +31,24 @@ export function formatRateLimits(v: RateLimitVerdict): string {
   return `${v.retryAfter}:${v.categories.join(";")}:${v.scope}:${v.reason}`;
 }
 
+/**
+ * Item types Errata never keeps (replays, profiles): an envelope carrying one is answered 200 with
+ * a rate limit for their categories, so the SDK stops spending its users' bandwidth on them for an
+ * hour (the SDKs honour `X-Sentry-Rate-Limits` on any status).
+ */
+const NOT_KEPT_TYPES = new Set(["replay_event", "replay_recording", "replay_video", "profile", "profile_chunk"]);
+const NOT_KEPT_LIMIT: RateLimitVerdict = {
+  retryAfter: 3600,
+  categories: ["replay", "profile", "profile_chunk"],
+  scope: "organization",
+  reason: "not_kept",
+};
+
+/** Extra response headers for an accepted envelope whose cut-out items included types Errata never keeps. */
+export function notKeptHeaders(cutOut: readonly string[]): readonly string[] {
+  return cutOut.some((t) => NOT_KEPT_TYPES.has(t)) ? ["X-Sentry-Rate-Limits", formatRateLimits(NOT_KEPT_LIMIT)] : [];
+}
+
 export interface RateLimitConfig {
   /** events per window per DSN key; 0 = unlimited */
   keyEvents: number;

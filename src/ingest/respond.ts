@@ -14,10 +14,10 @@ const EMPTY_OK = "{}";
 /** CORS pairs as a flat list, built once: writeHead takes raw [name, value, …] arrays cheaply. */
 const CORS_PAIRS: string[] = Object.entries(CORS_HEADERS).flat();
 
-export function sendOk(res: ServerResponse, eventId: string | undefined, status = 200): void {
+export function sendOk(res: ServerResponse, eventId: string | undefined, status = 200, extra: readonly string[] = []): void {
   // eventId is validated 32-hex, so plain concatenation is valid JSON.
   const body = eventId === undefined ? EMPTY_OK : `{"id":"${eventId}"}`;
-  res.writeHead(status, [...CORS_PAIRS, "Content-Type", JSON_TYPE, "Content-Length", String(body.length)]);
+  res.writeHead(status, [...CORS_PAIRS, "Content-Type", JSON_TYPE, "Content-Length", String(body.length), ...extra]);
   res.end(body);
 }
 

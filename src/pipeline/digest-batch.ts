@@ -257,7 +257,7 @@ async function prepareItem(item: QueueItem, project: DigestProject, deps: Digest
       if (entry.headers.type === "event") raw = parseJsonObject(entry.payload, "event");
       else {
         // Everything else is process-items' business; CSP reports come back as event JSON.
-        const asEvent = collectItem(extras, item, envelope.headers, entry, deps.now);
+        const asEvent = collectItem(extras, item, envelope.headers, entry, deps.now, project.scrub);
         if (asEvent === undefined) {
           result.skipped += 1;
           continue;

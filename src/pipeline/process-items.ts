@@ -26,6 +26,7 @@ import {
   parseClientReport,
   REASONS,
 } from "../core/outcomes";
+import { DEFAULT_SCRUB_SETTINGS, type ScrubSettings, scrubData } from "../core/scrub/scrub-event";
 import {
   applySessionUpdate,
   type Parsed,
@@ -36,6 +37,7 @@ import {
   type SessionDelta,
   type SessionUpdate,
 } from "../core/sessions";
+import { type LogRecord, logsOfContainer, type SpanRecord, spansOfContainer, spansOfTransaction } from "../core/traces";
 import type { EnvelopeItem } from "../ingest/parse-envelope";
 import { normalizeEventId, parseJsonObject } from "../ingest/parse-envelope";
 import { securityReportToEvent } from "../ingest/security";
@@ -54,6 +56,7 @@ import {
   putSessionState,
   type SessionBucketKey,
 } from "../storage/sessions";
+import { insertLogs, insertSpans, type StoredLog } from "../storage/traces";
 import { storeCheckIn } from "./monitor-checkins";
 import { checkInTime } from "./monitor-clock";
 
@@ -95,7 +98,19 @@ interface CheckInItem {
   checkIn: CheckIn;
 }
 
-type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem | CheckInItem;
+/** Spans of a `span` or `transaction` item; `category` is what the item is counted as. */
+interface SpansItem {
+  kind: "spans";
+  category: "span" | "transaction";
+  spans: SpanRecord[];
+}
+
+interface LogsItem {
+  kind: "logs";
+  logs: StoredLog[];
+}
+
+type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem | SpansItem | LogsItem | CheckInItem;
 
 /** Non-event items of one queue row, parsed, plus the outcomes already decided while parsing. */
 export interface ItemExtras {
@@ -131,6 +146,7 @@ export function collectItem(
   envelopeHeaders: Record<string, unknown>,
   entry: EnvelopeItem,
   now: number,
+  scrub: ScrubSettings = DEFAULT_SCRUB_SETTINGS,
 ): Record<string, unknown> | undefined {
   const type = entry.headers.type;
   const at = row.receivedAt;
@@ -176,10 +192,45 @@ export function collectItem(
         aggregates,
       }));
       return undefined;
+    case "span":
+    case "transaction":
+    case "log":
+      collectTraceItem(extras, row, type, scrubData(parseJsonObject(entry.payload, type), scrub));
+      return undefined;
     default:
       count(extras, row, at, itemCategory(type), "filtered", REASONS.unsupportedItem);
       return undefined;
   }
+}
+
+/**
+ * Spans and logs (src/core/traces.ts), scrubbed like events. Records that cannot be used are
+ * counted invalid; the rest are accepted when stored. A transaction counts as one `transaction`
+ * whatever its spans; span and log items count each record (`span`, `log_item`), as Sentry does.
+ */
+function collectTraceItem(
+  extras: ItemExtras,
+  row: QueueItem,
+  type: "span" | "transaction" | "log",
+  payload: Record<string, unknown>,
+): void {
+  const at = row.receivedAt;
+  if (type === "log") {
+    const { records, dropped } = logsOfContainer(payload);
+    if (dropped > 0) count(extras, row, at, "log_item", "invalid", "invalid_log", dropped);
+    if (records.length > 0) extras.items.push({ kind: "logs", logs: records.map(withDedupe) });
+    return;
+  }
+  const { records, dropped } = type === "span" ? spansOfContainer(payload) : spansOfTransaction(payload);
+  if (type === "span" && dropped > 0) count(extras, row, at, "span", "invalid", "invalid_span", dropped);
+  if (records.length > 0) extras.items.push({ kind: "spans", category: type, spans: records });
+  else if (type === "transaction") count(extras, row, at, "transaction", "invalid", "invalid_transaction");
+}
+
+/** A log record's content hash: re-delivery of the same record stores nothing twice. */
+function withDedupe(l: LogRecord): StoredLog {
+  const h = createHash("sha1").update(`${l.traceId}|${l.spanId}|${l.timestamp}|${l.level}|${l.body}|${l.attributes}`).digest("hex");
+  return { ...l, dedupe: h };
 }
 
 function sessionOf<T>(extras: ItemExtras, row: QueueItem, parsed: Parsed<T>, wrap: (v: T) => OtherItem): void {
@@ -259,6 +310,14 @@ export async function storeExtras(tx: Tx, row: QueueItem, extras: ItemExtras | u
         else tally.add(row.projectId, row.keyId, row.receivedAt, "monitor", "filtered", outcome);
         break;
       }
+      case "spans":
+        await insertSpans(tx, row.projectId, row.receivedAt, it.spans);
+        tally.add(row.projectId, row.keyId, row.receivedAt, it.category, "accepted", "", it.category === "span" ? it.spans.length : 1);
+        break;
+      case "logs":
+        await insertLogs(tx, row.projectId, row.receivedAt, it.logs);
+        tally.add(row.projectId, row.keyId, row.receivedAt, "log_item", "accepted", "", it.logs.length);
+        break;
     }
   }
 }

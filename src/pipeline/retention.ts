@@ -28,6 +28,7 @@ import {
   storedEventsPerIssue,
 } from "../storage/event-retention";
 import { clearDueAt, findDueIssues, writeIssueState } from "../storage/issue-lifecycle";
+import { trimTraceData } from "./trace-retention";
 
 const DAY = 24 * 3600 * 1000;
 
@@ -48,6 +49,8 @@ export interface RetentionResult {
   expired: number;
   /** deleted for the event cap */
   evicted: number;
+  /** span and log rows deleted (same age and cap as events) */
+  traceRows: number;
 }
 
 /** A project's retention settings (`projects.settings` JSON), falling back to the defaults. */
@@ -65,7 +68,7 @@ export function projectRetention(
 const defaultYield = () => new Promise<void>((r) => setTimeout(r, 20));
 
 export async function runRetention(db: Db, o: RetentionOptions): Promise<RetentionResult> {
-  const result: RetentionResult = { projects: 0, expired: 0, evicted: 0 };
+  const result: RetentionResult = { projects: 0, expired: 0, evicted: 0, traceRows: 0 };
   const pause = o.yieldBetween ?? defaultYield;
   for (const project of await listProjectsForRetention(db)) {
     if (o.signal?.aborted) break;
@@ -73,6 +76,8 @@ export async function runRetention(db: Db, o: RetentionOptions): Promise<Retenti
     const { days, eventCap } = projectRetention(project.settings, o.defaults);
     result.expired += await expireProject(db, project.id, o.now - days * DAY, o, pause);
     result.evicted += await capProject(db, project.id, eventCap, o, pause);
+    const trace = { projectId: project.id, cutoff: o.now - days * DAY, cap: eventCap, batchSize: o.batchSize, pause, signal: o.signal };
+    result.traceRows += await trimTraceData(db, trace);
   }
   return result;
 }

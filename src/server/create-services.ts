@@ -38,6 +38,7 @@ import { createMonitorServices } from "./monitor-service";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
+import { createTraceServices } from "./trace-service";
 import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
 
 export const SCOPES = [
@@ -294,6 +295,11 @@ export function createServices(deps: {
     }),
 
     digests: createDigestServices({ db, membershipOrThrow, requireScope }),
+    traces: createTraceServices({
+      db,
+      requireScope,
+      issueProject: async (viewer, orgSlug, issueId) => (await issueInOrg(viewer, orgSlug, issueId)).issue.projectId,
+    }),
 
     ...createIngestDataServices({ db, membershipOrThrow, requireScope }),
     artifacts: createArtifactServices({

@@ -11,6 +11,7 @@ import type { IssueSort, IssueStreamServices } from "./issue-stream";
 import type { MonitorServices } from "./monitor-service";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseServices } from "./release-service";
+import type { TraceServices } from "./trace-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
 
 export interface SetupInput {
@@ -92,6 +93,8 @@ export interface AppServices {
     /** Events in other issues sharing a digest with this issue's recent events (±7 days), one row per issue, server first. */
     linkedForIssue(viewer: Viewer, orgSlug: string, issueId: number): Promise<DigestEvent[]>;
   };
+  /** Spans and logs of an error's trace, for its issue page — src/server/trace-service.ts */
+  traces: TraceServices;
   /** Outcome counters per project (admins) — src/server/ingest-data-services.ts */
   outcomes: IngestDataServices["outcomes"];
   /** Event attachments: list and download with authorization — src/server/ingest-data-services.ts */

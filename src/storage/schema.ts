@@ -408,6 +408,38 @@ export interface MonitorCheckinsTable {
   updated_at: number;
 }
 
+/** Spans kept to explain errors (0019, src/core/traces.ts). */
+export interface SpansTable {
+  id: Generated<number>;
+  project_id: number;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  segment_name: string | null;
+  name: string;
+  op: string | null;
+  status: string | null;
+  start_ms: number;
+  end_ms: number;
+  attributes: string;
+  received_at: number;
+}
+
+/** Logs kept to explain errors (0019). */
+export interface LogRecordsTable {
+  id: Generated<number>;
+  project_id: number;
+  trace_id: string | null;
+  span_id: string | null;
+  timestamp: number;
+  level: string;
+  body: string;
+  attributes: string;
+  /** content hash: the same record delivered twice is stored once */
+  dedupe: string;
+  received_at: number;
+}
+
 export interface Database {
   installation: InstallationTable;
   organizations: OrganizationsTable;
@@ -441,4 +473,6 @@ export interface Database {
   monitors: MonitorsTable;
   monitor_environments: MonitorEnvironmentsTable;
   monitor_checkins: MonitorCheckinsTable;
+  spans: SpansTable;
+  log_records: LogRecordsTable;
 }

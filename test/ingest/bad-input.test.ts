@@ -129,9 +129,9 @@ describe("bad input over HTTP (SQLite)", () => {
       const r = await request(s.base, url, body, { headers: { "content-encoding": enc }, chunked: true });
       const cpu = process.cpuUsage(cpu0);
       expect({ enc, status: r.status, code: r.json.code }).toEqual({ enc, status: 413, code: "payload_too_large" });
-      // Inflating the whole GiB costs 2.3–5 s of CPU here; stopping at 100 MiB about a tenth of that.
-      // CPU time of this process, not wall time, so a busy machine does not change the verdict.
-      expect((cpu.user + cpu.system) / 1000, enc).toBeLessThan(1200);
+      // Inflating the whole GiB costs 2.3–5 s of CPU here; stopping at 100 MiB about a tenth of that
+      // (up to 1.6 s on a machine loaded 10×). CPU time of this process, not wall time.
+      expect((cpu.user + cpu.system) / 1000, enc).toBeLessThan(2200);
     }
     expect(await queueDepth(db)).toBe(before);
   });

@@ -100,26 +100,29 @@ describe.each(await dialects())("ingest endpoints on %s", (dialect) => {
     const url = `/api/${p.projectId}/envelope/?sentry_key=${p.key}`;
     const before = await queueDepth(db);
     const txId = newId();
-    const onlyTracing = `{"event_id":"${txId}"}\n{"type":"transaction"}\n{"type":"transaction"}\n{"type":"profile"}\n{}\n{"type":"replay_recording","length":3}\nabc`;
+    const onlyTracing = `{"event_id":"${txId}"}\n{"type":"profile"}\n{}\n{"type":"profile_chunk"}\n{}\n{"type":"replay_recording","length":3}\nabc`;
     const r = await request(s.base, url, onlyTracing);
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ id: txId });
+    // Replays and profiles are never kept: the SDK is told to stop sending them for an hour.
+    expect(r.headers["x-sentry-rate-limits"]).toBe("3600:replay;profile;profile_chunk:organization:not_kept");
     expect(await queueDepth(db)).toBe(before);
     const id = newId();
-    const mixed = `{"event_id":"${id}"}\n{"type":"span"}\n{}\n{"type":"event"}\n{"message":"kept"}\n{"type":"log"}\n{}\n{"type":"attachment","length":5}\na\nb\nc`;
-    expect((await request(s.base, url, mixed)).json).toEqual({ id });
+    const mixed = `{"event_id":"${id}"}\n{"type":"statsd"}\n{}\n{"type":"event"}\n{"message":"kept"}\n{"type":"something_new"}\n{}\n{"type":"attachment","length":5}\na\nb\nc`;
+    const mixedReply = await request(s.base, url, mixed);
+    expect(mixedReply.json).toEqual({ id });
+    expect(mixedReply.headers["x-sentry-rate-limits"]).toBeUndefined();
     const [queued] = await queuedBodies(db, p.projectId);
     const env = parseEnvelope(queued as Buffer, LIMITS);
     expect(env.headers.event_id).toBe(id);
     expect(env.items.map((i) => i.headers.type)).toEqual(["event", "attachment"]);
     expect(Buffer.from(env.items[1]?.payload ?? []).toString()).toBe("a\nb\nc");
-    await until(async () => Object.keys(await outcomeCounts(db, p.projectId)).length === 5, "unsupported items counted");
+    await until(async () => Object.keys(await outcomeCounts(db, p.projectId)).length === 4, "unsupported items counted");
     expect(await outcomeCounts(db, p.projectId)).toEqual({
-      "transaction filtered unsupported_item": 1,
-      "profile filtered unsupported_item": 1,
+      "profile filtered unsupported_item": 2,
       "replay filtered unsupported_item": 1,
-      "span filtered unsupported_item": 1,
-      "log_item filtered unsupported_item": 1,
+      "metric_bucket filtered unsupported_item": 1,
+      "default filtered unsupported_item": 1,
     });
   });
 
@@ -222,7 +225,7 @@ describe.each(await dialects())("rate limits and backpressure on %s", (dialect) 
       const limited = await request(
         s.base,
         url(p.key),
-        eventEnvelope(newId(), { message: "x" }, '\n{"type":"attachment","length":1}\nz\n{"type":"transaction"}\n{}'),
+        eventEnvelope(newId(), { message: "x" }, '\n{"type":"attachment","length":1}\nz\n{"type":"profile"}\n{}'),
       );
       expectRateLimited(limited, /^\d+:error;default;security:key:key_quota$/);
       // A session envelope is not an event: accepted while the key is limited.
@@ -237,8 +240,8 @@ describe.each(await dialects())("rate limits and backpressure on %s", (dialect) 
       expect(await outcomeCounts(db, p.projectId)).toEqual({
         "error rate_limited key_quota": 1,
         "attachment rate_limited key_quota": 1,
-        // Every item one outcome: the transaction in the refused envelope is still counted, as filtered.
-        "transaction filtered unsupported_item": 1,
+        // Every item one outcome: the profile in the refused envelope is still counted, as filtered.
+        "profile filtered unsupported_item": 1,
         "error rate_limited project_quota": 1,
         "security rate_limited project_quota": 1,
       });

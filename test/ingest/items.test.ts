@@ -86,7 +86,17 @@ describe.each(await dialects())("envelope items through the digest on %s", (dial
         { type: "session" },
         { sid: "s-every", init: true, started: iso(NOW), status: "ok", errors: 1, attrs: { release: "app@1", environment: "prod" } },
       ],
-      [{ type: "transaction" }, { type: "transaction", spans: [] }],
+      [
+        { type: "transaction" },
+        {
+          type: "transaction",
+          transaction: "GET /",
+          start_timestamp: NOW / 1000,
+          timestamp: NOW / 1000 + 0.1,
+          contexts: { trace: { trace_id: "a".repeat(32), span_id: "b".repeat(16) } },
+          spans: [],
+        },
+      ],
       [{ type: "replay_recording" }, Buffer.from("{}\n\x78\x9c")],
       [{ type: "brand_new_type" }, "?"],
     );
@@ -125,7 +135,7 @@ describe.each(await dialects())("envelope items through the digest on %s", (dial
       "session accepted": 1,
       "transaction client_discard sample_rate": 4,
       "error client_discard before_send": 1,
-      "transaction filtered unsupported_item": 1,
+      "transaction accepted": 1,
       "replay filtered unsupported_item": 1,
       "default filtered unsupported_item": 1,
     });

@@ -29,14 +29,17 @@ describe("digest worker thread (SQLite file)", () => {
 
   test("starts, digests an event enqueued by the main thread, stops cleanly", async () => {
     const projectId = await createProject(db, "thread");
-    // A long idle poll: only the wake message can make this fast.
-    const config = { ...loadConfig({ DATA_DIR: info.dataDir, LOG_LEVEL: "silent", WORKER_IDLE_POLL_MS: "5000" }), database: info.config };
+    // An hour-long idle poll: once the thread is idle, only the wake message can get the event
+    // digested within the test's timeout (no timing assertion: a slow machine only waits longer).
+    const config = {
+      ...loadConfig({ DATA_DIR: info.dataDir, LOG_LEVEL: "silent", WORKER_IDLE_POLL_MS: "3600000" }),
+      database: info.config,
+    };
     const handle = startWorkerThread(config, pino({ level: "silent" }));
     try {
       // Let the thread boot (tsx registration, DB open) and go idle before enqueueing.
       await new Promise((r) => setTimeout(r, 1500));
       const id = hexId("thread-event");
-      const started = Date.now();
       await enqueueMany(db, [
         {
           projectId,
@@ -49,12 +52,11 @@ describe("digest worker thread (SQLite file)", () => {
       ]);
       handle.wake();
       let ev = await getEvent(db, projectId, id);
-      while (!ev && Date.now() - started < 20_000) {
+      while (!ev) {
         await new Promise((r) => setTimeout(r, 25));
         ev = await getEvent(db, projectId, id);
       }
       expect(ev?.title).toBe("from main");
-      expect(Date.now() - started).toBeLessThan(4000);
       expect(await queueDepth(db)).toBe(0);
     } finally {
       await handle.stop();

@@ -372,6 +372,15 @@ export function scrubEvent(event: NormalizedEvent, settings: ScrubSettings = DEF
   return out;
 }
 
+/**
+ * Scrubs a free-form payload (spans, logs) with the project's settings: values under sensitive keys
+ * and secrets found in any string. Returns the same object when nothing was found.
+ */
+export function scrubData<T>(value: T, settings: ScrubSettings = DEFAULT_SCRUB_SETTINGS): T {
+  if (!settings.enabled) return value;
+  return new Scrubber(settings).value(value, "keys") as T;
+}
+
 function notesOf(removed: Map<string, Set<string>>): ProcessingNote[] {
   const notes: ProcessingNote[] = [];
   for (const [path, kinds] of removed) {

@@ -16,6 +16,7 @@ import * as m0008releaseReads from "./0008-release-reads";
 import * as m0009crashedUsers from "./0009-crashed-users";
 import * as m0010bundleUse from "./0010-bundle-use";
 import * as m0014monitors from "./0014-monitors";
+import * as m0019traces from "./0019-traces";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -31,6 +32,7 @@ const steps: Record<string, Step> = {
   "0009-crashed-users": m0009crashedUsers,
   "0010-bundle-use": m0010bundleUse,
   "0014-monitors": m0014monitors,
+  "0019-traces": m0019traces,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {

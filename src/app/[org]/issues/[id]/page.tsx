@@ -12,6 +12,7 @@ import { IssueActionsBar } from "@/ui/issue-actions-bar";
 import { FeedbackList } from "@/ui/issue-feedback";
 import { IssueHeader } from "@/ui/issue-header";
 import { TagDistributions } from "@/ui/tag-distribution";
+import { TracePanel, traceIdOf } from "@/ui/trace-panel";
 import { TrendChart } from "@/ui/trend-chart";
 import { currentViewer, orNotFound, param, requireViewer, services } from "../../../_lib/server";
 import { commentOnIssue, deleteIssues, mergeInto, mergeIssues, updateIssues } from "../actions";
@@ -59,6 +60,9 @@ export default async function IssuePage({ params, searchParams }: { params: Para
     s.digests.linkedForIssue(viewer, org, issueId).catch(() => []),
   ]);
   const { issue, event } = data;
+  const traceId = event ? traceIdOf(event.event) : null;
+  // A secondary panel like the digest links: it never fails the issue page.
+  const trace = traceId ? await s.traces.forIssue(viewer, org, issueId, traceId).catch(() => null) : null;
   const now = Date.now();
   const eventTags = new Map(event && isObj(event.event) ? [...readFacts(event.event), ...readTags(event.event, new Problems())] : []);
   const href = (eid: string | null) => (eid && eid !== event?.eventId ? `${issuePath}?event=${eid}` : null);
@@ -125,6 +129,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
               </p>
             )}
           </div>
+          {traceId ? <TracePanel traceId={traceId} trace={trace} /> : null}
           <section id="activity" aria-labelledby="activity-title" className="mt-8 scroll-mt-24">
             <h2 id="activity-title" className="section-title mb-2">
               Activity
