@@ -132,6 +132,13 @@ const EnvSchema = z.object({
   // Test only: a file holding epoch ms that replaces the monitors' clock (check-in times and the
   // evaluator), so tests move time across restarts instead of sleeping. Never set in production.
   ERRATA_TEST_CLOCK_FILE: z.string().optional(),
+  // Uptime checks: the worker looks for due checks this often (each monitor keeps its own phase
+  // of its interval, so a 1 s tick spreads checks evenly). Targets on loopback, private and
+  // link-local addresses are refused (checked on the connected address) unless allowed here —
+  // the same outbound policy as webhooks; UPTIME_ALLOW_HOSTS lists names or CIDRs allowed anyway.
+  UPTIME_TICK_MS: int(1000),
+  UPTIME_ALLOW_PRIVATE: bool(false),
+  UPTIME_ALLOW_HOSTS: z.string().default(""),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -164,6 +171,7 @@ export interface Config {
   sourcemaps: SourcemapConfig;
   testRoutes: boolean;
   monitors: { tickMs: number; testClockFile: string | undefined };
+  uptime: { tickMs: number; allowPrivate: boolean; allowHosts: string[] };
 }
 
 export interface SourcemapConfig {
@@ -268,6 +276,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     testRoutes: e.ERRATA_TEST_ROUTES,
     monitors: { tickMs: Math.max(100, e.MONITOR_TICK_MS), testClockFile: e.ERRATA_TEST_CLOCK_FILE || undefined },
+    uptime: {
+      tickMs: Math.max(100, e.UPTIME_TICK_MS),
+      allowPrivate: e.UPTIME_ALLOW_PRIVATE,
+      allowHosts: e.UPTIME_ALLOW_HOSTS.split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
+    },
   };
 }
 

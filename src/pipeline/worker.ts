@@ -13,10 +13,11 @@ import type { Logger } from "../log";
 import type { Db } from "../storage/db";
 import { claimBatch } from "../storage/queue";
 import { type DigestResult, digestBatch, sha256Hex } from "./digest-batch";
-import { configureMonitorClock } from "./monitor-clock";
+import { configureMonitorClock, monitorNow } from "./monitor-clock";
 import { runMonitorEvaluator } from "./monitor-evaluator";
 import { createSourcemapPipeline } from "./resymbolicate";
 import { runMaintenance } from "./retention";
+import { runUptimeLoop } from "./uptime-checker";
 
 /** Lets ingest cut the idle sleep short when it has just committed new rows. */
 export class Waker {
@@ -66,7 +67,7 @@ export class Waker {
 export interface WorkerOptions {
   db: Db;
   /** with `retention` and `lifecycle`, the maintenance jobs (retention, lifecycle sweep) run alongside */
-  config: Pick<Config, "worker" | "limits"> & Partial<Pick<Config, "retention" | "lifecycle" | "sourcemaps" | "monitors">>;
+  config: Pick<Config, "worker" | "limits"> & Partial<Pick<Config, "retention" | "lifecycle" | "sourcemaps" | "monitors" | "uptime">>;
   log: Logger;
   signal: AbortSignal;
   waker?: Waker;
@@ -118,6 +119,16 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const { retention, lifecycle } = config;
   const maintenance = retention && lifecycle ? runMaintenance({ db, config: { retention, lifecycle }, log, signal, now }) : undefined;
   const monitors = startMonitors(db, config.monitors, log, signal, lifecycle);
+  const uptime = config.uptime
+    ? runUptimeLoop({
+        db,
+        policy: { allowPrivate: config.uptime.allowPrivate, allowHosts: config.uptime.allowHosts },
+        now: monitorNow,
+        log: log.child({ job: "uptime" }),
+        tickMs: config.uptime.tickMs,
+        signal,
+      })
+    : undefined;
   while (!signal.aborted) {
     try {
       await sourcemaps.tick();
@@ -163,6 +174,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   }
   await maintenance;
   await monitors;
+  await uptime;
   log.info("digest worker stopped");
 }
 

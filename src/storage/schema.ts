@@ -408,6 +408,32 @@ export interface MonitorCheckinsTable {
   updated_at: number;
 }
 
+/** Uptime (HTTP) monitors (0014); `config` is UptimeConfig JSON. */
+export interface UptimeMonitorsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  config: string;
+  paused: Generated<number>;
+  state: string;
+  failures: Generated<number>;
+  successes: Generated<number>;
+  next_check_at: number;
+  issue_id: number | null;
+  created_at: number;
+}
+
+/** One uptime check (0014). */
+export interface UptimeResultsTable {
+  id: Generated<number>;
+  monitor_id: number;
+  checked_at: number;
+  up: number;
+  status: number | null;
+  latency_ms: number | null;
+  error: string | null;
+}
+
 /** Spans kept to explain errors (0019, src/core/traces.ts). */
 export interface SpansTable {
   id: Generated<number>;
@@ -473,6 +499,8 @@ export interface Database {
   monitors: MonitorsTable;
   monitor_environments: MonitorEnvironmentsTable;
   monitor_checkins: MonitorCheckinsTable;
+  uptime_monitors: UptimeMonitorsTable;
+  uptime_results: UptimeResultsTable;
   spans: SpansTable;
   log_records: LogRecordsTable;
 }

@@ -5,7 +5,7 @@ import fs from "node:fs";
 
 const { CLOCK_FILE, ERRATA_URL, ERRATA_TOKEN, MONITOR } = process.env;
 fs.writeFileSync(CLOCK_FILE, String(Number(fs.readFileSync(CLOCK_FILE, "utf8")) + 2 * 60_000 + 1000));
-const deadline = Date.now() + 30_000;
+const deadline = Date.now() + 90_000;
 while (Date.now() < deadline) {
   const res = await fetch(`${ERRATA_URL}/api/0/organizations/acme/monitors/${MONITOR}/checkins/`, {
     headers: { authorization: `Bearer ${ERRATA_TOKEN}` },

@@ -57,4 +57,30 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .execute();
   await db.schema.createIndex("monitor_checkins_monitor_created").on("monitor_checkins").columns(["monitor_id", "created_at"]).execute();
   await db.schema.createIndex("monitor_checkins_timeout").on("monitor_checkins").column("timeout_at").execute();
+
+  // Uptime (HTTP) monitors: config JSON (core/monitors/uptime.ts), state and the next check time
+  // the checker claims by compare-and-set; one row per check result.
+  await withId(db.schema.createTable("uptime_monitors"), dialect)
+    .addColumn("project_id", "bigint", (c) => c.notNull())
+    .addColumn("name", "text", (c) => c.notNull())
+    .addColumn("config", "text", (c) => c.notNull())
+    .addColumn("paused", "integer", (c) => c.notNull().defaultTo(0))
+    // pending | up | down
+    .addColumn("state", "text", (c) => c.notNull())
+    .addColumn("failures", "integer", (c) => c.notNull().defaultTo(0))
+    .addColumn("successes", "integer", (c) => c.notNull().defaultTo(0))
+    .addColumn("next_check_at", "bigint", (c) => c.notNull())
+    .addColumn("issue_id", "bigint")
+    .addColumn("created_at", "bigint", (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex("uptime_monitors_due").on("uptime_monitors").column("next_check_at").execute();
+  await withId(db.schema.createTable("uptime_results"), dialect)
+    .addColumn("monitor_id", "bigint", (c) => c.notNull())
+    .addColumn("checked_at", "bigint", (c) => c.notNull())
+    .addColumn("up", "integer", (c) => c.notNull())
+    .addColumn("status", "integer")
+    .addColumn("latency_ms", "integer")
+    .addColumn("error", "text")
+    .execute();
+  await db.schema.createIndex("uptime_results_monitor_at").on("uptime_results").columns(["monitor_id", "checked_at"]).execute();
 }
