@@ -40,6 +40,7 @@ import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
 import { createTraceServices } from "./trace-service";
 import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
+import { createUptimeServices } from "./uptime-service";
 
 export const SCOPES = [
   "org:read",
@@ -240,6 +241,7 @@ export function createServices(deps: {
     releases: createReleaseServices({ db, now, membershipOrThrow, projectsOf: projectMap, toSummary }),
     feedback: createFeedbackServices({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
     monitors: createMonitorServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
+    uptime: createUptimeServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
 
     issues: {
       // The stream's search (src/server/issue-stream.ts), without its default status or sparklines,

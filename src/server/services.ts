@@ -13,6 +13,7 @@ import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseServices } from "./release-service";
 import type { TraceServices } from "./trace-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
+import type { UptimeServices } from "./uptime-service";
 
 export interface SetupInput {
   name: string;
@@ -104,4 +105,6 @@ export interface AppServices {
   };
   /** Cron monitors and their check-ins — src/server/monitor-service.ts */
   monitors: MonitorServices;
+  /** Uptime (HTTP) monitors — src/server/uptime-service.ts */
+  uptime: UptimeServices;
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
+import type { UptimeSummary } from "@/server/uptime-service";
 import { CodeBlock } from "@/ui/code-block";
 import { CheckInStrip, STATUS_LABEL, StatusDot } from "@/ui/monitor-parts";
 import { ProjectFilterForm } from "@/ui/project-filter-form";
@@ -31,16 +32,16 @@ export default async function MonitorsPage({
   const base = `/${encodeURIComponent(org)}/monitors`;
   const viewer = await requireViewer(withQuery(base, { project }));
   const s = await services();
-  const [projects, monitors] = await Promise.all([
+  const [projects, monitors, uptime] = await Promise.all([
     orNotFound(s.projects.list(viewer, org)),
     orNotFound(s.monitors.list(viewer, org, { project: project || undefined })),
+    orNotFound(s.uptime.list(viewer, org)),
   ]);
   const now = Date.now();
   return (
     <main className="mx-auto max-w-[1200px] px-4 py-4">
       <header className="mb-3 flex flex-wrap items-center gap-3">
         <h1 className="text-[18px] font-semibold">Cron monitors</h1>
-        <span className="text-fg-muted">Uptime checks: not yet available.</span>
         <ProjectFilterForm id="monitors-project" action={base} projects={projects} selected={project} />
       </header>
       {monitors.length === 0 ? (
@@ -103,6 +104,68 @@ export default async function MonitorsPage({
           </tbody>
         </table>
       )}
+      <UptimeTable monitors={uptime} org={org} now={now} />
     </main>
+  );
+}
+
+const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(v === 1 ? 0 : 2)} %`);
+
+/** HTTP checks: state, last response, availability. Created through the REST API for now. */
+function UptimeTable({ monitors, org, now }: { monitors: UptimeSummary[]; org: string; now: number }) {
+  return (
+    <section className="mt-6" aria-labelledby="uptime">
+      <h2 id="uptime" className="mb-1 text-[15px] font-semibold">
+        Uptime checks
+      </h2>
+      {monitors.length === 0 ? (
+        <p className="max-w-prose text-fg-muted">
+          No HTTP checks yet. Create one with <code>POST /api/0/organizations/{org}/uptime/</code> (url, method, interval_seconds ≥ 30,
+          timeout_ms, status_min/status_max, keyword, headers, failure_threshold, recovery_threshold). Creating them here and the
+          response-time chart are not yet available.
+        </p>
+      ) : (
+        <table className="w-full border-collapse text-[13px]" data-testid="uptime-list">
+          <thead className="text-left text-[12px] text-fg-muted">
+            <tr className="border-b border-border">
+              <th className="py-1.5 pr-3 font-medium">Check</th>
+              <th className="py-1.5 pr-3 font-medium">URL</th>
+              <th className="py-1.5 pr-3 font-medium">Last response</th>
+              <th className="py-1.5 pr-3 text-right font-medium">24 h</th>
+              <th className="py-1.5 pr-3 text-right font-medium">7 d</th>
+              <th className="py-1.5 text-right font-medium">30 d</th>
+            </tr>
+          </thead>
+          <tbody>
+            {monitors.map((m) => (
+              <tr key={m.id} className="h-9 border-b border-border">
+                <td className="py-1 pr-3">
+                  <span className="flex items-center gap-2">
+                    <StatusDot status={m.state === "down" ? "error" : m.state === "up" ? "ok" : "active"} />
+                    <span className="font-semibold">{m.name}</span>
+                    <span className="text-[12px] text-fg-muted">{m.state === "down" ? "Down" : m.state === "up" ? "Up" : "Pending"}</span>
+                  </span>
+                </td>
+                <td className="max-w-[320px] truncate py-1 pr-3 font-mono text-[12px]" title={m.config.url}>
+                  {m.config.method} {m.config.url}
+                </td>
+                <td className="py-1 pr-3 tabular text-fg-muted">
+                  {m.last ? (
+                    <>
+                      {m.last.status ?? m.last.error} · {m.last.latencyMs ?? "–"} ms · <TimeAgo ms={m.last.checkedAt} now={now} />
+                    </>
+                  ) : (
+                    "–"
+                  )}
+                </td>
+                <td className="py-1 pr-3 text-right tabular">{pct(m.availability.day)}</td>
+                <td className="py-1 pr-3 text-right tabular">{pct(m.availability.week)}</td>
+                <td className="py-1 text-right tabular">{pct(m.availability.month)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }
