@@ -7,6 +7,8 @@
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -33,6 +35,13 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
   // A whole hour plus 30 s: the hourly schedules below have a known next run.
   const t0 = Math.floor(Date.now() / HOUR) * HOUR + 30_000;
   const setClock = (ms: number) => fs.writeFileSync(clockFile, String(ms));
+  // The uptime target below is on loopback: this installation allows private addresses.
+  const serverEnv = () => ({
+    ERRATA_TEST_CLOCK_FILE: clockFile,
+    MONITOR_TICK_MS: "200",
+    UPTIME_TICK_MS: "200",
+    UPTIME_ALLOW_PRIVATE: "true",
+  });
   const auth = () => ({ authorization: `Bearer ${token}` });
 
   async function api<T>(p: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
@@ -58,7 +67,7 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
   beforeAll(async () => {
     clockFile = path.join(tempDir(), "clock");
     setClock(t0);
-    server = await startServer({ dialect, env: { ERRATA_TEST_CLOCK_FILE: clockFile, MONITOR_TICK_MS: "200" } });
+    server = await startServer({ dialect, env: serverEnv() });
     await server.cli("user", "create", "--email", "dev@example.com", "--password", "correct horse battery", "--org", "acme");
     dsn = await server.cli("project", "create", "--org", "acme", "--name", "jobs", "--platform", "node");
     token = await server.cli("token", "create", "--email", "dev@example.com", "--scopes", "org:read,project:read,project:write,event:read");
@@ -142,7 +151,7 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
     // Down for three and a half hours: the next three whole hours passed their 5 minute margin.
     const nextHour = Math.floor(clock / HOUR) * HOUR + HOUR;
     setClock(nextHour + 2 * HOUR + 30 * 60_000);
-    server = await startServer({ dialect, db: server.db, env: { ERRATA_TEST_CLOCK_FILE: clockFile, MONITOR_TICK_MS: "200" } });
+    server = await startServer({ dialect, db: server.db, env: serverEnv() });
     // The restarted server listens on another port: so does the DSN.
     const moved = new URL(dsn);
     moved.host = new URL(server.url).host;
@@ -201,5 +210,49 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
     expect((await cli(["monitors", "run", "cli-ok", "--", "true"])).code).toBe(0);
     await eventually(async () => (await checkIns("cli-ok")).length === before + 1, 60_000, "later check-in stored");
     expect(await checkIns("weekly-export")).toEqual([]);
+  }, 240_000);
+
+  test("uptime: a check created over REST goes up, then down (issue) and up again (resolved) as the target changes", async () => {
+    let healthy = true;
+    const target = http.createServer((_req, res) => {
+      if (healthy) res.writeHead(200).end("ok");
+      else res.writeHead(500).end("broken");
+    });
+    await new Promise<void>((r) => target.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
+    try {
+      const created = await api<{ id: number }>("/uptime/", {
+        method: "POST",
+        body: JSON.stringify({ project: "jobs", name: "Homepage", config: { url, interval_seconds: 30 } }),
+      });
+      expect(created.status).toBe(201);
+      const state = async () =>
+        (await api<Array<{ id: number; state: string; issueId: number | null }>>("/uptime/")).body.find((m) => m.id === created.body.id);
+      // Each check waits for its slot on the test clock: move it one interval per step.
+      const until = async (want: string) =>
+        eventually(
+          async () => {
+            const m = await state();
+            if (m?.state === want) return m;
+            setClock(Number(fs.readFileSync(clockFile, "utf8")) + 31_000);
+            return undefined;
+          },
+          60_000,
+          `uptime ${want}`,
+        );
+      await until("up");
+      healthy = false;
+      const down = await until("down");
+      expect(down.issueId).not.toBeNull();
+      healthy = true;
+      expect((await until("up")).issueId).toBeNull();
+      const bad = await api<{ error: { code: string } }>("/uptime/", {
+        method: "POST",
+        body: JSON.stringify({ project: "jobs", name: "x", config: { url, interval_seconds: 5 } }),
+      });
+      expect(bad.status).toBe(400);
+    } finally {
+      await new Promise((r) => target.close(r));
+    }
   }, 240_000);
 });
