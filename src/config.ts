@@ -163,6 +163,21 @@ const EnvSchema = z.object({
   SMTP_FROM: z.string().default("Errata <errata@localhost>"),
   // Invitations expire after this many days (SPEC §9: 7).
   INVITATION_DAYS: int(7),
+
+  // Cron monitors: the worker's schedule evaluator looks for missed and timed-out check-ins this
+  // often. Sentry evaluates once a minute; 10 s keeps a missed run visible within seconds of
+  // its margin at the cost of one cheap indexed query per tick.
+  MONITOR_TICK_MS: int(10_000),
+  // Test only: a file holding epoch ms that replaces the monitors' clock (check-in times and the
+  // evaluator), so tests move time across restarts instead of sleeping. Never set in production.
+  ERRATA_TEST_CLOCK_FILE: z.string().optional(),
+  // Uptime checks: the worker looks for due checks this often (each monitor keeps its own phase
+  // of its interval, so a 1 s tick spreads checks evenly). Targets on loopback, private and
+  // link-local addresses are refused (checked on the connected address) unless allowed here —
+  // the same outbound policy as webhooks; UPTIME_ALLOW_HOSTS lists names or CIDRs allowed anyway.
+  UPTIME_TICK_MS: int(1000),
+  UPTIME_ALLOW_PRIVATE: bool(false),
+  UPTIME_ALLOW_HOSTS: z.string().default(""),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -201,6 +216,8 @@ export interface Config {
   smtp: SmtpConfig | null;
   alerts: AlertsConfig;
   invitationDays: number;
+  monitors: { tickMs: number; testClockFile: string | undefined };
+  uptime: { tickMs: number; allowPrivate: boolean; allowHosts: string[] };
 }
 
 export interface SmtpConfig {
@@ -339,6 +356,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMs: e.ALERTS_BACKOFF_MS,
       pollMs: Math.max(10, e.ALERTS_POLL_MS),
       leaseMs: Math.max(1000, e.ALERTS_LEASE_MS),
+    },
+    monitors: { tickMs: Math.max(100, e.MONITOR_TICK_MS), testClockFile: e.ERRATA_TEST_CLOCK_FILE || undefined },
+    uptime: {
+      tickMs: Math.max(100, e.UPTIME_TICK_MS),
+      allowPrivate: e.UPTIME_ALLOW_PRIVATE,
+      allowHosts: e.UPTIME_ALLOW_HOSTS.split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
     },
   };
 }

@@ -53,6 +53,18 @@ export const ERROR_CATALOGUE = {
   last_owner: { status: 409, message: "An organization needs at least one owner: make someone else owner first." },
   mail_failed: { status: 502, message: "The email could not be sent; copy the link instead." },
   internal_error: { status: 500, message: "Something went wrong on our side. The request id identifies it in the server log." },
+  // Cron check-ins (src/pipeline/monitor-checkins.ts): outcome reasons of `check_in` items.
+  invalid_check_in: {
+    status: 400,
+    message: "The check-in is malformed (monitor slug, status, check-in id or monitor_config).",
+    outcome: "invalid",
+  },
+  monitor_not_found: {
+    status: 404,
+    message: "No monitor has this slug, and the check-in carries no monitor_config to create it.",
+    outcome: "filtered",
+  },
+  monitor_disabled: { status: 409, message: "The monitor is paused; its check-ins are dropped.", outcome: "filtered" },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

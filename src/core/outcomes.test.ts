@@ -30,10 +30,11 @@ describe("item categories and support", () => {
       "transaction",
       "span",
       "log",
+      "check_in",
     ]) {
       expect(isSupportedItem(t), t).toBe(true);
     }
-    for (const t of ["profile", "profile_chunk", "replay_event", "replay_recording", "check_in", "statsd", "x"]) {
+    for (const t of ["profile", "profile_chunk", "replay_event", "replay_recording", "statsd", "x"]) {
       expect(isSupportedItem(t), t).toBe(false);
     }
   });

@@ -47,6 +47,7 @@ export const SUPPORTED_ITEM_TYPES: ReadonlySet<string> = new Set([
   "client_report",
   "raw_security",
   "security",
+  "check_in",
 ]);
 
 export function isSupportedItem(type: string): boolean {

@@ -4,7 +4,8 @@
  * three points:
  *
  *   parse (outside the transaction)   collectItem(): attachments, user reports, feedback, sessions
- *                                     and client reports are parsed and checked; CSP reports
+ *                                     and client reports are parsed and checked; cron check-ins
+ *                                     (`check_in`, monitor-checkins.ts); CSP reports
  *                                     (`raw_security`) come back as event JSON for the event path;
  *                                     anything unsupported is counted filtered(unsupported_item)
  *   store (inside the batch tx)       storeExtras(): rows written next to the events;
@@ -15,6 +16,7 @@
 import { createHash } from "node:crypto";
 import { AppError, type ErrorCode, isAppError } from "../core/errors";
 import type { NormalizedEvent } from "../core/event";
+import { type CheckIn, parseCheckIn } from "../core/monitors/checkin";
 import {
   hourStart,
   isSupportedItem,
@@ -55,6 +57,8 @@ import {
   type SessionBucketKey,
 } from "../storage/sessions";
 import { insertLogs, insertSpans, type StoredLog } from "../storage/traces";
+import { storeCheckIn } from "./monitor-checkins";
+import { checkInTime } from "./monitor-clock";
 
 const HOUR_MS = 3_600_000;
 
@@ -89,6 +93,11 @@ interface SessionsItem {
   aggregates: SessionAggregates;
 }
 
+interface CheckInItem {
+  kind: "check_in";
+  checkIn: CheckIn;
+}
+
 /** Spans of a `span` or `transaction` item; `category` is what the item is counted as. */
 interface SpansItem {
   kind: "spans";
@@ -101,7 +110,7 @@ interface LogsItem {
   logs: StoredLog[];
 }
 
-type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem | SpansItem | LogsItem;
+type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem | SpansItem | LogsItem | CheckInItem;
 
 /** Non-event items of one queue row, parsed, plus the outcomes already decided while parsing. */
 export interface ItemExtras {
@@ -166,6 +175,12 @@ export function collectItem(
       const report = parseClientReport(parseJsonObject(entry.payload, type), at);
       for (const d of report?.discards ?? []) count(extras, row, report?.at ?? at, d.category, "client_discard", d.reason, d.quantity);
       count(extras, row, at, "internal", "accepted");
+      return undefined;
+    }
+    case "check_in": {
+      const parsed = parseCheckIn(parseJsonObject(entry.payload, type));
+      if (parsed.ok) extras.items.push({ kind: "check_in", checkIn: parsed.value });
+      else count(extras, row, at, "monitor", "invalid", "invalid_check_in");
       return undefined;
     }
     case "session":
@@ -289,6 +304,12 @@ export async function storeExtras(tx: Tx, row: QueueItem, extras: ItemExtras | u
         await storeSessionAggregates(tx, row.projectId, it.aggregates);
         tally.add(row.projectId, row.keyId, row.receivedAt, "session", "accepted");
         break;
+      case "check_in": {
+        const outcome = await storeCheckIn(tx, {}, row.projectId, it.checkIn, checkInTime(row.receivedAt));
+        if (outcome === "accepted") tally.add(row.projectId, row.keyId, row.receivedAt, "monitor", "accepted");
+        else tally.add(row.projectId, row.keyId, row.receivedAt, "monitor", "filtered", outcome);
+        break;
+      }
       case "spans":
         await insertSpans(tx, row.projectId, row.receivedAt, it.spans);
         tally.add(row.projectId, row.keyId, row.receivedAt, it.category, "accepted", "", it.category === "span" ? it.spans.length : 1);

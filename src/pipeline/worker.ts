@@ -14,8 +14,11 @@ import type { Db } from "../storage/db";
 import { claimBatch } from "../storage/queue";
 import { runDeliveryLoop } from "./alerts/delivery-loop";
 import { type DigestResult, digestBatch, sha256Hex } from "./digest-batch";
+import { configureMonitorClock, monitorNow } from "./monitor-clock";
+import { runMonitorEvaluator } from "./monitor-evaluator";
 import { createSourcemapPipeline } from "./resymbolicate";
 import { runMaintenance } from "./retention";
+import { runUptimeLoop } from "./uptime-checker";
 
 /** Lets ingest cut the idle sleep short when it has just committed new rows. */
 export class Waker {
@@ -66,7 +69,7 @@ export interface WorkerOptions {
   db: Db;
   /** with `retention` and `lifecycle`, the maintenance jobs (retention, lifecycle sweep) run alongside */
   config: Pick<Config, "worker" | "limits"> &
-    Partial<Pick<Config, "retention" | "lifecycle" | "sourcemaps" | "alerts" | "smtp" | "publicUrl">>;
+    Partial<Pick<Config, "retention" | "lifecycle" | "sourcemaps" | "alerts" | "smtp" | "publicUrl" | "monitors" | "uptime">>;
   log: Logger;
   signal: AbortSignal;
   waker?: Waker;
@@ -119,7 +122,19 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const maintenance = retention && lifecycle ? runMaintenance({ db, config: { retention, lifecycle }, log, signal, now }) : undefined;
   // Alert delivery (issue 11): the outbox the digest fills, sent alongside it.
   const { alerts, smtp, publicUrl } = config;
-  const delivery = alerts && smtp && publicUrl ? runDeliveryLoop({ db, config: { alerts, smtp, publicUrl }, log, signal }) : undefined;
+  const delivery =
+    alerts && publicUrl ? runDeliveryLoop({ db, config: { alerts, smtp: smtp ?? null, publicUrl }, log, signal }) : undefined;
+  const monitors = startMonitors(db, config.monitors, log, signal, lifecycle);
+  const uptime = config.uptime
+    ? runUptimeLoop({
+        db,
+        policy: { allowPrivate: config.uptime.allowPrivate, allowHosts: config.uptime.allowHosts },
+        now: monitorNow,
+        log: log.child({ job: "uptime" }),
+        tickMs: config.uptime.tickMs,
+        signal,
+      })
+    : undefined;
   while (!signal.aborted) {
     try {
       await sourcemaps.tick();
@@ -165,7 +180,22 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   }
   await maintenance;
   await delivery;
+  await monitors;
+  await uptime;
   log.info("digest worker stopped");
+}
+
+/** Cron monitors' evaluator (and the test clock check-ins use), when the worker is configured for them. */
+function startMonitors(
+  db: Db,
+  cfg: Config["monitors"] | undefined,
+  log: Logger,
+  signal: AbortSignal,
+  lifecycle: Config["lifecycle"] | undefined,
+): Promise<void> | undefined {
+  if (!cfg) return undefined;
+  configureMonitorClock(cfg.testClockFile);
+  return runMonitorEvaluator({ db, tickMs: cfg.tickMs, log: log.child({ job: "monitors" }), signal, lifecycle });
 }
 
 /** setTimeout-based pause (0 → one macrotask: lets queued I/O and messages run). */

@@ -12,6 +12,7 @@ import { statusDetailsOf } from "../core/issue-state/update-input";
 import { emailSchema, nameSchema, passwordSchema, slugify, slugSchema, validate } from "../core/validation";
 import { formatDsn } from "../ingest/compat/dsn";
 import type { Logger } from "../log";
+import { createMailer } from "../net/mailer";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
 import { getEvent, getLatestEvent } from "../storage/events";
@@ -33,30 +34,31 @@ import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../st
 import { createAccountServices } from "./account-service";
 import { createAlertServices } from "./alert-service";
 import { createArtifactServices } from "./artifact-service";
-import { createAuthRequests } from "./auth-requests";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions, setUserPassword } from "./auth";
+import { createAuthRequests } from "./auth-requests";
 import { createDigestServices, withIssueFlags } from "./digest-service";
 import { createEventApi } from "./event-api";
 import { createFeedbackServices } from "./feedback-service";
 import { createIngestDataServices } from "./ingest-data-services";
 import { assigneeProfile, assigneeProfiles, createIssueActions } from "./issue-actions";
 import { createIssueBulk } from "./issue-bulk";
-import { createIssueStream } from "./issue-stream";
-import { createLoginThrottle } from "./login-throttle";
 import { createIssueRedirects } from "./issue-redirects";
+import { createIssueStream } from "./issue-stream";
 import { createIssueUnmerge } from "./issue-unmerge";
-import { createMailer } from "./mail/mailer";
+import { createLoginThrottle } from "./login-throttle";
 import { createMemberServices } from "./member-service";
+import { createMonitorServices } from "./monitor-service";
 import { createOrganization } from "./org-create";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseApi } from "./release-api";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
-import { createTraceServices } from "./trace-service";
-import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
-import { createUserFeedbackApi } from "./user-feedback-api";
 import { createTeamServices } from "./team-service";
 import { createTokenServices } from "./token-service";
+import { createTraceServices } from "./trace-service";
+import type { EventDetail, IssueDetail, IssueSummary, OrgSummary, ProjectSummary, Role, Viewer } from "./types";
+import { createUptimeServices } from "./uptime-service";
+import { createUserFeedbackApi } from "./user-feedback-api";
 import { canSeeProject, visibleProjects } from "./visibility";
 
 export const SCOPES = [
@@ -266,6 +268,8 @@ export function createServices(deps: {
     keys: admin.keys,
     releases: createReleaseServices({ db, now, membershipOrThrow, projectsOf: projectMap, toSummary }),
     feedback: createFeedbackServices({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
+    monitors: createMonitorServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
+    uptime: createUptimeServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
 
     issues: {
       // The stream's search (src/server/issue-stream.ts), without its default status or sparklines,

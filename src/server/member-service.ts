@@ -8,6 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { AppError } from "../core/errors";
 import { emailSchema, nameSchema, passwordSchema, validate } from "../core/validation";
+import type { Mailer } from "../net/mailer";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
 import {
@@ -26,7 +27,6 @@ import { countOwners, deleteMember, findMemberRole, listMembers, setMemberRole }
 import { upsertMember } from "../storage/orgs";
 import { addToDefaultTeam } from "../storage/teams";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions } from "./auth";
-import type { Mailer } from "./mail/mailer";
 import type { OrgSummary, Role, Viewer } from "./types";
 
 export const ROLES = ["viewer", "member", "admin", "owner"] as const;

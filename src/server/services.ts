@@ -6,8 +6,8 @@ import type { Logger } from "pino";
 import type { AccountServices } from "./account-service";
 import type { AlertServices } from "./alert-service";
 import type { ArtifactServices } from "./artifact-service";
-import type { EventApiServices } from "./event-api";
 import type { AuthRequests } from "./auth-requests";
+import type { EventApiServices } from "./event-api";
 import type { FeedbackServices } from "./feedback-service";
 import type { IngestDataServices } from "./ingest-data-services";
 import type { IssueActions } from "./issue-actions";
@@ -16,6 +16,7 @@ import type { IssueRedirects } from "./issue-redirects";
 import type { IssueSort, IssueStreamServices } from "./issue-stream";
 import type { IssueUnmerge } from "./issue-unmerge";
 import type { MemberServices } from "./member-service";
+import type { MonitorServices } from "./monitor-service";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseApiServices } from "./release-api";
 import type { ReleaseServices } from "./release-service";
@@ -23,6 +24,7 @@ import type { TeamServices } from "./team-service";
 import type { TokenServices } from "./token-service";
 import type { TraceServices } from "./trace-service";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
+import type { UptimeServices } from "./uptime-service";
 import type { UserFeedbackApi } from "./user-feedback-api";
 
 export interface SetupInput {
@@ -141,4 +143,8 @@ export interface AppServices {
   tokens: TokenServices;
   /** Alert rules, channels, delivery log, mutes, email opt-outs — src/server/alert-service.ts */
   alerts: AlertServices;
+  /** Cron monitors and their check-ins — src/server/monitor-service.ts */
+  monitors: MonitorServices;
+  /** Uptime (HTTP) monitors — src/server/uptime-service.ts */
+  uptime: UptimeServices;
 }

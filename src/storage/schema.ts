@@ -556,6 +556,76 @@ export interface AlertEmailOptoutsTable {
   project_id: number;
 }
 
+/** Cron monitors (0014): one per project and slug; `config` is MonitorConfig JSON. */
+export interface MonitorsTable {
+  id: Generated<number>;
+  project_id: number;
+  slug: string;
+  name: string;
+  status: string;
+  muted: Generated<number>;
+  config: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A monitor's state per environment (0014): the evaluator's schedule and the failure streak. */
+export interface MonitorEnvironmentsTable {
+  id: Generated<number>;
+  monitor_id: number;
+  environment: string;
+  status: string;
+  last_checkin_at: number | null;
+  next_checkin_at: number | null;
+  next_checkin_latest: number | null;
+  failures: Generated<number>;
+  successes: Generated<number>;
+  issue_id: number | null;
+  created_at: number;
+}
+
+/** Check-ins (0014), including the evaluator's missed ones. */
+export interface MonitorCheckinsTable {
+  id: Generated<number>;
+  monitor_id: number;
+  monitor_environment_id: number;
+  project_id: number;
+  check_in_id: string;
+  status: string;
+  duration_ms: number | null;
+  release: string | null;
+  expected_at: number | null;
+  timeout_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Uptime (HTTP) monitors (0014); `config` is UptimeConfig JSON. */
+export interface UptimeMonitorsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  config: string;
+  paused: Generated<number>;
+  state: string;
+  failures: Generated<number>;
+  successes: Generated<number>;
+  next_check_at: number;
+  issue_id: number | null;
+  created_at: number;
+}
+
+/** One uptime check (0014). */
+export interface UptimeResultsTable {
+  id: Generated<number>;
+  monitor_id: number;
+  checked_at: number;
+  up: number;
+  status: number | null;
+  latency_ms: number | null;
+  error: string | null;
+}
+
 export interface Database {
   installation: InstallationTable;
   organizations: OrganizationsTable;
@@ -603,4 +673,9 @@ export interface Database {
   notifications: NotificationsTable;
   alert_mutes: AlertMutesTable;
   alert_email_optouts: AlertEmailOptoutsTable;
+  monitors: MonitorsTable;
+  monitor_environments: MonitorEnvironmentsTable;
+  monitor_checkins: MonitorCheckinsTable;
+  uptime_monitors: UptimeMonitorsTable;
+  uptime_results: UptimeResultsTable;
 }

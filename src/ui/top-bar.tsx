@@ -8,6 +8,7 @@ const SECTIONS = [
   ["issues", "Issues"],
   ["releases", "Releases"],
   ["feedback", "Feedback"],
+  ["monitors", "Monitors"],
   ["projects", "Projects"],
 ] as const;
 

@@ -108,7 +108,7 @@ describe.each(await dialects())("ingest endpoints on %s", (dialect) => {
     expect(r.headers["x-sentry-rate-limits"]).toBe("3600:replay;profile;profile_chunk:organization:not_kept");
     expect(await queueDepth(db)).toBe(before);
     const id = newId();
-    const mixed = `{"event_id":"${id}"}\n{"type":"statsd"}\n{}\n{"type":"event"}\n{"message":"kept"}\n{"type":"check_in"}\n{}\n{"type":"attachment","length":5}\na\nb\nc`;
+    const mixed = `{"event_id":"${id}"}\n{"type":"statsd"}\n{}\n{"type":"event"}\n{"message":"kept"}\n{"type":"something_new"}\n{}\n{"type":"attachment","length":5}\na\nb\nc`;
     const mixedReply = await request(s.base, url, mixed);
     expect(mixedReply.json).toEqual({ id });
     expect(mixedReply.headers["x-sentry-rate-limits"]).toBeUndefined();
@@ -122,7 +122,7 @@ describe.each(await dialects())("ingest endpoints on %s", (dialect) => {
       "profile filtered unsupported_item": 2,
       "replay filtered unsupported_item": 1,
       "metric_bucket filtered unsupported_item": 1,
-      "monitor filtered unsupported_item": 1,
+      "default filtered unsupported_item": 1,
     });
   });
 

@@ -136,6 +136,20 @@ export function conditionHolds(c: SearchCondition, s: AlertSubject): boolean {
       const at = c.field === "firstSeen" ? s.issue.firstSeen : s.issue.lastSeen;
       return c.op === "gte" ? at >= c.at : at <= c.at;
     }
+    case "count": {
+      const n = s.issue.eventCount;
+      const hit =
+        c.op === "gt"
+          ? n > c.value
+          : c.op === "gte"
+            ? n >= c.value
+            : c.op === "lt"
+              ? n < c.value
+              : c.op === "lte"
+                ? n <= c.value
+                : n === c.value;
+      return hit !== c.negated;
+    }
     case "text": {
       const needle = c.value.toLowerCase();
       return s.issue.title.toLowerCase().includes(needle) || s.issue.culprit.toLowerCase().includes(needle);

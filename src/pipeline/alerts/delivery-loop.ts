@@ -29,7 +29,7 @@ import { type SendDeps, sendNotification } from "./send-notification";
 
 export interface DeliveryOptions {
   db: Db;
-  config: { alerts: AlertsConfig; smtp: SmtpConfig; publicUrl: string };
+  config: { alerts: AlertsConfig; smtp: SmtpConfig | null; publicUrl: string };
   log: Logger;
   signal: AbortSignal;
   now?: () => number;

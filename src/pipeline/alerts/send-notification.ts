@@ -12,15 +12,15 @@ import { renderHtml, renderText } from "../../core/alerts/render-text";
 import { requestedWaitMs, retryableStatus } from "../../core/alerts/retry-policy";
 import type { AlertChannel } from "../../core/alerts/types";
 import { webhookRequest } from "../../core/alerts/webhook-bodies";
+import { MailNotConfiguredError, sendMail } from "../../net/mailer";
 import { OutboundError, safeRequest } from "../../net/safe-request";
-import { MailNotConfiguredError, sendMail } from "../../server/mail/mailer";
 import type { Db } from "../../storage/db";
 import { projectRecipientEmails } from "../../storage/notifications";
 
 export interface SendDeps {
   db: Db;
   alerts: AlertsConfig;
-  smtp: SmtpConfig;
+  smtp: SmtpConfig | null;
   publicUrl: string;
   now: () => number;
 }

@@ -18,6 +18,7 @@ import * as m0010bundleUse from "./0010-bundle-use";
 import * as m0011teams from "./0011-teams";
 import * as m0012releaseMeta from "./0012-release-meta";
 import * as m0013alerts from "./0013-alerts";
+import * as m0014monitors from "./0014-monitors";
 import * as m0015security from "./0015-security";
 import * as m0016issueRedirects from "./0016-issue-redirects";
 import * as m0019traces from "./0019-traces";
@@ -38,6 +39,7 @@ const steps: Record<string, Step> = {
   "0011-teams": m0011teams,
   "0012-release-meta": m0012releaseMeta,
   "0013-alerts": m0013alerts,
+  "0014-monitors": m0014monitors,
   "0015-security": m0015security,
   "0016-issue-redirects": m0016issueRedirects,
   "0019-traces": m0019traces,

@@ -5,7 +5,7 @@
  * call since alerts are rare, and the server's answer for the delivery log).
  */
 import nodemailer from "nodemailer";
-import type { SmtpConfig } from "../../config";
+import type { SmtpConfig } from "../config";
 
 export interface MailMessage {
   to: string;

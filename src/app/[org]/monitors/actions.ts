@@ -1,0 +1,26 @@
+"use server";
+/**
+ * Mute / unmute and pause / resume a monitor from its page: plain form posts (no client script),
+ * the session's viewer, then the monitor service (which authorizes by role).
+ */
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { currentViewer, services } from "../../_lib/server";
+
+const Form = z.object({
+  org: z.string().min(1).max(100),
+  slug: z.string().min(1).max(100),
+  change: z.enum(["mute", "unmute", "pause", "resume"]),
+});
+
+export async function changeMonitor(form: FormData): Promise<void> {
+  const parsed = Form.safeParse(Object.fromEntries(form));
+  if (!parsed.success) return;
+  const viewer = await currentViewer();
+  if (!viewer) return;
+  const { org, slug, change } = parsed.data;
+  const patch =
+    change === "mute" || change === "unmute" ? { isMuted: change === "mute" } : { status: change === "pause" ? "disabled" : "active" };
+  await (await services()).monitors.update(viewer, org, slug, patch);
+  revalidatePath(`/${org}/monitors/${slug}`);
+}

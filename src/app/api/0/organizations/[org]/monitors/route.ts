@@ -1,0 +1,19 @@
+import { app } from "@/server/app-context";
+import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
+import type { MonitorInput } from "@/server/monitor-service";
+import { monitorShape } from "@/server/monitor-shapes";
+
+// `sentry-cli monitors list` and Sentry's "list an organization's monitors".
+export const GET = apiRoute<{ org: string }>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  const project = new URL(req.url).searchParams.get("project") ?? undefined;
+  const monitors = await app().monitors.list(viewer, params.org, { project });
+  return Response.json(monitors.map(monitorShape));
+});
+
+export const POST = apiRoute<{ org: string }>(async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  const m = await app().monitors.create(viewer, params.org, (await readJson(req)) as MonitorInput);
+  return Response.json(monitorShape(m), { status: 201 });
+});
+export const dynamic = "force-dynamic";

@@ -1,0 +1,160 @@
+/**
+ * Check-ins through the real queue and digest (both databases), and the schedule evaluator with an
+ * explicit clock: states, missed and timed-out runs exactly once, issue opened, reopened and
+ * resolved with activity entries.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { evaluateMonitors } from "../../src/pipeline/monitor-evaluator";
+import { listActivity } from "../../src/storage/activity";
+import type { Db } from "../../src/storage/db";
+import { getLatestEvent } from "../../src/storage/events";
+import { getIssue } from "../../src/storage/issues";
+import { findMonitor, listCheckIns, listEnvironments } from "../../src/storage/monitors";
+import { enqueueMany } from "../../src/storage/queue";
+import { dialects, openTestDb } from "../helpers/test-db";
+import { createProject, drain, hexId } from "../pipeline/helpers";
+
+const T0 = Date.UTC(2026, 0, 5, 10, 0, 30); // 10:00:30 UTC
+const MIN = 60_000;
+
+function checkIn(projectId: number, at: number, body: Record<string, unknown>) {
+  const env = `{}\n{"type":"check_in"}\n${JSON.stringify(body)}\n`;
+  return { projectId, keyId: 1, receivedAt: at, clientIp: null, kind: "envelope" as const, body: Buffer.from(env) };
+}
+
+const hourly = { schedule: { type: "crontab", value: "0 * * * *" }, checkin_margin: 5, max_runtime: 10, timezone: "UTC" };
+
+describe.each(await dialects())("monitors on %s", (dialect) => {
+  let db: Db;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ db, close } = await openTestDb(dialect));
+  });
+  afterAll(async () => close());
+
+  async function send(projectId: number, at: number, body: Record<string, unknown>) {
+    await enqueueMany(db, [checkIn(projectId, at, body)]);
+    await drain(db, at + 1000);
+  }
+
+  test("monitor_config creates the monitor; in_progress → ok with the SDK's duration; next run expected", async () => {
+    const projectId = await createProject(db, "mon-create");
+    const id = hexId("a");
+    await send(projectId, T0, { check_in_id: id, monitor_slug: "Nightly Job", status: "in_progress", monitor_config: hourly });
+    await send(projectId, T0 + 2000, { check_in_id: id, monitor_slug: "Nightly Job", status: "ok", duration: 1.5 });
+    const m = await findMonitor(db, projectId, "nightly-job");
+    expect(m?.config).toMatchObject({ schedule: { type: "crontab", value: "0 * * * *" }, checkinMargin: 5, maxRuntime: 10 });
+    const [c] = await listCheckIns(db, m?.id ?? 0);
+    expect(c).toMatchObject({ status: "ok", durationMs: 1500, environment: "production" });
+    const [env] = await listEnvironments(db, [m?.id ?? 0]);
+    expect(env).toMatchObject({ status: "ok", nextCheckinAt: Date.UTC(2026, 0, 5, 11), nextCheckinLatest: Date.UTC(2026, 0, 5, 11, 5) });
+  });
+
+  test("a check-in for an unknown monitor without monitor_config is not stored; outcomes counted", async () => {
+    const projectId = await createProject(db, "mon-unknown");
+    await send(projectId, T0, { check_in_id: hexId("u"), monitor_slug: "ghost", status: "ok" });
+    expect(await findMonitor(db, projectId, "ghost")).toBeUndefined();
+    await send(projectId, T0, { check_in_id: hexId("v"), monitor_slug: "ghost", status: "exploded" });
+    await send(projectId, T0, { check_in_id: hexId("w"), monitor_slug: "ghost", status: "ok", monitor_config: hourly });
+    // Every check-in gets one outcome, its reason a catalogue code.
+    const rows = await db.kysely
+      .selectFrom("outcomes")
+      .select(["category", "outcome", "reason", "quantity"])
+      .where("project_id", "=", projectId)
+      .execute();
+    expect(Object.fromEntries(rows.map((r) => [`${r.category} ${r.outcome} ${r.reason}`, Number(r.quantity)]))).toEqual({
+      "monitor filtered monitor_not_found": 1,
+      "monitor invalid invalid_check_in": 1,
+      "monitor accepted ": 1,
+    });
+  });
+
+  test("missed runs after downtime are marked once, open one issue; recovery resolves it; a new failure reopens it", async () => {
+    const projectId = await createProject(db, "mon-missed");
+    await send(projectId, T0, { check_in_id: hexId("m1"), monitor_slug: "job", status: "ok", monitor_config: hourly });
+    const m = await findMonitor(db, projectId, "job");
+    const monitorId = m?.id ?? 0;
+    // (Other tests' monitors share the database: counts are read per monitor.)
+    const statuses = async () => (await listCheckIns(db, monitorId)).map((c) => c.status);
+    // Before the margin ends nothing happens.
+    await evaluateMonitors(db, Date.UTC(2026, 0, 5, 11, 4, 59));
+    expect(await statuses()).toEqual(["ok"]);
+    // Down from 10:00 to 13:30: 11:00, 12:00 and 13:00 (13:05 passed) were missed, once.
+    const late = Date.UTC(2026, 0, 5, 13, 30);
+    // Two evaluators at once (PostgreSQL: two pooled connections; one leads, the other skips or
+    // finds the deadlines moved) and a third after them: each miss is marked once.
+    if (dialect === "postgres") await Promise.all([evaluateMonitors(db, late), evaluateMonitors(db, late)]);
+    else await evaluateMonitors(db, late);
+    await evaluateMonitors(db, late);
+    const checkIns = await listCheckIns(db, monitorId);
+    expect(checkIns.map((c) => c.status)).toEqual(["missed", "missed", "missed", "ok"]);
+    const [env] = await listEnvironments(db, [monitorId]);
+    expect(env.status).toBe("missed");
+    expect(env.nextCheckinAt).toBe(Date.UTC(2026, 0, 5, 14));
+    const issueId = env.issueId ?? 0;
+    const issue = await getIssue(db, issueId);
+    expect(issue).toMatchObject({ title: "Cron failure: job", status: "unresolved", eventCount: 3, type: "monitor_check_in_failure" });
+    // Counted in the trend like any event; the check-in history rides along as breadcrumbs.
+    const trend = await db.kysely.selectFrom("issue_hourly").select("count").where("issue_id", "=", issueId).execute();
+    expect(trend.reduce((n, r) => n + Number(r.count), 0)).toBe(3);
+    const latest = await getLatestEvent(db, issueId);
+    if (!latest) throw new Error("the monitor issue has no event");
+    const crumbs = (latest.event.breadcrumbs as { values: Array<{ message: string }> }).values.map((b) => b.message);
+    expect(crumbs[0]).toMatch(/^ok /);
+    expect(crumbs.at(-1)).toMatch(/^missed /);
+
+    // Recovery (threshold 1) resolves it, with an activity entry by Errata.
+    await send(projectId, late + MIN, { check_in_id: hexId("m2"), monitor_slug: "job", status: "ok" });
+    expect((await getIssue(db, issueId))?.status).toBe("resolved");
+    const resolved = (await listActivity(db, issueId)).find((a) => a.kind === "state_change");
+    expect(resolved?.data).toMatchObject({ to: { status: "resolved" }, monitor: { slug: "job", reason: "recovered" } });
+    expect((await listEnvironments(db, [monitorId]))[0].issueId).toBeNull();
+
+    // The next failure reopens the same issue (regression activity).
+    await send(projectId, late + 2 * MIN, { check_in_id: hexId("m3"), monitor_slug: "job", status: "error" });
+    const reopened = await getIssue(db, issueId);
+    expect(reopened).toMatchObject({ status: "unresolved", substatus: "regressed", eventCount: 4 });
+    expect((await listActivity(db, issueId)).some((a) => a.kind === "regression")).toBe(true);
+  });
+
+  test("an in_progress check-in past max runtime times out exactly once; a late ok does not change it", async () => {
+    const projectId = await createProject(db, "mon-timeout");
+    const id = hexId("t1");
+    await send(projectId, T0, { check_in_id: id, monitor_slug: "slow", status: "in_progress", monitor_config: hourly });
+    const m = await findMonitor(db, projectId, "slow");
+    const first = async () => (await listCheckIns(db, m?.id ?? 0))[0];
+    await evaluateMonitors(db, T0 + 10 * MIN - 1);
+    expect((await first()).status).toBe("in_progress");
+    await evaluateMonitors(db, T0 + 10 * MIN);
+    await evaluateMonitors(db, T0 + 10 * MIN + 1);
+    expect((await first()).status).toBe("timeout");
+    expect((await getIssue(db, (await listEnvironments(db, [m?.id ?? 0]))[0].issueId ?? 0))?.eventCount).toBe(1);
+    await send(projectId, T0 + 11 * MIN, { check_in_id: id, monitor_slug: "slow", status: "ok" });
+    const [c] = await listCheckIns(db, m?.id ?? 0);
+    expect(c).toMatchObject({ status: "timeout", durationMs: 10 * MIN });
+    const [env] = await listEnvironments(db, [m?.id ?? 0]);
+    expect(env.status).toBe("timeout");
+    expect(env.issueId).not.toBeNull();
+  });
+
+  test("failure_issue_threshold: two errors in a row before an issue; environments get their own issues", async () => {
+    const projectId = await createProject(db, "mon-threshold");
+    const cfg = { ...hourly, failure_issue_threshold: 2, recovery_threshold: 2 };
+    await send(projectId, T0, { check_in_id: hexId("h1"), monitor_slug: "t", status: "error", monitor_config: cfg });
+    const m = await findMonitor(db, projectId, "t");
+    expect((await listEnvironments(db, [m?.id ?? 0]))[0].issueId).toBeNull();
+    await send(projectId, T0 + MIN, { check_in_id: hexId("h2"), monitor_slug: "t", status: "error" });
+    await send(projectId, T0 + MIN, { check_in_id: hexId("h3"), monitor_slug: "t", status: "error", environment: "staging" });
+    await send(projectId, T0 + 2 * MIN, { check_in_id: hexId("h4"), monitor_slug: "t", status: "error", environment: "staging" });
+    const envs = await listEnvironments(db, [m?.id ?? 0]);
+    expect(envs.map((e) => e.environment)).toEqual(["production", "staging"]);
+    expect(envs[0].issueId).not.toBeNull();
+    expect(envs[1].issueId).not.toBeNull();
+    expect(envs[0].issueId).not.toBe(envs[1].issueId);
+    // One ok is not enough to recover with recovery_threshold 2.
+    await send(projectId, T0 + 3 * MIN, { check_in_id: hexId("h5"), monitor_slug: "t", status: "ok" });
+    expect((await getIssue(db, envs[0].issueId ?? 0))?.status).toBe("unresolved");
+    await send(projectId, T0 + 4 * MIN, { check_in_id: hexId("h6"), monitor_slug: "t", status: "ok" });
+    expect((await getIssue(db, envs[0].issueId ?? 0))?.status).toBe("resolved");
+  });
+});

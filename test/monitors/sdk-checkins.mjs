@@ -1,0 +1,30 @@
+// Child process for monitors-http.test.ts: the official @sentry/node SDK sends check-ins with
+// monitor_config through withMonitor (a job that succeeds, one that throws) and captureCheckIn.
+import * as Sentry from "@sentry/node";
+
+Sentry.init({ dsn: process.env.SENTRY_DSN, release: "1.2.3", environment: "prod", defaultIntegrations: false });
+await Sentry.withMonitor("sdk-job", async () => 42, {
+  schedule: { type: "crontab", value: "0 * * * *" },
+  checkinMargin: 5,
+  maxRuntime: 10,
+  timezone: "America/New_York",
+  failureIssueThreshold: 1,
+  recoveryThreshold: 1,
+});
+try {
+  await Sentry.withMonitor(
+    "sdk-job-fail",
+    async () => {
+      throw new Error("boom");
+    },
+    { schedule: { type: "interval", value: 10, unit: "minute" } },
+  );
+} catch {
+  // expected: withMonitor rethrows after the error check-in
+}
+const id = Sentry.captureCheckIn(
+  { monitorSlug: "manual-job", status: "in_progress" },
+  { schedule: { type: "crontab", value: "30 2 * * *" }, checkinMargin: 1, maxRuntime: 30 },
+);
+Sentry.captureCheckIn({ checkInId: id, monitorSlug: "manual-job", status: "ok", duration: 1.5 });
+await Sentry.flush(5000);
