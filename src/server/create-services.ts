@@ -53,6 +53,7 @@ import { createProjectAdmin } from "./project-admin";
 import { createReleaseApi } from "./release-api";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
+import { createStatsApi } from "./stats-api";
 import { createTeamServices } from "./team-service";
 import { createTokenServices } from "./token-service";
 import { createTraceServices } from "./trace-service";
@@ -349,6 +350,14 @@ export function createServices(deps: {
       db,
       requireScope,
       getIssue: (viewer, orgSlug, issueId) => services.issues.get(viewer, orgSlug, issueId),
+      getProject: (viewer, orgSlug, projectSlug) => services.projects.get(viewer, orgSlug, projectSlug),
+    }),
+    statsApi: createStatsApi({
+      db,
+      now,
+      requireScope,
+      membershipOrThrow,
+      projectsOf: projectMap,
       getProject: (viewer, orgSlug, projectSlug) => services.projects.get(viewer, orgSlug, projectSlug),
     }),
     userFeedbackApi: createUserFeedbackApi({

@@ -20,6 +20,7 @@ import type { MonitorServices } from "./monitor-service";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseApiServices } from "./release-api";
 import type { ReleaseServices } from "./release-service";
+import type { StatsApi } from "./stats-api";
 import type { TeamServices } from "./team-service";
 import type { TokenServices } from "./token-service";
 import type { TraceServices } from "./trace-service";
@@ -122,6 +123,8 @@ export interface AppServices {
   eventApi: EventApiServices;
   /** Sentry's user-feedback list and create over REST (src/server/user-feedback-api.ts) */
   userFeedbackApi: UserFeedbackApi;
+  /** Sentry's usage stats (project stats, stats_v2) from the outcome counters (src/server/stats-api.ts) */
+  statsApi: StatsApi;
   /** Sentry's releases REST API: detail, update, delete, commits, deploys (src/server/release-api.ts) */
   releaseApi: ReleaseApiServices;
   /** Sentry's bulk issue mutations by search instead of ids (src/server/issue-bulk.ts) */

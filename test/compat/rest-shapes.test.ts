@@ -257,4 +257,34 @@ describe.each(await dialects())("Sentry REST shapes on %s", (dialect) => {
     expect(detail).toMatchObject({ slug: "web", platform: "node", organization: { slug: "acme" } });
     expect((await api("GET", "/api/0/projects/acme/nope/")).status).toBe(404);
   });
+  test("usage stats from the outcome counters: project stats and stats_v2, with their errors named", async () => {
+    await send("counted for usage");
+    const v2 = await api(
+      "GET",
+      "/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=outcome&groupBy=category&statsPeriod=1d&interval=1h",
+      undefined,
+      readToken,
+    );
+    expect(v2.status).toBe(200);
+    expect(v2.body.intervals.length).toBeGreaterThanOrEqual(24);
+    const accepted = (v2.body.groups as Array<{ by: Json; totals: Record<string, number>; series: Record<string, number[]> }>).find(
+      (g) => g.by.outcome === "accepted" && g.by.category === "error",
+    );
+    expect(accepted?.totals["sum(quantity)"]).toBeGreaterThanOrEqual(1);
+    expect(accepted?.series["sum(quantity)"].reduce((a, b) => a + b, 0)).toBe(accepted?.totals["sum(quantity)"]);
+
+    const since = Math.floor(Date.now() / 1000) - 3 * 3600;
+    const legacy = await api("GET", `/api/0/projects/acme/web/stats/?stat=received&since=${since}&resolution=1h`, undefined, readToken);
+    expect(legacy.status).toBe(200);
+    expect(legacy.body.length).toBeGreaterThanOrEqual(3);
+    expect((legacy.body as Array<[number, number]>).reduce((n, [, c]) => n + c, 0)).toBeGreaterThanOrEqual(1);
+
+    const bad = await api("GET", "/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=color", undefined, readToken);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: "validation_failed", fields: [expect.objectContaining({ field: "groupBy" })] });
+    expect((await api("GET", "/api/0/organizations/acme/stats_v2/?field=count()&groupBy=outcome", undefined, readToken)).status).toBe(400);
+    expect(
+      (await api("GET", "/api/0/organizations/other-org/stats_v2/?field=sum(quantity)&groupBy=outcome", undefined, readToken)).status,
+    ).toBe(404);
+  });
 });
