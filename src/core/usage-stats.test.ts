@@ -41,7 +41,11 @@ describe("stats_v2", () => {
     const r = statsV2(rows, { start: T0, end: T0 + 3 * H, interval: H, groupBy: ["outcome", "category"], field: "sum(quantity)" });
     expect(r.intervals).toHaveLength(3);
     const find = (outcome: string, category: string) => r.groups.find((g) => g.by.outcome === outcome && g.by.category === category);
-    expect(find("accepted", "error")).toEqual({ by: { outcome: "accepted", category: "error" }, totals: { "sum(quantity)": 5 }, series: { "sum(quantity)": [5, 0, 0] } });
+    expect(find("accepted", "error")).toEqual({
+      by: { outcome: "accepted", category: "error" },
+      totals: { "sum(quantity)": 5 },
+      series: { "sum(quantity)": [5, 0, 0] },
+    });
     expect(find("accepted", "transaction")?.series["sum(quantity)"]).toEqual([0, 7, 0]);
     // What SDKs dropped themselves is reported only when asked for.
     expect(find("client_discard", "error")).toBeUndefined();
