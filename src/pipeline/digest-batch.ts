@@ -36,6 +36,7 @@ import { readProjectProcessing } from "../storage/project-processing";
 import { deleteQueued, type QueueItem } from "../storage/queue";
 import { recordReleases, type SeenRelease } from "../storage/releases";
 import { ensureSecureDelete, eraseDeletedContent } from "../storage/secure-erase";
+import { countsEachEvent } from "./alerts/record-alert-triggers";
 import { IssueCounters } from "./issue-counters";
 import { applyEventLifecycle } from "./lifecycle-step";
 import {
@@ -534,8 +535,9 @@ async function storeEvent(
   const update = { seenAt, level: event.level, eventId: event.event_id, release, newUser };
   if (p.nextjs.classification) await addIssueFlag(tx, issueId, p.nextjs.classification);
   stats?.add(issueId, projectId, seenAt, statTagsOf(event, p.nextjs.digest?.key));
-  // The issue's state needs nothing for this batch: count the event with the others at the end.
-  if (!created && memo.counters.canDefer(issueId)) {
+  // The issue's state needs nothing for this batch: count the event with the others at the end
+  // (unless a frequency rule of the project must see each event).
+  if (!created && memo.counters.canDefer(issueId) && !(await countsEachEvent(tx, projectId, deps.now))) {
     memo.counters.defer(issueId, update);
     return "stored";
   }

@@ -107,6 +107,14 @@ async function projectAlerting(tx: Tx, projectId: number, now: number): Promise<
   return out;
 }
 
+/**
+ * Whether every event of this project must pass through the rules one by one: a frequency rule
+ * counts each event, so the digest may not sum an issue's events of a batch for such a project.
+ */
+export async function countsEachEvent(tx: Tx, projectId: number, now: number): Promise<boolean> {
+  return (await projectAlerting(tx, projectId, now)).rules.some(({ rule }) => rule.triggers.frequency);
+}
+
 export async function recordAlertTriggers(tx: Tx, input: AlertTriggerInput): Promise<void> {
   const alerting = await projectAlerting(tx, input.projectId, input.now);
   if (alerting.rules.length === 0 || !alerting.project) return;
