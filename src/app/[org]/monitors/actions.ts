@@ -5,6 +5,7 @@
  */
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
+import { isAppError } from "@/core/errors";
 import { currentViewer, services } from "../../_lib/server";
 
 const Form = z.object({
@@ -21,6 +22,12 @@ export async function changeMonitor(form: FormData): Promise<void> {
   const { org, slug, change } = parsed.data;
   const patch =
     change === "mute" || change === "unmute" ? { isMuted: change === "mute" } : { status: change === "pause" ? "disabled" : "active" };
-  await (await services()).monitors.update(viewer, org, slug, patch);
+  try {
+    await (await services()).monitors.update(viewer, org, slug, patch);
+  } catch (err) {
+    // Refused (role, another org, unknown monitor): the page simply shows the unchanged monitor.
+    if (isAppError(err)) return;
+    throw err;
+  }
   revalidatePath(`/${org}/monitors/${slug}`);
 }
