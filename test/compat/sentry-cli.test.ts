@@ -359,7 +359,9 @@ describe.each(await dialects())("sentry-cli 3.8 against Errata on %s", (dialect)
         const dir = fs.mkdtempSync(path.join(tmp, "repo-"));
         await git(dir, "init", "-q", "-b", "main");
         await git(dir, "remote", "add", "origin", "https://github.com/acme/web.git");
-        await git(dir, "commit", "-q", "--allow-empty", "-m", "first");
+        // Unique per repo: two repos made within the same second would otherwise have identical
+        // commits, and the previous release's last commit would then be found in the new one.
+        await git(dir, "commit", "-q", "--allow-empty", "-m", `first (${path.basename(dir)})`);
         await git(dir, "commit", "-q", "--allow-empty", "-m", "second");
         const commits = (await git(dir, "log", "--format=%H")).split("\n");
         return { dir, head: commits[0] as string, commits };
