@@ -12,7 +12,8 @@ import { AppError } from "../core/errors";
 import { TOKEN_SCOPES } from "../core/token-scopes";
 import { nameSchema, validate } from "../core/validation";
 import type { Db } from "../storage/db";
-import { deleteToken, insertTokenWithExpiry, listTokens, type TokenListRow } from "../storage/token-admin";
+import { deleteToken, listTokens, type TokenListRow } from "../storage/token-admin";
+import { insertToken } from "../storage/tokens";
 import type { OrgSummary, Viewer } from "./types";
 
 const ORG_DEFAULT_SCOPES = ["project:releases", "org:read"];
@@ -99,7 +100,7 @@ export function createTokenServices(deps: {
   async function create(userId: string, orgId: number | null, secret: string, v: z.infer<typeof InputSchema>, scopes: string[]) {
     const expiresAt = v.expiresInDays ? now() + v.expiresInDays * DAY : null;
     const prefix = orgId === null ? secret.slice(0, 14) : `sntrys_…${secret.slice(-6)}`;
-    const id = await insertTokenWithExpiry(db, {
+    const id = await insertToken(db, {
       userId,
       orgId,
       name: v.name,

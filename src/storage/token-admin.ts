@@ -13,37 +13,6 @@ export interface TokenListRow {
   expiresAt: number | null;
 }
 
-export async function insertTokenWithExpiry(
-  db: Db,
-  t: {
-    userId: string;
-    orgId: number | null;
-    name: string;
-    tokenHash: string;
-    tokenPrefix: string;
-    scopes: string[];
-    now: number;
-    expiresAt: number | null;
-  },
-): Promise<number> {
-  const row = await db.kysely
-    .insertInto("api_tokens")
-    .values({
-      user_id: t.userId,
-      org_id: t.orgId,
-      name: t.name,
-      token_hash: t.tokenHash,
-      token_prefix: t.tokenPrefix,
-      scopes: t.scopes.join(" "),
-      created_at: t.now,
-      last_used_at: null,
-      expires_at: t.expiresAt,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
-}
-
 /** Organization tokens (`orgId`) or a user's personal tokens (`userId`, no org), newest first. */
 export async function listTokens(db: Db, by: { orgId: number } | { userId: string }): Promise<TokenListRow[]> {
   let q = db.kysely

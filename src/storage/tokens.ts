@@ -11,7 +11,17 @@ export interface TokenRow {
 
 export async function insertToken(
   db: Db,
-  t: { userId: string; orgId: number | null; name: string; tokenHash: string; tokenPrefix: string; scopes: string[]; now: number },
+  t: {
+    userId: string;
+    orgId: number | null;
+    name: string;
+    tokenHash: string;
+    tokenPrefix: string;
+    scopes: string[];
+    now: number;
+    /** epoch ms; null or absent: never expires */
+    expiresAt?: number | null;
+  },
 ): Promise<number> {
   const row = await db.kysely
     .insertInto("api_tokens")
@@ -24,7 +34,7 @@ export async function insertToken(
       scopes: t.scopes.join(" "),
       created_at: t.now,
       last_used_at: null,
-      expires_at: null,
+      expires_at: t.expiresAt ?? null,
     })
     .returning("id")
     .executeTakeFirstOrThrow();
