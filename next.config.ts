@@ -12,7 +12,7 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   // Native or server-only packages: loaded from node_modules at run time, never bundled.
-  serverExternalPackages: ["better-sqlite3", "pg", "pino", "kysely", "better-auth", "@node-rs/argon2"],
+  serverExternalPackages: ["better-sqlite3", "better-sqlite3-napi9", "pg", "pino", "kysely", "better-auth", "@node-rs/argon2"],
   // Pin the project root (silences the multiple-lockfile warning on machines with a parent lockfile).
   turbopack: { root: projectDir },
   outputFileTracingRoot: projectDir,

@@ -15,7 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import Database from "better-sqlite3";
+import Database from "../src/storage/sqlite-driver";
 import pino from "pino";
 import { digestBatch, sha256Hex } from "../src/pipeline/digest-batch";
 import { type Db, openDb } from "../src/storage/db";

@@ -4,7 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import SQLite from "better-sqlite3";
+import SQLite, { type BetterSqlite3 } from "./sqlite-driver";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { Config } from "../config";
@@ -16,7 +16,7 @@ export interface Db {
   kysely: Kysely<Database>;
   dialect: DialectName;
   /** Raw better-sqlite3 handle (SQLite only): the ingest hot path uses prepared statements. */
-  sqlite?: SQLite.Database;
+  sqlite?: BetterSqlite3.Database;
   close(): Promise<void>;
 }
 
@@ -67,10 +67,10 @@ const STATEMENT_CACHE_SIZE = 500;
  * better-sqlite3 statement can be run again and again. Least recently used entries are evicted.
  * Not safe for `.stream()` (a statement being iterated is busy); nothing in Errata streams.
  */
-function cachingStatements(sqlite: SQLite.Database): { prepare(sql: string): SQLite.Statement; close(): void } {
-  const cache = new Map<string, SQLite.Statement>();
+function cachingStatements(sqlite: BetterSqlite3.Database): { prepare(sql: string): BetterSqlite3.Statement; close(): void } {
+  const cache = new Map<string, BetterSqlite3.Statement>();
   return {
-    prepare(sql: string): SQLite.Statement {
+    prepare(sql: string): BetterSqlite3.Statement {
       const hit = cache.get(sql);
       if (hit !== undefined) {
         // Map keeps insertion order: re-inserting marks the entry as most recently used.

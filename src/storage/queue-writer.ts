@@ -8,14 +8,14 @@
  * COMMIT.
  *
  * The thread is plain JavaScript evaluated from a string (no extra bundle entry), loading the
- * same better-sqlite3 the main thread resolved and running the SQL of queue.ts / outcomes.ts.
+ * same better-sqlite3 build the main thread chose (sqlite-driver.ts) and running the SQL of queue.ts / outcomes.ts.
  */
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { OutcomeCount } from "../core/outcomes";
 import type { Db } from "./db";
 import { OUTCOME_UPSERT_SQL } from "./outcomes";
 import { QUEUE_INSERT_SQL, type QueueInsert } from "./queue";
+import { sqliteModulePath } from "./sqlite-driver";
 
 export interface QueueWriter {
   /** Inserts the rows and adds the outcome counts in one IMMEDIATE transaction; resolves after COMMIT. */
@@ -97,7 +97,7 @@ interface Pending {
 
 /** Starts the writer for a SQLite file (`synchronous` as the main connection has it). */
 export function startQueueWriter(file: string, synchronous: string): QueueWriter {
-  const sqlitePath = createRequire(import.meta.url).resolve("better-sqlite3");
+  const sqlitePath = sqliteModulePath();
   let closing: Promise<void> | undefined;
   let worker: Worker | undefined;
   let seq = 0;

@@ -6,7 +6,7 @@
  */
 import http from "node:http";
 import path from "node:path";
-import Database from "better-sqlite3";
+import Database, { type BetterSqlite3 } from "../../src/storage/sqlite-driver";
 import { afterAll, describe, expect, test } from "vitest";
 import { eventually, startServer, type TestServer } from "../helpers/server";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-db";
@@ -51,7 +51,7 @@ function loadUntilFailure(url: string, acked: Set<string>, prefix: string): Prom
   return Promise.all(Array.from({ length: CONNECTIONS }, loop)).then(() => agent.destroy());
 }
 
-function readDb(file: string): Database.Database {
+function readDb(file: string): BetterSqlite3.Database {
   return new Database(file, { readonly: true, fileMustExist: true });
 }
 

@@ -6,7 +6,7 @@
  * works again. Real server; the lock is a second connection to the same file (SQLite only: the
  * PostgreSQL counterpart is connection loss, see pg-terminate tests).
  */
-import SQLite from "better-sqlite3";
+import SQLite from "../../src/storage/sqlite-driver";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
 
