@@ -18,6 +18,7 @@ import { insertActivities } from "../storage/activity";
 import { deleteUnusedBundles } from "../storage/artifacts";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
+import { claimJobRun, type InstallationJob, type LockedRun, withJobLock } from "../storage/job-lock";
 import {
   countProjectEvents,
   deleteExpiredChunk,
@@ -241,31 +242,44 @@ export async function runMaintenance(o: MaintenanceOptions): Promise<void> {
   const now = o.now ?? Date.now;
   const yieldBetween = () => sleep(r.pauseMs, signal);
   await sleep(r.firstRunDelayMs, signal);
-  let nextRetention = 0;
   while (!signal.aborted) {
+    // Scaled out, every worker process runs this loop: each job runs once per interval across
+    // the installation, never twice at once (storage/job-lock.ts).
     try {
-      const n = await runLifecycleSweep(db, { now: now(), lifecycle: o.config.lifecycle, batchSize: r.batchSize, yieldBetween, signal });
-      if (n > 0) log.info({ transitions: n }, "lifecycle sweep");
+      const sweep = await runOncePerInterval(db, "lifecycle-sweep", now(), r.sweepIntervalMs, () =>
+        runLifecycleSweep(db, { now: now(), lifecycle: o.config.lifecycle, batchSize: r.batchSize, yieldBetween, signal }),
+      );
+      if (sweep.ran && sweep.value > 0) log.info({ transitions: sweep.value }, "lifecycle sweep");
     } catch (err) {
       log.error({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, "lifecycle sweep failed");
     }
-    if (now() >= nextRetention && !signal.aborted) {
+    if (!signal.aborted) {
       const started = now();
       try {
-        const res = await runRetention(db, {
-          now: started,
-          defaults: { days: r.days, eventCap: r.eventCap },
-          batchSize: r.batchSize,
-          yieldBetween,
-          signal,
+        const run = await runOncePerInterval(db, "retention", started, r.intervalMs, async () => {
+          const res = await runRetention(db, {
+            now: started,
+            defaults: { days: r.days, eventCap: r.eventCap },
+            batchSize: r.batchSize,
+            yieldBetween,
+            signal,
+          });
+          const bundles = r.artifactDays > 0 ? await expireBundles(db, started - r.artifactDays * DAY, yieldBetween, signal) : 0;
+          return { ...res, bundles };
         });
-        const bundles = r.artifactDays > 0 ? await expireBundles(db, started - r.artifactDays * DAY, yieldBetween, signal) : 0;
-        log.info({ ...res, bundles, ms: now() - started }, "retention run");
+        if (run.ran) log.info({ ...run.value, ms: now() - started }, "retention run");
       } catch (err) {
         log.error({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, "retention run failed");
       }
-      nextRetention = started + r.intervalMs;
     }
     await sleep(r.sweepIntervalMs, signal);
   }
+}
+
+/** Runs `fn` when this process holds the job's lock and the interval's run is still unclaimed. */
+async function runOncePerInterval<T>(db: Db, job: InstallationJob, at: number, intervalMs: number, fn: () => Promise<T>): Promise<LockedRun<T>> {
+  return withJobLock(db, job, async () => {
+    if (!(await claimJobRun(db, job, at, intervalMs))) return { ran: false } as const;
+    return { ran: true, value: await fn() } as const;
+  }).then((outer) => (outer.ran ? outer.value : outer));
 }
