@@ -15,7 +15,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import Database from "../src/storage/sqlite-driver";
 import pino from "pino";
 import { digestBatch, sha256Hex } from "../src/pipeline/digest-batch";
 import { type Db, openDb } from "../src/storage/db";
@@ -24,6 +23,7 @@ import { countEvents } from "../src/storage/events";
 import { migrateToLatest } from "../src/storage/migrate";
 import { insertProject } from "../src/storage/projects";
 import { claimBatch, enqueueMany, type QueueInsert } from "../src/storage/queue";
+import Database from "../src/storage/sqlite-driver";
 import { type EnvelopeTemplate, loadTemplates } from "./helpers";
 
 const { values } = parseArgs({

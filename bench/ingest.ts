@@ -25,9 +25,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import Database from "../src/storage/sqlite-driver";
 import { type Db, openDb } from "../src/storage/db";
 import { countEvents } from "../src/storage/events";
+import Database from "../src/storage/sqlite-driver";
 import {
   type EnvelopeTemplate,
   type ErrataChild,

@@ -18,7 +18,6 @@ import { insertActivities } from "../storage/activity";
 import { deleteUnusedBundles } from "../storage/artifacts";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
-import { claimJobRun, type InstallationJob, type LockedRun, withJobLock } from "../storage/job-lock";
 import {
   countProjectEvents,
   deleteExpiredChunk,
@@ -29,6 +28,7 @@ import {
   storedEventsPerIssue,
 } from "../storage/event-retention";
 import { clearDueAt, findDueIssues, writeIssueState } from "../storage/issue-lifecycle";
+import { claimJobRun, type InstallationJob, type LockedRun, withJobLock } from "../storage/job-lock";
 import { trimTraceData } from "./trace-retention";
 
 const DAY = 24 * 3600 * 1000;
@@ -277,7 +277,13 @@ export async function runMaintenance(o: MaintenanceOptions): Promise<void> {
 }
 
 /** Runs `fn` when this process holds the job's lock and the interval's run is still unclaimed. */
-async function runOncePerInterval<T>(db: Db, job: InstallationJob, at: number, intervalMs: number, fn: () => Promise<T>): Promise<LockedRun<T>> {
+async function runOncePerInterval<T>(
+  db: Db,
+  job: InstallationJob,
+  at: number,
+  intervalMs: number,
+  fn: () => Promise<T>,
+): Promise<LockedRun<T>> {
   return withJobLock(db, job, async () => {
     if (!(await claimJobRun(db, job, at, intervalMs))) return { ran: false } as const;
     return { ran: true, value: await fn() } as const;

@@ -4,11 +4,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import SQLite, { type BetterSqlite3 } from "./sqlite-driver";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { Config } from "../config";
 import type { Database } from "./schema";
+import SQLite, { type BetterSqlite3 } from "./sqlite-driver";
 
 export type DialectName = "sqlite" | "postgres";
 

@@ -6,8 +6,8 @@
  */
 import http from "node:http";
 import path from "node:path";
-import Database, { type BetterSqlite3 } from "../../src/storage/sqlite-driver";
 import { afterAll, describe, expect, test } from "vitest";
+import Database, { type BetterSqlite3 } from "../../src/storage/sqlite-driver";
 import { eventually, startServer, type TestServer } from "../helpers/server";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-db";
 

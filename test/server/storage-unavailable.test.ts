@@ -6,8 +6,9 @@
  * works again. Real server; the lock is a second connection to the same file (SQLite only: the
  * PostgreSQL counterpart is connection loss, see pg-terminate tests).
  */
-import SQLite from "../../src/storage/sqlite-driver";
+
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import SQLite from "../../src/storage/sqlite-driver";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
 
 describe("SQLite locked by another writer", () => {
