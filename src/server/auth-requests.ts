@@ -15,10 +15,19 @@ export interface AuthRequests {
   handle(req: Request): Promise<Response>;
 }
 
+/**
+ * The Better Auth endpoints browsers may call. Everything else Better Auth serves (change-password
+ * with `revokeOtherSessions: false`, update-user, revoke-session, …) is done by our services, which
+ * enforce SPEC §9 (a password change ends the other sessions); over HTTP those answer not_found.
+ */
+const PUBLIC_AUTH_PATHS: ReadonlySet<string> = new Set(["/sign-in/email", "/sign-out", "/get-session", "/ok", "/error"]);
+
 export function createAuthRequests(deps: { handler: (req: Request) => Promise<Response>; throttle: LoginThrottle }): AuthRequests {
   return {
     async handle(req) {
-      if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/sign-in/email")) return deps.handler(req);
+      const endpoint = new URL(req.url).pathname.replace(/^\/api\/auth/, "").replace(/\/+$/, "");
+      if (!PUBLIC_AUTH_PATHS.has(endpoint)) return errorResponse(new AppError("not_found", "No such endpoint."), randomUUID());
+      if (req.method !== "POST" || endpoint !== "/sign-in/email") return deps.handler(req);
       return signInWithThrottle(req, deps);
     },
   };

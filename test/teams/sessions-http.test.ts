@@ -65,4 +65,27 @@ describe("sessions end with a password reset or sign-out, live streams included"
     await live.ended;
     expect(await apiStatus(cookie)).toBe(401);
   });
+
+  test("Better Auth's own account endpoints are closed: no password change that keeps other sessions", async () => {
+    const cookie = await signIn("a brand new password");
+    const other = await signIn("a brand new password");
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.url}/api/auth/${path}`, {
+        method: "POST",
+        headers: { cookie, origin: server.url, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const change = await post("change-password", {
+      currentPassword: "a brand new password",
+      newPassword: "kept other sessions alive",
+      revokeOtherSessions: false,
+    });
+    expect(change.status).toBe(404);
+    expect(await change.json()).toMatchObject({ error: { code: "not_found" } });
+    expect((await post("update-user", { name: "renamed over HTTP" })).status).toBe(404);
+    expect((await post("revoke-sessions", {})).status).toBe(404);
+    // Nothing changed: the old password still signs in and both sessions still work.
+    expect(await apiStatus(await signIn("a brand new password"))).toBe(200);
+    expect(await apiStatus(other)).toBe(200);
+  });
 });
