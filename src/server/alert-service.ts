@@ -37,6 +37,7 @@ import {
 } from "../storage/notifications";
 import { findProjectById, findProjectBySlug, type ProjectRow } from "../storage/projects";
 import type { OrgSummary, Viewer } from "./types";
+import { canSeeProject } from "./visibility";
 
 /** A channel as shown: secrets are never sent back, only whether one is set. */
 export interface ChannelView {
@@ -162,7 +163,8 @@ export function createAlertServices(deps: AlertServiceDeps): AlertServices {
     requireScope(viewer, write ? "project:write" : "project:read");
     const org = await membershipOrThrow(viewer, orgSlug);
     const project = await findProjectBySlug(db, org.id, projectSlug);
-    if (!project) throw new AppError("not_found", "Project not found.");
+    // A member outside the project's teams learns nothing of it, not even that it exists.
+    if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
     if (write && !canManage(org)) throw new AppError("forbidden", "Only admins and owners can change alert rules and channels.");
     return { org, project };
   }
@@ -181,7 +183,8 @@ export function createAlertServices(deps: AlertServiceDeps): AlertServices {
     const org = await membershipOrThrow(viewer, orgSlug);
     const issue = Number.isSafeInteger(issueId) ? await getIssue(db, issueId) : undefined;
     const project = issue ? await findProjectById(db, issue.projectId) : undefined;
-    if (!issue || !project || project.orgId !== org.id) throw new AppError("not_found", "Issue not found.");
+    if (!issue || !project || project.orgId !== org.id || !canSeeProject(org, project.id))
+      throw new AppError("not_found", "Issue not found.");
     if (write && org.role === "viewer") throw new AppError("forbidden", "Viewers cannot mute alerts.");
     return issue;
   }

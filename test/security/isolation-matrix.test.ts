@@ -3,9 +3,10 @@
  *
  *   every page, route handler (× each method it exports) and server action discovered from the
  *   file system (test/security/route-table.ts)
- * × actor: anonymous, owner, viewer, the other organization's owner, tokens of both owners with
- *   each single scope
- * × target: the owner's organization ("acme"), and the other org's own slug with acme's ids
+ * × actor: anonymous, owner, admin, member, viewer, the other organization's owner, tokens of both
+ *   owners with each single scope
+ * × target: the owner's organization ("acme"), the other org's own slug with acme's ids, and a
+ *   project of acme's that is on no team of the member ("hiddenweb")
  *
  * judged by GENERIC rules per route class, so routes added later are covered without entries:
  *
@@ -16,20 +17,24 @@
  *    (issue title, comment, DSN key, owner's email) — that leak check runs on every foreign cell —
  *    and acme's data is unchanged afterwards;
  *  - a viewer (SPEC §6) mutates nothing: every non-GET method and server action is refused;
+ *  - a member reaching the project outside their teams, by every route, method and action with its
+ *    slug and ids: the body holds none of that project's data and its data is unchanged after;
+ *    the admin reads it (admins see every project);
  *  - server actions are replayed by id (Next-Action) with acme's ids: never a success;
  *  - no cell answers 5xx (bad input is a catalogued 4xx); own reads succeed (so the refusals
  *    above are not an artefact of wrong parameters).
  *
  * After the attack phases acme's data is checked unchanged. Only deliberately public routes are
- * named (PUBLIC). Not yet covered: member/admin role cells and "foreign project in own org" (needs
- * teams, issue 9's other half) — see the report.
+ * named (PUBLIC).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Db, openDb } from "../../src/storage/db.js";
+import { writeTx } from "../../src/storage/dialect.js";
 import { upsertMember } from "../../src/storage/orgs.js";
+import { insertTeam, setTeamMember, setTeamProject } from "../../src/storage/teams.js";
 import { insertToken } from "../../src/storage/tokens.js";
 import { eventually, ROOT, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
@@ -68,8 +73,14 @@ const OWN_PREFERENCE = new Set(["emailOptOutAction"]);
 const REFUSED = new Set([400, 401, 403, 404, 405, 409, 413, 415, 422]);
 const SECRET_EMAIL = "alice@acme-secret.test";
 
-type Actor = { name: string; side: "acme" | "globex" | "anonymous"; cookie?: string; token?: string; role?: "owner" | "viewer" };
-type Target = { name: "acme" | "globex-slug+acme-ids"; values: Record<string, string> };
+type Actor = {
+  name: string;
+  side: "acme" | "globex" | "anonymous";
+  cookie?: string;
+  token?: string;
+  role?: "owner" | "admin" | "member" | "viewer";
+};
+type Target = { name: "acme" | "globex-slug+acme-ids" | "acme-hidden-project"; values: Record<string, string> };
 interface Cell {
   what: string;
   actor: string;
@@ -95,6 +106,9 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
   const markers: string[] = ["ACMESECRET", SECRET_EMAIL];
   let acme: Target;
   let mixed: Target;
+  let hidden: Target;
+  /** What only the hidden project holds: its issue title marker and its DSN key. */
+  const hiddenMarkers: string[] = ["HIDDENSECRET"];
   let fixtureToken = "";
   let acmeKeyLabel = "Default";
   const cells: Cell[] = [];
@@ -145,10 +159,15 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     return {};
   }
 
-  function leaked(body: string, url: string): string | null {
+  function leaked(body: string, url: string, secrets: string[] = markers): string | null {
     const lower = url.toLowerCase();
-    const hit = markers.find((m) => !lower.includes(m.toLowerCase()) && body.toLowerCase().includes(m.toLowerCase()));
+    const hit = secrets.find((m) => !lower.includes(m.toLowerCase()) && body.toLowerCase().includes(m.toLowerCase()));
     return hit ? `body contains acme's "${hit}"` : null;
+  }
+
+  /** A member outside the hidden project's teams: nothing of it in any answer, whatever the status. */
+  function memberOutsideTeams(actor: Actor, target: Target): boolean {
+    return actor.role === "member" && target.name === "acme-hidden-project";
   }
 
   function judgeHttp(
@@ -161,6 +180,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     url: string,
   ): string | null {
     if (res.status >= 500) return `answered ${res.status}`;
+    if (memberOutsideTeams(actor, target)) return leaked(body, url, hiddenMarkers);
     const isPublic = PUBLIC.has(route.pattern);
     const foreign = actor.side === "globex" || actor.side === "anonymous";
     const leak = foreign ? leaked(body, url) : null;
@@ -183,7 +203,8 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     }
     // Own reads work (else the refusals above could be an artefact of wrong parameters); a viewer
     // may be refused what prepares a write (chunk-upload options), never signed out.
-    const refused = res.status === 401 || isLoginRedirect(res) || (res.status === 403 && actor.role === "owner");
+    const refused =
+      res.status === 401 || isLoginRedirect(res) || (res.status === 403 && (actor.role === "owner" || actor.role === "admin"));
     if (actor.cookie && refused) return `own ${actor.name} refused (${res.status})`;
     return null;
   }
@@ -280,12 +301,20 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       problem = "the action succeeded";
     // acme's own members may see acme's data; everyone else must not.
     else if (actor.side !== "acme") problem = leaked(body, url);
+    // …except a member, the project outside their teams.
+    else if (memberOutsideTeams(actor, target)) problem = leaked(body, url, hiddenMarkers);
     cells.push({ what: `action ${action.name}`, actor: actor.name, target: target.name, status: res.status, problem });
   }
 
   async function acmeState() {
-    const issues = await api<Array<{ id: string; status: string }>>("projects/acme/secretweb/issues/?query=");
-    const comments = await api<Array<{ data: { text: string } }>>(`organizations/acme/issues/${acme.values.id}/comments/`);
+    const issues = [
+      ...(await api<Array<{ id: string; status: string }>>("projects/acme/secretweb/issues/?query=")),
+      ...(await api<Array<{ id: string; status: string }>>("projects/acme/hiddenweb/issues/?query=")),
+    ];
+    const comments = [
+      ...(await api<Array<{ data: { text: string } }>>(`organizations/acme/issues/${acme.values.id}/comments/`)),
+      ...(await api<Array<{ data: { text: string } }>>(`organizations/acme/issues/${hidden.values.id}/comments/`)),
+    ];
     // Only acme's rows: globex's owner may legitimately change globex through the mixed target.
     const org = await db.kysely.selectFrom("organizations").select("id").where("slug", "=", "acme").executeTakeFirstOrThrow();
     const keys = await db.kysely
@@ -316,22 +345,87 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     };
   }
 
+  /** The hidden project's own data: its issues' states, its issue's comments, its keys and settings. */
+  async function hiddenState() {
+    const project = await db.kysely
+      .selectFrom("projects")
+      .select(["id", "settings"])
+      .where("slug", "=", "hiddenweb")
+      .executeTakeFirstOrThrow();
+    const keys = await db.kysely
+      .selectFrom("project_keys")
+      .select(["public_key", "label", "active"])
+      .where("project_id", "=", project.id)
+      .orderBy("id")
+      .execute();
+    const issues = await db.kysely
+      .selectFrom("issues")
+      .select(["id", "status", "assignee_user_id"])
+      .where("project_id", "=", project.id)
+      .execute();
+    const comments = await db.kysely
+      .selectFrom("activity")
+      .select(["kind", "data"])
+      .where("issue_id", "=", Number(hidden.values.id))
+      .orderBy("id")
+      .execute();
+    const mutes = await db.kysely.selectFrom("alert_mutes").selectAll().where("issue_id", "=", Number(hidden.values.id)).execute();
+    return {
+      mutes: mutes.map((m) => JSON.stringify(m)),
+      settings: JSON.stringify(project.settings),
+      keys: keys.map((k) => `${k.public_key}:${k.label}:${Number(k.active)}`),
+      issues: issues.map((i) => `${i.id}:${i.status}:${i.assignee_user_id}`).sort(),
+      activity: comments.map((c) => `${c.kind}:${JSON.stringify(c.data)}`),
+    };
+  }
+
   beforeAll(async () => {
     server = await startServer({ dialect });
     db = openDb(server.db.config);
     await server.cli("user", "create", "--email", SECRET_EMAIL, "--password", PASSWORD, "--org", "acme");
     await server.cli("user", "create", "--email", "bob@globex.test", "--password", PASSWORD, "--org", "globex");
     await server.cli("user", "create", "--email", "vera@viewer.test", "--password", PASSWORD, "--org", "vera-home");
+    await server.cli("user", "create", "--email", "mia@member.test", "--password", PASSWORD, "--org", "mia-home");
+    await server.cli("user", "create", "--email", "adam@admin.test", "--password", PASSWORD, "--org", "adam-home");
     const acmeOrg = await db.kysely.selectFrom("organizations").select("id").where("slug", "=", "acme").executeTakeFirstOrThrow();
     const vera = await db.kysely
       .selectFrom("user" as never)
       .select("id" as never)
       .where("email" as never, "=", "vera@viewer.test" as never)
       .executeTakeFirstOrThrow();
-    await upsertMember(db.kysely, { orgId: Number(acmeOrg.id), userId: (vera as { id: string }).id, role: "viewer", now: Date.now() });
+    const userId = async (email: string) =>
+      (
+        (await db.kysely
+          .selectFrom("user" as never)
+          .select("id" as never)
+          .where("email" as never, "=", email as never)
+          .executeTakeFirstOrThrow()) as { id: string }
+      ).id;
+    const orgId = Number(acmeOrg.id);
+    await upsertMember(db.kysely, { orgId, userId: (vera as { id: string }).id, role: "viewer", now: Date.now() });
+    await upsertMember(db.kysely, { orgId, userId: await userId("mia@member.test"), role: "member", now: Date.now() });
+    await upsertMember(db.kysely, { orgId, userId: await userId("adam@admin.test"), role: "admin", now: Date.now() });
     const dsnA = await server.cli("project", "create", "--org", "acme", "--name", "secretweb", "--platform", "javascript");
     const dsnB = await server.cli("project", "create", "--org", "globex", "--name", "gweb", "--platform", "javascript");
+    const dsnH = await server.cli("project", "create", "--org", "acme", "--name", "hiddenweb", "--platform", "javascript");
     markers.push(new URL(dsnA).username);
+    hiddenMarkers.push(new URL(dsnH).username);
+    // Nobody outside acme sees the hidden project either.
+    markers.push(...hiddenMarkers);
+    // Teams: "web" owns secretweb (the member and the viewer are on it), "ops" owns hiddenweb.
+    const projectId = async (slug: string) =>
+      Number((await db.kysely.selectFrom("projects").select("id").where("slug", "=", slug).executeTakeFirstOrThrow()).id);
+    const [secretId, hiddenId] = [await projectId("secretweb"), await projectId("hiddenweb")];
+    const [miaId, veraId] = [await userId("mia@member.test"), (vera as { id: string }).id];
+    await writeTx(db, async (tx) => {
+      const web = await insertTeam(tx, { orgId, slug: "web", name: "Web", now: Date.now() });
+      const ops = await insertTeam(tx, { orgId, slug: "ops", name: "Ops", now: Date.now() });
+      await setTeamProject(tx, web, secretId, true);
+      await setTeamProject(tx, ops, hiddenId, true);
+      await setTeamMember(tx, web, miaId, true);
+      await setTeamMember(tx, web, veraId, true);
+    });
+    await server.cli("send-test-event", "--dsn", dsnH, "--message", "HIDDENSECRET ops-only failure");
     await server.cli("send-test-event", "--dsn", dsnA, "--message", "ACMESECRET first failure");
     await server.cli("send-test-event", "--dsn", dsnB, "--message", "globex own failure");
     fixtureToken = await makeToken(SECRET_EMAIL, SCOPES);
@@ -351,6 +445,14 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       "globex's issue",
     );
     const i2 = String(globexIssue.id);
+    const hiddenIssue = await eventually(
+      () => db.kysely.selectFrom("issues").select("id").where("title", "like", "%HIDDENSECRET%").executeTakeFirst(),
+      30_000,
+      "the hidden project's issue",
+    );
+    const ih = String(hiddenIssue.id);
+    const hiddenLatest = await api<{ eventID?: string; id?: string }>(`organizations/acme/issues/${ih}/events/latest/`);
+    const hiddenKey = await db.kysely.selectFrom("project_keys").select("id").where("project_id", "=", hiddenId).executeTakeFirstOrThrow();
     const latest = await api<{ eventID?: string; id?: string }>(`organizations/acme/issues/${i1}/events/latest/`);
     await api("organizations/acme/releases/", { method: "POST", body: JSON.stringify({ version: "relx-9.9.9", projects: ["secretweb"] }) });
     await api(`organizations/acme/issues/${i1}/comments/`, { method: "POST", body: JSON.stringify({ text: "ACMESECRET comment" }) });
@@ -376,6 +478,21 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       name: "acme",
       values: { org: "acme", slug: "secretweb", project: "secretweb", id: i1, id2: i2, issueId: i1, keyId: String(key.id), ...common },
     };
+    hidden = {
+      name: "acme-hidden-project",
+      values: {
+        org: "acme",
+        slug: "hiddenweb",
+        project: "hiddenweb",
+        id: ih,
+        id2: ih,
+        issueId: ih,
+        keyId: String(hiddenKey.id),
+        ...common,
+        eventId: String(hiddenLatest.eventID ?? hiddenLatest.id),
+        team: "hiddenweb",
+      },
+    };
     mixed = {
       name: "globex-slug+acme-ids",
       values: { org: "globex", slug: "gweb", project: "gweb", id: i1, id2: i2, issueId: i1, keyId: String(key.id), ...common },
@@ -383,6 +500,8 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     actors.push({ name: "anonymous", side: "anonymous" });
     actors.push({ name: "acme owner", side: "acme", role: "owner", cookie: await signIn(SECRET_EMAIL) });
     actors.push({ name: "acme viewer", side: "acme", role: "viewer", cookie: await signIn("vera@viewer.test") });
+    actors.push({ name: "acme member", side: "acme", role: "member", cookie: await signIn("mia@member.test") });
+    actors.push({ name: "acme admin", side: "acme", role: "admin", cookie: await signIn("adam@admin.test") });
     actors.push({ name: "globex owner", side: "globex", role: "owner", cookie: await signIn("bob@globex.test") });
     for (const scope of SCOPES) {
       actors.push({ name: `acme token ${scope}`, side: "acme", token: await makeToken(SECRET_EMAIL, [scope]) });
@@ -440,6 +559,26 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     const issuePage = await fetch(`${server.url}/acme/issues/${acme.values.id}`, { headers: authHeaders(owner) });
     expect(await issuePage.text()).toContain("ACMESECRET");
 
+    expect(await acmeState()).toEqual({ ...before, comments: [...before.comments, "owner control comment"].sort() });
+
+    // Phase 3: the member, on the acme project outside their teams, by every route, method and
+    // action (its data must not show and must not change; their own projects may legitimately
+    // change, so this runs last); the admin reads it.
+    const member = actors.find((a) => a.role === "member") as Actor;
+    const admin = actors.find((a) => a.role === "admin") as Actor;
+    const hiddenBefore = await hiddenState();
+    const hiddenJobs: Array<() => Promise<void>> = [];
+    for (const route of routes) {
+      for (const method of route.methods) hiddenJobs.push(() => httpCell(route, method, member, hidden));
+      if (route.methods.includes("GET")) hiddenJobs.push(() => httpCell(route, "GET", admin, hidden));
+    }
+    for (const action of actions) hiddenJobs.push(() => actionCell(action, member, hidden));
+    await runLimited(hiddenJobs, 2);
+    expect(await hiddenState()).toEqual(hiddenBefore);
+    // Control: the admin's issue page does show the hidden project's issue.
+    const adminPage = await fetch(`${server.url}/acme/issues/${hidden.values.id}`, { headers: authHeaders(admin) });
+    expect(await adminPage.text()).toContain("HIDDENSECRET");
+
     const failures = cells.filter((c) => c.problem);
     const byActor = new Set(cells.map((c) => c.actor)).size;
     console.log(
@@ -447,7 +586,6 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     );
     for (const f of failures.slice(0, 40)) console.log(`  LEAK ${f.what} as ${f.actor} → ${f.target}: ${f.problem} (HTTP ${f.status})`);
     expect(failures.map((f) => `${f.what} as ${f.actor} → ${f.target}: ${f.problem}`)).toEqual([]);
-    expect(await acmeState()).toEqual({ ...before, comments: [...before.comments, "owner control comment"].sort() });
   }, 900_000);
 });
 
