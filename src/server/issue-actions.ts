@@ -6,6 +6,7 @@
  */
 
 import { z } from "zod";
+import { parseAssignee, TEAM_ACTOR_PREFIX, teamRef } from "../core/assignee";
 import { AppError } from "../core/errors";
 import {
   dueAt,
@@ -38,6 +39,7 @@ import { addIssueRedirects, deleteIssueRedirectsTo } from "../storage/issue-redi
 import { getIssue, type IssueRow } from "../storage/issues";
 import type { ProjectRow } from "../storage/projects";
 import { ensureRelease, listProjectReleases } from "../storage/releases";
+import { findTeamsById, listTeams } from "../storage/teams";
 import type {
   ActivityItem,
   BulkUpdateResult,
@@ -136,7 +138,16 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
 
   async function assigneeFor(org: OrgSummary, value: string | null | undefined): Promise<UserRef | null | undefined> {
     if (value === undefined || value === null) return value;
-    if (value.startsWith("team:")) throw fieldError("assignedTo", "unsupported", "assigning to teams is not supported; name a member");
+    // A team: Sentry's `team:<id>`, or `#slug` as its search and UI write it.
+    if (value.startsWith(TEAM_ACTOR_PREFIX) || value.startsWith("#")) {
+      const target = parseAssignee(value);
+      const teams = await listTeams(db, org.id);
+      const team = value.startsWith("#")
+        ? teams.find((t) => t.slug === value.slice(1))
+        : teams.find((t) => target?.kind === "team" && t.id === target.teamId);
+      if (!team) throw fieldError("assignedTo", "team", "no team of this organization has that id or slug");
+      return teamRef(team);
+    }
     const member = await findOrgMember(db, org.id, value.startsWith("user:") ? value.slice(5) : value);
     if (!member) throw fieldError("assignedTo", "member", "no member of this organization has that id or email");
     return member;
@@ -322,10 +333,30 @@ export async function assigneeProfile(db: Db, userId: string | null): Promise<Us
   return (await assigneeProfiles(db, [userId])).get(userId) ?? null;
 }
 
-/** Profiles of assignees by user id; one who has left the organization's users is "Former member". */
-export async function assigneeProfiles(db: Db, userIds: string[]): Promise<Map<string, UserRef>> {
-  const ids = [...new Set(userIds)];
+/**
+ * Profiles of assignees by key (user id or `team:<id>`); a user who has left the organization's
+ * users is "Former member", a deleted team "Former team".
+ */
+export async function assigneeProfiles(db: Db, keys: string[]): Promise<Map<string, UserRef>> {
+  const ids = [...new Set(keys)];
   if (ids.length === 0) return new Map();
-  const found = await findUserProfiles(db, ids);
-  return new Map(ids.map((id) => [id, found.get(id) ?? { id, email: "", name: "Former member" }]));
+  const teamIds = ids.flatMap((k) => {
+    const t = parseAssignee(k);
+    return t?.kind === "team" ? [t.teamId] : [];
+  });
+  const users = await findUserProfiles(
+    db,
+    ids.filter((k) => parseAssignee(k)?.kind === "user"),
+  );
+  const teams = await findTeamsById(db, teamIds);
+  return new Map(
+    ids.map((id) => {
+      const t = parseAssignee(id);
+      if (t?.kind === "team") {
+        const team = teams.get(t.teamId);
+        return [id, team ? teamRef(team) : { id, email: "", name: "Former team" }];
+      }
+      return [id, users.get(id) ?? { id, email: "", name: "Former member" }];
+    }),
+  );
 }

@@ -5,6 +5,7 @@
  * count, the issue page's data in one call, an issue's events, attachment downloads.
  */
 
+import { teamActor, teamRef } from "../core/assignee";
 import { limitDepth, MAX_EVENT_DEPTH } from "../core/bounded-json";
 import { AppError } from "../core/errors";
 import {
@@ -34,6 +35,7 @@ import {
 } from "../storage/issue-stats";
 import { getIssue, getIssueByShortId, type IssueRow } from "../storage/issues";
 import type { ProjectRow } from "../storage/projects";
+import { listTeams } from "../storage/teams";
 import {
   type EventFilter,
   type EventNavigation,
@@ -242,6 +244,12 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
     return { org, projects: await deps.projectsOf(org) };
   }
 
+  /** Who an issue can be assigned to: the org's members, then its teams (`#slug`). */
+  async function assignables(orgId: number): Promise<UserRef[]> {
+    const [members, teams] = await Promise.all([listOrgMembers(db, orgId), listTeams(db, orgId)]);
+    return [...members.map((m) => ({ id: m.id, email: m.email, name: m.name })), ...teams.map(teamRef)];
+  }
+
   function projectIdsFor(projects: Map<number, ProjectRow>, slug: string | undefined): number[] {
     const all = [...projects.values()];
     return (slug ? all.filter((p) => p.slug === slug) : all).map((p) => p.id);
@@ -251,8 +259,13 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
     const v = value.trim();
     if (v.toLowerCase() === "me") return viewer.userId;
     if (v.toLowerCase() === "none") return null;
+    if (v.startsWith("#")) {
+      const team = (await listTeams(db, org.id)).find((t) => t.slug === v.slice(1).toLowerCase());
+      if (!team) throw invalid(`No team of this organization is "${v}".`);
+      return teamActor(team.id);
+    }
     const member = await findOrgMember(db, org.id, v.startsWith("user:") ? v.slice(5) : v);
-    if (!member) throw invalid(`No member of this organization is "${v}" (assigned: takes me, none or a member's email).`);
+    if (!member) throw invalid(`No member of this organization is "${v}" (assigned: takes me, none, a member's email or #team).`);
     return member.id;
   }
 
@@ -419,12 +432,12 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
       const [environments, releases, members] = await Promise.all([
         tagValueSuggestions(db, { projectIds, key: "environment", prefix: "", limit: 30 }),
         tagValueSuggestions(db, { projectIds, key: "release", prefix: "", limit: 30 }),
-        listOrgMembers(db, org.id),
+        assignables(org.id),
       ]);
       const options = {
         environments: environments.map((e) => e.value).sort(),
         releases: releases.map((r) => r.value),
-        members: members.map((m) => ({ id: m.id, email: m.email, name: m.name })),
+        members,
       };
       optionsCache.set(cacheKey, { at: deps.now(), options });
       if (optionsCache.size > 500) optionsCache.delete(optionsCache.keys().next().value as string);
@@ -449,7 +462,7 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
         tagDistribution(db, issue.id),
         activityOf(issue.id),
         listIssueFeedback(db, issue),
-        listOrgMembers(db, org.id),
+        assignables(org.id),
         issuesWithTagKey(db, [issue.id], "digest"),
       ]);
       const [nav, attachments] = stored
@@ -468,7 +481,7 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
         activity,
         feedback,
         attachments: attachments.map((a) => ({ id: a.id, name: a.name, contentType: a.contentType, size: a.size })),
-        members: members.map((m) => ({ id: m.id, email: m.email, name: m.name })),
+        members,
         hasDigest: digest.has(issue.id),
       };
     },

@@ -2,8 +2,16 @@
  * Sentry's REST shapes, for tools written against Sentry's API (sentry-cli, scripts). Field names
  * and quirks (counts as strings, ISO dates) follow Sentry's serializers.
  */
+import { parseAssignee } from "../core/assignee";
 import { sentryEventShape } from "./sentry-event";
 import type { EventDetail, IssueSummary } from "./types";
+
+/** Sentry's actor shape: a team is `{type: "team", id, name: slug}`, a user carries an email. */
+function sentryActor(a: { id: string; name: string; email: string }) {
+  const target = parseAssignee(a.id);
+  if (target?.kind === "team") return { type: "team", id: String(target.teamId), name: a.name.replace(/^#/, "") };
+  return { type: "user", id: a.id, name: a.name, email: a.email };
+}
 
 export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: string) {
   const assignee = issue.assignee;
@@ -25,7 +33,7 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
     type: issue.type,
     metadata: issue.metadata,
     numComments: 0,
-    assignedTo: assignee ? { type: "user", id: assignee.id, name: assignee.name, email: assignee.email } : null,
+    assignedTo: assignee ? sentryActor(assignee) : null,
     isBookmarked: false,
     isSubscribed: false,
     hasSeen: false,

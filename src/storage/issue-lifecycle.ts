@@ -5,6 +5,7 @@
  * Must not import ./issues (issues.ts imports this file).
  */
 import { sql } from "kysely";
+import { assigneeKey, parseAssignee } from "../core/assignee";
 import type { IssueState, IssueStatus, IssueSubstatus } from "../core/issue-state/types";
 import { parseIgnoreCondition, parseResolution } from "../core/issue-state/update-input";
 import type { Db, DialectName } from "./db";
@@ -76,12 +77,17 @@ export interface LockedIssue {
 export async function readIssueForUpdate(tx: Tx, dialect: DialectName, issueId: number): Promise<LockedIssue | undefined> {
   let q = tx
     .selectFrom("issues")
-    .select(["id", "project_id", "assignee_user_id", ...lifecycleColumns])
+    .select(["id", "project_id", "assignee_user_id", "assignee_team_id", ...lifecycleColumns])
     .where("id", "=", issueId);
   if (dialect === "postgres") q = q.forUpdate();
   const r = await q.executeTakeFirst();
   if (!r) return undefined;
-  return { id: Number(r.id), projectId: Number(r.project_id), assigneeUserId: r.assignee_user_id, state: toIssueState(r) };
+  return {
+    id: Number(r.id),
+    projectId: Number(r.project_id),
+    assigneeUserId: assigneeKey(r.assignee_user_id, r.assignee_team_id),
+    state: toIssueState(r),
+  };
 }
 
 /**
@@ -119,8 +125,17 @@ export async function writeIssueState(
   return Number(res.numUpdatedRows ?? 0) > 0;
 }
 
-export async function setAssignee(tx: Tx, issueId: number, userId: string | null): Promise<void> {
-  await tx.updateTable("issues").set({ assignee_user_id: userId }).where("id", "=", issueId).execute();
+/** Sets the assignee: a member's user id, a team (`team:<id>`, core/assignee.ts) or nobody. */
+export async function setAssignee(tx: Tx, issueId: number, assignee: string | null): Promise<void> {
+  const target = assignee === null ? undefined : parseAssignee(assignee);
+  await tx
+    .updateTable("issues")
+    .set({
+      assignee_user_id: target?.kind === "user" ? target.userId : null,
+      assignee_team_id: target?.kind === "team" ? target.teamId : null,
+    })
+    .where("id", "=", issueId)
+    .execute();
 }
 
 /** Events and distinct users of an issue received since `since` (windowed ignore conditions). */

@@ -4,6 +4,7 @@
  * One query per page; sparklines and badges are read for the page's ids afterwards.
  */
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
+import { parseAssignee } from "../core/assignee";
 import type { SearchCondition } from "../core/search/parse-query";
 import type { Db } from "./db";
 import { type IssueRow, issueColumns, toIssue } from "./issues";
@@ -73,9 +74,12 @@ function conditionExpr(eb: EB, c: StorageCondition, projectIds: number[]): Expre
       // coalesce: NOT must hold for unassigned issues too (NULL would drop them).
       return not(
         eb.or(
-          c.userIds.map((id) =>
-            id === null ? eb("assignee_user_id", "is", null) : eb(eb.fn.coalesce("assignee_user_id", sql.lit("")), "=", id),
-          ),
+          c.userIds.map((id) => {
+            if (id === null) return eb.and([eb("assignee_user_id", "is", null), eb("assignee_team_id", "is", null)]);
+            const target = parseAssignee(id);
+            if (target?.kind === "team") return eb(eb.fn.coalesce("assignee_team_id", sql.lit(0)), "=", target.teamId);
+            return eb(eb.fn.coalesce("assignee_user_id", sql.lit("")), "=", id);
+          }),
         ),
       );
     case "tag": {

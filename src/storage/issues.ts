@@ -3,6 +3,7 @@
  * count events and users) and the read side used by the services layer (list, get, count).
  */
 import { type ExpressionBuilder, sql } from "kysely";
+import { assigneeKey } from "../core/assignee";
 import type { IgnoreCondition, IssueState, Resolution } from "../core/issue-state/types";
 import type { Db } from "./db";
 import type { Tx } from "./dialect";
@@ -290,6 +291,7 @@ export const issueColumns = [
   "resolved_at",
   "status_changed_at",
   "assignee_user_id",
+  "assignee_team_id",
 ] as const;
 
 export interface IssueSelect {
@@ -316,6 +318,7 @@ export interface IssueSelect {
   resolved_at: number | null;
   status_changed_at: number | null;
   assignee_user_id: string | null;
+  assignee_team_id: number | null;
 }
 
 function parseMetadata(s: string): Record<string, unknown> {
@@ -353,7 +356,12 @@ export function toIssue(r: IssueSelect): IssueRow {
 
 function lifecycleOf(r: IssueSelect): Pick<IssueRow, "resolution" | "ignore" | "resolvedAt" | "assigneeUserId"> {
   const state = toIssueState(r);
-  return { resolution: state.resolution, ignore: state.ignore, resolvedAt: state.resolvedAt, assigneeUserId: r.assignee_user_id };
+  return {
+    resolution: state.resolution,
+    ignore: state.ignore,
+    resolvedAt: state.resolvedAt,
+    assigneeUserId: assigneeKey(r.assignee_user_id, r.assignee_team_id),
+  };
 }
 
 /** `is:regressed` is a substatus of unresolved issues; the other statuses are columns. */

@@ -104,6 +104,8 @@ export interface IssuesTable {
   /** epoch ms of the next time-based transition (lifecycle sweep), null when none */
   due_at: number | null;
   assignee_user_id: string | null;
+  /** the team assigned (0011-teams), null when a member or nobody is */
+  assignee_team_id: number | null;
   /** JSON array of classification flags (`deploy-skew`), null when none (0006-nextjs) */
   flags: string | null;
 }

@@ -102,3 +102,14 @@ export async function addToDefaultTeam(tx: Tx, orgId: number, what: { projectId?
   if (what.projectId !== undefined) await setTeamProject(tx, Number(first.id), what.projectId, true);
   if (what.userId !== undefined) await setTeamMember(tx, Number(first.id), what.userId, true);
 }
+
+/** Teams by id (any organization: callers pass ids read from their own org's issues). */
+export async function findTeamsById(db: Db | Tx, ids: number[]): Promise<Map<number, { id: number; slug: string; name: string }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await k(db)
+    .selectFrom("teams")
+    .select(["id", "slug", "name"])
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), slug: r.slug, name: r.name }]));
+}

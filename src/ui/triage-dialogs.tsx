@@ -90,7 +90,7 @@ export function Confirm({
   );
 }
 
-/** Assign to me, to a member, or nobody; a filter box narrows long member lists. */
+/** Assign to me, to a member, to a team (`team:<id>` entries after the members), or nobody; a filter box narrows long lists. */
 export function AssignDialog({
   open,
   members,
@@ -117,7 +117,7 @@ export function AssignDialog({
       <input
         className="input mt-2"
         aria-label="Filter members"
-        placeholder="Name or email"
+        placeholder="Name, email or #team"
         value={filter}
         onChange={(e) => setFilter(e.target.value)}
         onKeyDown={(e) => {
@@ -139,7 +139,7 @@ export function AssignDialog({
                 {m.name}
                 {m.id === meId ? " (me)" : ""}
               </span>
-              <span className="ml-auto truncate text-[12px] text-fg-dim">{m.email}</span>
+              <span className="ml-auto truncate text-[12px] text-fg-dim">{m.email || (m.id.startsWith("team:") ? "team" : "")}</span>
             </button>
           </li>
         ))}

@@ -9,8 +9,9 @@ import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
 import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth";
 import { createServices } from "../../src/server/create-services";
+import { sentryIssue } from "../../src/server/sentry-shapes";
 import type { AppServices } from "../../src/server/services";
-import type { Role, Viewer } from "../../src/server/types";
+import type { IssueSummary, Role, Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
 import { upsertFeedback } from "../../src/storage/feedback";
@@ -148,5 +149,31 @@ describe.each(await dialects())("teams on %s", (dialect) => {
     expect(await codeOf(s.teams.setMember(who.admin, "acme", "nope", who.member.userId, true))).toBe("not_found");
     await s.teams.remove(who.owner, "acme", "backend");
     expect((await s.teams.page(who.owner, "acme")).teams.map((t) => t.slug)).toEqual(["frontend"]);
+  });
+
+  test("an issue is assigned to a team (Sentry's team:<id> or #slug); search, stream and REST shape show it", async () => {
+    const team = (await s.teams.page(who.owner, "acme")).teams.find((t) => t.slug === "frontend");
+    if (!team) throw new Error("the frontend team is gone");
+    const byId = await s.issueActions.update(who.member, "acme", issue.web, { assignedTo: `team:${team.id}` });
+    expect(byId.assignee).toEqual({ id: `team:${team.id}`, email: "", name: "#frontend" });
+    const stream = await s.issueStream.search(who.member, "acme", { query: "assigned:#frontend" });
+    expect(stream.items.map((i) => i.id)).toEqual([issue.web]);
+    expect((await s.issueStream.search(who.member, "acme", { query: "assigned:none" })).items.map((i) => i.id)).not.toContain(issue.web);
+    const listed = await s.issues.list(who.owner, "acme", { query: "assigned:#frontend" });
+    expect(sentryIssue(listed.items[0] as IssueSummary, "https://errata.example", "acme").assignedTo).toEqual({
+      type: "team",
+      id: String(team.id),
+      name: "frontend",
+    });
+    // The pickers offer teams after members.
+    expect((await s.issueStream.issuePage(who.member, "acme", issue.web)).members.map((m) => m.name)).toContain("#frontend");
+    // #slug works as an assignee too; a member replaces the team; unknown teams are refused.
+    await s.issueActions.update(who.member, "acme", issue.web, { assignedTo: "" });
+    expect((await s.issueActions.update(who.member, "acme", issue.web, { assignedTo: "#frontend" })).assignee?.id).toBe(`team:${team.id}`);
+    expect((await s.issueActions.update(who.member, "acme", issue.web, { assignedTo: who.admin.email })).assignee?.name).toBe("admin");
+    expect((await s.issueStream.search(who.member, "acme", { query: "assigned:#frontend" })).items).toEqual([]);
+    expect(await codeOf(s.issueActions.update(who.member, "acme", issue.web, { assignedTo: "team:999999" }))).toBe("validation_failed");
+    expect(await codeOf(s.issueActions.update(who.member, "acme", issue.web, { assignedTo: "#nope" }))).toBe("validation_failed");
+    expect(await codeOf(s.issueActions.update(who.viewer, "acme", issue.web, { assignedTo: `team:${team.id}` }))).toBe("forbidden");
   });
 });
