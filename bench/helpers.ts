@@ -140,7 +140,7 @@ export const PRODUCT_NODE_ARGS = ["--max-semi-space-size=4"];
 export const PRODUCT_ENV = { MALLOC_ARENA_MAX: "2" };
 
 export async function startErrata(
-  opts: { env?: Record<string, string>; nodeArgs?: string[]; dataDir?: string } = {},
+  opts: { env?: Record<string, string>; nodeArgs?: string[]; dataDir?: string; setup?: boolean } = {},
 ): Promise<ErrataChild> {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first.`);
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "errata-bench-"));
@@ -158,9 +158,13 @@ export async function startErrata(
   };
   const procEnv = env as NodeJS.ProcessEnv;
   const cli = (...args: string[]) => execFileP(process.execPath, [CLI, ...args], { cwd: ROOT, env: procEnv }).then((r) => r.stdout.trim());
-  // Migrate and create the project before the server starts, so its key cache starts cold.
-  await cli("user", "create", "--email", "bench@example.com", "--password", "bench-password-123", "--org", "bench");
-  const dsn = (await cli("project", "create", "--org", "bench", "--name", "Bench")).split("\n").pop() ?? "";
+  // Migrate and create the project before the server starts, so its key cache starts cold. A
+  // further process on the same database (setup: false) skips it.
+  let dsn = "http://none@127.0.0.1/0";
+  if (opts.setup !== false) {
+    await cli("user", "create", "--email", "bench@example.com", "--password", "bench-password-123", "--org", "bench");
+    dsn = (await cli("project", "create", "--org", "bench", "--name", "Bench")).split("\n").pop() ?? "";
+  }
   const m = /^https?:\/\/(\w+)@[^/]+\/(\d+)$/.exec(dsn);
   if (!m) throw new Error(`unexpected DSN: ${dsn}`);
   const proc: ChildProcess = spawn(process.execPath, [...PRODUCT_NODE_ARGS, ...(opts.nodeArgs ?? []), CLI, "start"], {
