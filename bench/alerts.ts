@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import pino from "pino";
 import { parseRuleInput } from "../src/core/alerts/rule-input";
 import { digestBatch, sha256Hex } from "../src/pipeline/digest-batch";
@@ -20,12 +21,11 @@ import { migrateToLatest } from "../src/storage/migrate";
 import { insertProject } from "../src/storage/projects";
 import { claimBatch, enqueueMany } from "../src/storage/queue";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? def : Number(process.argv[i + 1]);
-};
-const EVENTS = arg("events", 10_000);
-const ISSUES = arg("issues", 500);
+const { values: flags } = parseArgs({
+  options: { events: { type: "string", default: "10000" }, issues: { type: "string", default: "500" } },
+});
+const EVENTS = Number(flags.events);
+const ISSUES = Number(flags.issues);
 const BATCH = 200;
 const log = pino({ level: "silent" });
 const LIMITS = { maxHeaderLine: 8192, maxEventSize: 1 << 20, maxAttachmentSize: 20 << 20 };

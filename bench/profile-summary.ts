@@ -3,7 +3,9 @@
  * the biggest costs of a bench run can be read without DevTools.
  *   npx tsx bench/profile-summary.ts bench/.profiles/CPU.….cpuprofile [top]
  */
+
 import fs from "node:fs";
+import { parseArgs } from "node:util";
 
 interface Node {
   id: number;
@@ -19,9 +21,10 @@ interface Profile {
   endTime: number;
 }
 
-const file = process.argv[2];
+const { positionals } = parseArgs({ allowPositionals: true });
+const file = positionals[0];
 if (!file) throw new Error("usage: profile-summary.ts <file.cpuprofile> [top]");
-const top = Number(process.argv[3] ?? 30);
+const top = Number(positionals[1] ?? 30);
 const p = JSON.parse(fs.readFileSync(file, "utf8")) as Profile;
 const byId = new Map(p.nodes.map((n) => [n.id, n]));
 const self = new Map<number, number>();

@@ -19,6 +19,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { eachMapping, originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
 import * as esbuild from "esbuild";
@@ -36,12 +37,11 @@ import { insertProject } from "../src/storage/projects";
 import { claimBatch, enqueueMany } from "../src/storage/queue";
 import { CORPUS_DIR } from "../test/pipeline/corpus";
 
-const arg = (name: string, def: number): number => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : def;
-};
-const TARGET_BYTES = arg("map-mb", 5) * 1024 * 1024;
-const DIGEST_EVENTS = arg("events", 2000);
+const { values: flags } = parseArgs({
+  options: { "map-mb": { type: "string", default: "5" }, events: { type: "string", default: "2000" } },
+});
+const TARGET_BYTES = Number(flags["map-mb"]) * 1024 * 1024;
+const DIGEST_EVENTS = Number(flags.events);
 const log = pino({ level: "silent" });
 const FILE = "https://bench.example.com/static/app.min.js";
 
