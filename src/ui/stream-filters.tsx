@@ -125,7 +125,8 @@ export function StreamFilters({
           ["", "Anyone"],
           ["me", "Assigned to me"],
           ["none", "Unassigned"],
-          ...choices.members.map((m): Option => [m.email, m.name || m.email]),
+          // Teams have no email: their value is the `#slug` the search language takes.
+          ...choices.members.map((m): Option => [m.email || m.name, m.name || m.email]),
         ])}
         <span className="col-span-2 grid grid-cols-2 items-center gap-1.5 sm:ml-auto sm:flex">
           {select("sort", "Sort by", SORTS, "sm:w-[112px]")}

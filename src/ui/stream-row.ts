@@ -32,6 +32,8 @@ export interface StreamRow {
 }
 
 export function initials(name: string): string {
+  // A team (`#slug`): the hash and the team's first letter.
+  if (name.startsWith("#")) return `#${(name[1] ?? "").toUpperCase()}`;
   const parts = name
     .trim()
     .split(/[\s@._-]+/)
