@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel).child({ mod: "digest" });
   const nice = niceThisThread(config.worker.nice);
   if (nice !== undefined) log.debug({ nice }, "digest thread priority lowered");
-  const db = openDb(config.database, { poolSize: 2 });
+  const db = openDb(config.database, { poolSize: 2, cacheKiB: 8_000 });
   const controller = new AbortController();
   const waker = new Waker();
   port.on("message", (msg: unknown) => {

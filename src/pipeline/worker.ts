@@ -115,6 +115,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const paceRatio = opts.paceRatio ?? 0.5;
   let backoff = 0;
   let claimSize = config.worker.batchSize;
+  let busy = false;
   log.info({ batchSize: config.worker.batchSize }, "digest worker started");
   // Source maps: applied at digest time; maps that arrive late re-symbolicate recent events.
   const sourcemaps = createSourcemapPipeline(db, log, config.sourcemaps, now);
@@ -140,9 +141,13 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       await sourcemaps.tick();
       const items = await claimBatch(db, now(), claimSize, config.worker.leaseMs);
       if (items.length === 0) {
+        // Idle after a burst: hand SQLite's page cache back, so a quiet server stays small.
+        if (busy) db.sqlite?.pragma("shrink_memory");
+        busy = false;
         await waker.sleep(config.worker.idlePollMs, signal);
         continue;
       }
+      busy = true;
       const started = performance.now();
       // Parsing, grouping and compression run before the write transaction, without the lock:
       // only the time the lock was held needs a matching window for other writers. The fallback

@@ -24,7 +24,7 @@ export interface Db {
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 
-export function openDb(database: Config["database"], opts: { readonly?: boolean; poolSize?: number } = {}): Db {
+export function openDb(database: Config["database"], opts: { readonly?: boolean; poolSize?: number; cacheKiB?: number } = {}): Db {
   if (database.kind === "postgres") {
     const pool = new pg.Pool({ connectionString: database.url, max: opts.poolSize ?? 10 });
     // An idle client error (server restart) must not crash the process; the pool replaces it.
@@ -45,8 +45,9 @@ export function openDb(database: Config["database"], opts: { readonly?: boolean;
   // Two threads (ingest in the main thread, digest in the worker) share the file: wait, don't fail.
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = OFF");
-  // Bigger page cache for the UI's reads; negative = KiB.
-  sqlite.pragma("cache_size = -32000");
+  // Page cache (negative = KiB): the UI's connection reads widely and gets 32 MB; the digest
+  // thread's working set (hashes, issues, indexes) fits far less, and every MB cached is resident.
+  sqlite.pragma(`cache_size = -${opts.cacheKiB ?? 32_000}`);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
   return {
     kysely,
