@@ -103,6 +103,9 @@ const EnvSchema = z.object({
   // Uploaded artifact bundles (source maps) no frame has used for this many days are deleted by
   // the same job, as Sentry does after 90 days; 0 keeps them forever.
   ARTIFACT_RETENTION_DAYS: int(90),
+  // Monitor history (cron check-ins, uptime results) is kept this many days, or the project's
+  // retention when that is shorter; 30 days covers the monitor page's 30-day availability.
+  MONITOR_HISTORY_DAYS: int(30),
   // Time-based issue transitions (new → ongoing, ignore-until-time expiry) are swept this often.
   LIFECYCLE_SWEEP_INTERVAL_MS: int(60_000),
 
@@ -249,6 +252,8 @@ export interface RetentionConfig {
   pauseMs: number;
   /** unused artifact bundles are deleted after this many days; 0: never */
   artifactDays: number;
+  /** cron check-ins and uptime results are kept this many days (or the project's retention, if shorter) */
+  monitorDays: number;
   sweepIntervalMs: number;
 }
 
@@ -327,6 +332,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       batchSize: Math.max(1, e.RETENTION_BATCH_SIZE),
       pauseMs: e.RETENTION_PAUSE_MS,
       artifactDays: Math.max(0, e.ARTIFACT_RETENTION_DAYS),
+      monitorDays: Math.max(1, e.MONITOR_HISTORY_DAYS),
       sweepIntervalMs: Math.max(1000, e.LIFECYCLE_SWEEP_INTERVAL_MS),
     },
     sourcemaps: {

@@ -29,6 +29,7 @@ import {
 } from "../storage/event-retention";
 import { clearDueAt, findDueIssues, writeIssueState } from "../storage/issue-lifecycle";
 import { claimJobRun, type InstallationJob, type LockedRun, withJobLock } from "../storage/job-lock";
+import { trimMonitorHistory } from "./monitor-retention";
 import { trimTraceData } from "./trace-retention";
 
 const DAY = 24 * 3600 * 1000;
@@ -36,7 +37,7 @@ const DAY = 24 * 3600 * 1000;
 export interface RetentionOptions {
   /** epoch ms: "today" for the age cutoff */
   now: number;
-  defaults: { days: number; eventCap: number };
+  defaults: { days: number; eventCap: number; monitorDays?: number };
   /** rows per transaction */
   batchSize: number;
   /** awaited between transactions (default: a short timer pause); tests pass a no-op */
@@ -52,6 +53,8 @@ export interface RetentionResult {
   evicted: number;
   /** span and log rows deleted (same age and cap as events) */
   traceRows: number;
+  /** cron check-ins and uptime results deleted (monitor history) */
+  monitorRows: number;
 }
 
 /** A project's retention settings (`projects.settings` JSON), falling back to the defaults. */
@@ -69,7 +72,7 @@ export function projectRetention(
 const defaultYield = () => new Promise<void>((r) => setTimeout(r, 20));
 
 export async function runRetention(db: Db, o: RetentionOptions): Promise<RetentionResult> {
-  const result: RetentionResult = { projects: 0, expired: 0, evicted: 0, traceRows: 0 };
+  const result: RetentionResult = { projects: 0, expired: 0, evicted: 0, traceRows: 0, monitorRows: 0 };
   const pause = o.yieldBetween ?? defaultYield;
   for (const project of await listProjectsForRetention(db)) {
     if (o.signal?.aborted) break;
@@ -79,6 +82,9 @@ export async function runRetention(db: Db, o: RetentionOptions): Promise<Retenti
     result.evicted += await capProject(db, project.id, eventCap, o, pause);
     const trace = { projectId: project.id, cutoff: o.now - days * DAY, cap: eventCap, batchSize: o.batchSize, pause, signal: o.signal };
     result.traceRows += await trimTraceData(db, trace);
+    const historyDays = Math.min(days, o.defaults.monitorDays ?? days);
+    const history = { projectId: project.id, cutoff: o.now - historyDays * DAY, batchSize: o.batchSize, pause, signal: o.signal };
+    result.monitorRows += await trimMonitorHistory(db, history);
   }
   return result;
 }
@@ -259,7 +265,7 @@ export async function runMaintenance(o: MaintenanceOptions): Promise<void> {
         const run = await runOncePerInterval(db, "retention", started, r.intervalMs, async () => {
           const res = await runRetention(db, {
             now: started,
-            defaults: { days: r.days, eventCap: r.eventCap },
+            defaults: { days: r.days, eventCap: r.eventCap, monitorDays: r.monitorDays },
             batchSize: r.batchSize,
             yieldBetween,
             signal,

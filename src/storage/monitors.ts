@@ -449,3 +449,19 @@ export async function resetExpectations(tx: Tx, monitorId: number, next: number,
     .where("last_checkin_at", "is not", null)
     .execute();
 }
+
+/**
+ * Deletes up to `limit` of a monitor's finished check-ins created before `cutoff` (retention); an
+ * open in_progress check-in stays, so its closing check-in still finds it. Returns how many.
+ */
+export async function deleteCheckinsBefore(tx: Tx, monitorId: number, cutoff: number, limit: number): Promise<number> {
+  const ids = tx
+    .selectFrom("monitor_checkins")
+    .select("id")
+    .where("monitor_id", "=", monitorId)
+    .where("created_at", "<", cutoff)
+    .where("status", "!=", "in_progress")
+    .limit(limit);
+  const res = await tx.deleteFrom("monitor_checkins").where("id", "in", ids).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

@@ -169,3 +169,15 @@ export async function listUptimeResults(c: Conn, id: number, since: number, limi
     error: r.error,
   }));
 }
+
+/** Deletes up to `limit` of a monitor's check results older than `cutoff` (retention); returns how many. */
+export async function deleteUptimeResultsBefore(tx: Tx, monitorId: number, cutoff: number, limit: number): Promise<number> {
+  const ids = tx
+    .selectFrom("uptime_results")
+    .select("id")
+    .where("monitor_id", "=", monitorId)
+    .where("checked_at", "<", cutoff)
+    .limit(limit);
+  const res = await tx.deleteFrom("uptime_results").where("id", "in", ids).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

@@ -69,6 +69,7 @@ describe.each(await dialects())("installation jobs (%s)", (dialect) => {
       pauseMs: 0,
       artifactDays: 90,
       sweepIntervalMs: 1_000,
+      monitorDays: 30,
     };
     const lifecycle = { ongoingAfterMs: 7 * 86_400_000 };
     // A clock far past the first test's stamps. Process A runs a round and stops.

@@ -161,6 +161,7 @@ describe.each(await dialects())("retention on %s", (dialect) => {
       pauseMs: 0,
       artifactDays: 90,
       sweepIntervalMs: 600_000,
+      monitorDays: 30,
     };
     const loop = runMaintenance({
       db,
