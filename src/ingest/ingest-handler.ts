@@ -21,6 +21,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Config } from "../config";
 import { AppError, ERROR_CATALOGUE, isAppError } from "../core/errors";
+import { parseCheckIn } from "../core/monitors/checkin";
 import { itemCategory, type OutcomeCount, outcomeOfError, REASONS } from "../core/outcomes";
 import type { Logger } from "../log";
 import { ingestRequests, queueDepthGauge } from "../metrics";
@@ -32,6 +33,7 @@ import { isStorageUnavailable, retryOnLostConnection, STORAGE_RETRY_AFTER_SECS, 
 import { acceptEnvelope, acceptStore, newEventId } from "./accept";
 import { requestKey, resolveEnvelopeAuth } from "./compat/auth";
 import { preflightHeaders } from "./compat/cors";
+import { cronCheckInPayload } from "./compat/cron-checkin";
 import { parseDsn } from "./compat/dsn";
 import { checkFeedbackForm, dialogOptions, PAGE_CSP, parseFormBody, renderDialogPage, renderDialogScript } from "./error-page";
 import { createGroupCommitter } from "./group-commit";
@@ -48,7 +50,7 @@ import {
   parseContentEncoding,
   readBody,
 } from "./read-body";
-import { sendBody, sendError, sendOk } from "./respond";
+import { sendAccepted, sendBody, sendError, sendOk } from "./respond";
 import { parseSecurityBody } from "./security";
 
 export interface IngestHandlerDeps {
@@ -80,11 +82,13 @@ export interface IngestHandler {
   close(): Promise<void>;
 }
 
-type Endpoint = "envelope" | "store" | "security" | "embed";
+type Endpoint = "envelope" | "store" | "security" | "embed" | "cron";
 
 // `\d+` like Relay; the id is range-checked after matching. Trailing slash optional.
 const ROUTE_RE = /^\/api\/(\d+)\/(envelope|store|security|csp-report)\/?$/;
 const EMBED_RE = /^\/api\/embed\/error-page\/?$/;
+// Sentry's HTTP check-in endpoint: /api/{project_id}/cron/{monitor_slug}/{sentry_key}/
+const CRON_RE = /^\/api\/(\d+)\/cron\/([^/]{1,200})\/([0-9a-fA-F]{1,64})\/?$/;
 const MAX_SECURITY_BODY = 256 * 1024;
 const MAX_FORM_BODY = 32 * 1024;
 
@@ -269,6 +273,53 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
       reports.map((r) => commit(st, req, "envelope", Buffer.from(`{"event_id":"${newEventId()}"}\n${headerLine}\n${JSON.stringify(r)}`))),
     );
     succeed(res, st, undefined, 201);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // /api/{id}/cron/{slug}/{key}/: check-ins from curl and shell jobs, queued as a `check_in` item
+
+  async function serveCron(req: IncomingMessage, res: ServerResponse, st: RequestState, slug: string, key: string, query: string) {
+    if (preflight(req, res)) return;
+    if (req.method !== "GET" && req.method !== "POST")
+      throw new AppError("method_not_allowed", `Use GET or POST to send check-ins to /api/${st.projectId}/cron/<monitor_slug>/<key>/.`);
+    if (!Number.isSafeInteger(st.projectId)) throw new AppError("unknown_project");
+    st.categories = ["monitor"];
+    await authenticate(st, key);
+    let body: Record<string, unknown> = {};
+    if (req.method === "POST") {
+      const raw = await readBody(req, parseContentEncoding(header(req, "content-encoding")), formBody);
+      if (raw.length > 0) body = jsonObject(raw);
+    }
+    const payload = cronCheckInPayload(safeDecode(slug), new URLSearchParams(query), body);
+    const parsed = parseCheckIn(payload);
+    if (!parsed.ok) throw new AppError("invalid_check_in", `The check-in is malformed: ${parsed.reason.replaceAll("_", " ")}.`);
+    takeRateLimit(st);
+    await commit(st, req, "envelope", Buffer.from(`{}\n{"type":"check_in"}\n${JSON.stringify(payload)}`));
+    // Sentry answers 202 with no body.
+    st.counted = true;
+    countRequest(st, "ok");
+    sendAccepted(res);
+  }
+
+  /** A POSTed check-in: one JSON object, else the catalogued invalid_check_in. */
+  function jsonObject(raw: Buffer): Record<string, unknown> {
+    let v: unknown;
+    try {
+      v = JSON.parse(raw.toString("utf8"));
+    } catch {
+      throw new AppError("invalid_check_in", "The check-in body is not JSON.");
+    }
+    if (typeof v !== "object" || v === null || Array.isArray(v))
+      throw new AppError("invalid_check_in", "The check-in body must be a JSON object.");
+    return v as Record<string, unknown>;
+  }
+
+  function safeDecode(s: string): string {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw new AppError("invalid_check_in", "The monitor slug in the URL is not valid percent-encoding.");
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -475,6 +526,11 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
           endpoint === "security"
             ? () => serveSecurity(req, res, state, query)
             : () => serveEvents(req, res, state, endpoint as "envelope" | "store", query);
+      } else if (CRON_RE.test(path)) {
+        const c = CRON_RE.exec(path) as RegExpExecArray;
+        st = { endpoint: "cron", projectId: Number(c[1]), keyId: -1, categories: undefined, counted: false };
+        const state = st;
+        run = () => serveCron(req, res, state, c[2] as string, c[3] as string, query);
       } else if (EMBED_RE.test(path)) {
         st = { endpoint: "embed", projectId: -1, keyId: -1, categories: undefined, counted: false };
         const state = st;

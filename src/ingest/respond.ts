@@ -21,6 +21,12 @@ export function sendOk(res: ServerResponse, eventId: string | undefined, status 
   res.end(body);
 }
 
+/** 202 with no body (Sentry's answer to a check-in), with the CORS headers of every ingest answer. */
+export function sendAccepted(res: ServerResponse): void {
+  res.writeHead(202, [...CORS_PAIRS, "Content-Length", "0"]);
+  res.end();
+}
+
 export interface ErrorExtras {
   close?: boolean;
   requestId?: string;

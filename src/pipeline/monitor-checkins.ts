@@ -3,8 +3,9 @@
  * `check_in` item) and from the evaluator (missed, timeout). Idempotent under the at-least-once
  * queue: a check-in is keyed by (environment, check_in_id) and closing one is a compare-and-set.
  */
+import { createHash } from "node:crypto";
 import type { LifecycleConfig } from "../core/issue-state/types";
-import type { CheckIn } from "../core/monitors/checkin";
+import { type CheckIn, ZERO_CHECK_IN_ID } from "../core/monitors/checkin";
 import { expectationAfter, isFailure, nextStreak, timeoutAt } from "../core/monitors/schedule";
 import type { Tx } from "../storage/dialect";
 import {
@@ -14,6 +15,7 @@ import {
   getOrCreateEnvironment,
   insertCheckIn,
   insertMonitor,
+  latestOpenCheckIn,
   type MonitorEnvRecord,
   type MonitorRecord,
   updateEnvironment,
@@ -28,11 +30,12 @@ export interface MonitorCtx {
 /** accepted, or the filtered reason (unknown monitor without config, paused monitor, already closed). */
 export type CheckInOutcome = "accepted" | "monitor_not_found" | "monitor_disabled" | "duplicate";
 
-export async function storeCheckIn(tx: Tx, ctx: MonitorCtx, projectId: number, c: CheckIn, at: number): Promise<CheckInOutcome> {
-  const monitor = await monitorFor(tx, projectId, c, at);
+export async function storeCheckIn(tx: Tx, ctx: MonitorCtx, projectId: number, sent: CheckIn, at: number): Promise<CheckInOutcome> {
+  const monitor = await monitorFor(tx, projectId, sent, at);
   if (!monitor) return "monitor_not_found";
   if (monitor.status === "paused") return "monitor_disabled";
-  const env = await getOrCreateEnvironment(tx, monitor.id, c.environment, at);
+  const env = await getOrCreateEnvironment(tx, monitor.id, sent.environment, at);
+  const c = { ...sent, checkInId: await resolveCheckInId(tx, env.id, sent, at) };
   const existing = await findCheckIn(tx, env.id, c.checkInId);
   if (existing) {
     if (c.status === "in_progress") return "duplicate";
@@ -60,6 +63,18 @@ export async function storeCheckIn(tx: Tx, ctx: MonitorCtx, projectId: number, c
   if (c.status !== "in_progress")
     await recordResult(tx, ctx, monitor, env, { status: c.status, checkInId: c.checkInId, release: c.release, at });
   return "accepted";
+}
+
+/**
+ * The id a check-in is stored under. Sentry's zero id closes the most recent open check-in
+ * (ok/error) or starts a new one, so curl jobs that send no id still pair up. A new one's id
+ * derives from the environment and the receive time, so a redelivered queue item is the same
+ * check-in, not a second one.
+ */
+async function resolveCheckInId(tx: Tx, environmentId: number, c: CheckIn, at: number): Promise<string> {
+  if (c.checkInId !== ZERO_CHECK_IN_ID) return c.checkInId;
+  const open = c.status === "in_progress" ? undefined : await latestOpenCheckIn(tx, environmentId);
+  return open?.checkInId ?? createHash("md5").update(`${environmentId}:${at}:${c.status}`).digest("hex");
 }
 
 /** The monitor, created or reconfigured from the check-in's monitor_config (Sentry's upsert). */

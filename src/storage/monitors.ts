@@ -465,3 +465,15 @@ export async function deleteCheckinsBefore(tx: Tx, monitorId: number, cutoff: nu
   const res = await tx.deleteFrom("monitor_checkins").where("id", "in", ids).executeTakeFirst();
   return Number(res.numDeletedRows);
 }
+
+/** The environment's most recent in_progress check-in (Sentry's zero check-in id closes it). */
+export async function latestOpenCheckIn(c: Conn, environmentId: number): Promise<CheckInRecord | undefined> {
+  const r = await checkIns(c)
+    .where("c.monitor_environment_id", "=", environmentId)
+    .where("c.status", "=", "in_progress")
+    .orderBy("c.created_at", "desc")
+    .orderBy("c.id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return r ? toCheckIn(r) : undefined;
+}

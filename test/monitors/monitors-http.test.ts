@@ -255,4 +255,42 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
       await new Promise((r) => target.close(r));
     }
   }, 240_000);
+
+  test("Sentry's HTTP check-in endpoint (curl): 202 with no body; in_progress then ok pair up without an id; bad input is a catalogued 4xx", async () => {
+    const d = new URL(dsn);
+    const base = `${server.url}/api${d.pathname}/cron/curl-job/${d.username}/`;
+    const upsert = await fetch(base, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        status: "in_progress",
+        monitor_config: { schedule: { type: "crontab", value: "0 * * * *" }, max_runtime: 30 },
+      }),
+    });
+    expect(upsert.status).toBe(202);
+    expect(await upsert.text()).toBe("");
+    await eventually(async () => (await checkIns("curl-job"))[0]?.status === "in_progress", 60_000, "curl-job in progress");
+    // What a shell job sends when it is done: no id, the open check-in is closed (not a second one).
+    expect((await fetch(`${base}?status=ok`)).status).toBe(202);
+    await eventually(async () => (await checkIns("curl-job"))[0]?.status === "ok", 60_000, "curl-job ok");
+    expect(await checkIns("curl-job")).toHaveLength(1);
+    // No open check-in in that environment: an error is a check-in of its own.
+    expect((await fetch(`${base}?status=error&environment=staging`)).status).toBe(202);
+    await eventually(
+      async () => (await checkIns("curl-job")).some((c) => c.environment === "staging" && c.status === "error"),
+      60_000,
+      "curl-job error in staging",
+    );
+    expect(await checkIns("curl-job")).toHaveLength(2);
+
+    const bad = await fetch(`${base}?status=finished`);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: "invalid_check_in" });
+    const badJson = await fetch(base, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" });
+    expect(badJson.status).toBe(400);
+    const wrongKey = await fetch(`${server.url}/api${d.pathname}/cron/curl-job/${"f".repeat(32)}/?status=ok`);
+    expect(wrongKey.status).toBe(403);
+    expect(await wrongKey.json()).toMatchObject({ code: "invalid_dsn" });
+    expect((await fetch(base, { method: "PUT" })).status).toBe(405);
+  }, 120_000);
 });

@@ -44,6 +44,12 @@ const MAX_MINUTES = 28 * 24 * 60;
 const SLUG_RE = /^[a-z0-9_-]{1,50}$/;
 const UNITS: readonly ScheduleUnit[] = ["minute", "hour", "day", "week", "month", "year"];
 const STATUSES = new Set(["in_progress", "ok", "error"]);
+/**
+ * Sentry's "no id" check-in id: an ok/error with it closes the environment's most recent
+ * in_progress check-in (a curl job sends `?status=in_progress`, then `?status=ok`), anything else
+ * starts a new check-in.
+ */
+export const ZERO_CHECK_IN_ID = "0".repeat(32);
 
 /** Sentry slugifies the monitor slug the SDK sends (lower case, dashes). */
 export function slugify(s: string): string {
