@@ -181,6 +181,12 @@ const EnvSchema = z.object({
   UPTIME_TICK_MS: int(1000),
   UPTIME_ALLOW_PRIVATE: bool(false),
   UPTIME_ALLOW_HOSTS: z.string().default(""),
+  // Single sign-on: requests to an organization's OpenID Connect provider (discovery, keys, token,
+  // userinfo) follow the same outbound policy. An intranet provider (Keycloak, Authentik on a
+  // private address) needs SSO_ALLOW_PRIVATE=true or its name or CIDR in SSO_ALLOW_HOSTS; a plain
+  // http:// issuer is accepted only for such allowed private addresses.
+  SSO_ALLOW_PRIVATE: bool(false),
+  SSO_ALLOW_HOSTS: z.string().default(""),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -221,6 +227,7 @@ export interface Config {
   invitationDays: number;
   monitors: { tickMs: number; testClockFile: string | undefined };
   uptime: { tickMs: number; allowPrivate: boolean; allowHosts: string[] };
+  sso: { allowPrivate: boolean; allowHosts: string[] };
 }
 
 export interface SmtpConfig {
@@ -368,6 +375,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       tickMs: Math.max(100, e.UPTIME_TICK_MS),
       allowPrivate: e.UPTIME_ALLOW_PRIVATE,
       allowHosts: e.UPTIME_ALLOW_HOSTS.split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
+    },
+    sso: {
+      allowPrivate: e.SSO_ALLOW_PRIVATE,
+      allowHosts: e.SSO_ALLOW_HOSTS.split(",")
         .map((h) => h.trim())
         .filter(Boolean),
     },

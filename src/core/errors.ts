@@ -52,6 +52,16 @@ export const ERROR_CATALOGUE = {
   invitation_invalid: { status: 410, message: "This invitation link was already used, revoked or has expired. Ask for a new one." },
   last_owner: { status: 409, message: "An organization needs at least one owner: make someone else owner first." },
   mail_failed: { status: 502, message: "The email could not be sent; copy the link instead." },
+  // Single sign-on (src/server/sso-service.ts)
+  sso_not_configured: { status: 404, message: "This organization has no single sign-on set up. Check the organization's short name." },
+  sso_provider_unreachable: { status: 502, message: "The organization's identity provider could not be reached or used." },
+  sso_failed: { status: 400, message: "Single sign-on did not complete: the provider's answer could not be verified. Start again." },
+  sso_link_required: {
+    status: 409,
+    message:
+      "An Errata account with this email already exists. Sign in with its password first, then link it under Account → Single sign-on.",
+  },
+  sso_required: { status: 403, message: "This organization requires single sign-on: choose “Sign in with SSO”." },
   internal_error: { status: 500, message: "Something went wrong on our side. The request id identifies it in the server log." },
   // Cron check-ins (src/pipeline/monitor-checkins.ts): outcome reasons of `check_in` items.
   invalid_check_in: {
@@ -89,6 +99,11 @@ export class AppError extends Error {
     this.status = ERROR_CATALOGUE[code].status;
     this.fields = extra.fields;
     this.position = extra.position;
+  }
+
+  /** validation_failed on one field. */
+  static field(field: string, rule: string, message: string): AppError {
+    return new AppError("validation_failed", message, { fields: [{ field, rule, message }] });
   }
 }
 

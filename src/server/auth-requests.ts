@@ -22,7 +22,15 @@ export interface AuthRequests {
  */
 const PUBLIC_AUTH_PATHS: ReadonlySet<string> = new Set(["/sign-in/email", "/sign-out", "/get-session", "/ok", "/error"]);
 
-export function createAuthRequests(deps: { handler: (req: Request) => Promise<Response>; throttle: LoginThrottle }): AuthRequests {
+interface Deps {
+  handler: (req: Request) => Promise<Response>;
+  throttle: LoginThrottle;
+  /** An organization of the account requires SSO (src/server/sso-service.ts). */
+  passwordSignInRefusal: (email: string) => Promise<AppError | null>;
+  revokeSession: (token: string) => Promise<void>;
+}
+
+export function createAuthRequests(deps: Deps): AuthRequests {
   return {
     async handle(req) {
       const endpoint = new URL(req.url).pathname.replace(/^\/api\/auth/, "").replace(/\/+$/, "");
@@ -33,7 +41,7 @@ export function createAuthRequests(deps: { handler: (req: Request) => Promise<Re
   };
 }
 
-async function signInWithThrottle(req: Request, deps: { handler: (req: Request) => Promise<Response>; throttle: LoginThrottle }) {
+async function signInWithThrottle(req: Request, deps: Deps) {
   const body = await req.text();
   const email = emailOf(body);
   // Without an email Better Auth answers a validation error; nothing to count.
@@ -49,7 +57,20 @@ async function signInWithThrottle(req: Request, deps: { handler: (req: Request) 
     throw err;
   }
   await deps.throttle.settle(started.attempt, res.status === 401 ? "failed" : "not_counted");
-  return res;
+  return res.ok ? refuseIfSsoRequired(res, email, deps) : res;
+}
+
+/**
+ * A correct password of an account whose organization requires SSO: the session just made is
+ * ended and the answer says to use SSO. Checked only after the password was right, so the answer
+ * tells nobody without the password which organizations an address belongs to.
+ */
+async function refuseIfSsoRequired(res: Response, email: string, deps: Deps): Promise<Response> {
+  const refusal = await deps.passwordSignInRefusal(email);
+  if (!refusal) return res;
+  const token = ((await res.clone().json()) as { token?: unknown } | null)?.token;
+  if (typeof token === "string") await deps.revokeSession(token);
+  return errorResponse(refusal, randomUUID());
 }
 
 function emailOf(body: string): string | null {

@@ -4,13 +4,35 @@
  * invitations, which create them through `createUserWithPassword`.
  */
 import { hash as argonHash, verify as argonVerify } from "@node-rs/argon2";
-import { type BetterAuthOptions, betterAuth } from "better-auth";
+import { type BetterAuthOptions, type BetterAuthPlugin, betterAuth } from "better-auth";
+import { createAuthEndpoint } from "better-auth/api";
+import { setSessionCookie } from "better-auth/cookies";
 import { getMigrations } from "better-auth/db/migration";
+import { z } from "zod";
 import type { Config } from "../config";
 import type { Db } from "../storage/db";
 
-function authOptions(db: Db, config: Config, secret: string): BetterAuthOptions {
+/**
+ * Sessions for sign-ins Better Auth does not perform itself (SSO: src/server/sso-service.ts). A
+ * server-only endpoint, never on the HTTP router, so the session and its cookie are made exactly
+ * as a password sign-in makes them (same signing, same attributes, same expiry).
+ */
+const errataSessions = {
+  id: "errata-sessions",
+  endpoints: {
+    errataCreateSession: createAuthEndpoint.serverOnly({ method: "POST", body: z.object({ userId: z.string() }) }, async (ctx) => {
+      const user = await ctx.context.internalAdapter.findUserById(ctx.body.userId);
+      if (!user) throw new Error("errataCreateSession: no such user");
+      const session = await ctx.context.internalAdapter.createSession(user.id);
+      await setSessionCookie(ctx, { session, user });
+      return ctx.json({ ok: true });
+    }),
+  },
+} satisfies BetterAuthPlugin;
+
+function authOptions(db: Db, config: Config, secret: string) {
   return {
+    plugins: [errataSessions],
     appName: "Errata",
     baseURL: config.publicUrl,
     secret,
@@ -47,7 +69,7 @@ function authOptions(db: Db, config: Config, secret: string): BetterAuthOptions 
       ipAddress: { ipAddressHeaders: ["x-errata-client-ip"] },
     },
     telemetry: { enabled: false },
-  };
+  } satisfies BetterAuthOptions;
 }
 
 export function createAuth(db: Db, config: Config, secret: string) {
@@ -77,6 +99,16 @@ export async function createUserWithPassword(
   return { id: user.id };
 }
 
+/** A user who signs in only through an identity provider (SSO): no password, so no password sign-in. */
+export async function createUserWithoutPassword(auth: Auth, input: { email: string; name: string }): Promise<{ id: string }> {
+  const ctx = await auth.$context;
+  const user = await ctx.internalAdapter.createUser(
+    { email: input.email.toLowerCase(), name: input.name, emailVerified: true },
+    { method: "sso" },
+  );
+  return { id: user.id };
+}
+
 export async function findUserByEmail(auth: Auth, email: string): Promise<{ id: string; email: string; name: string } | null> {
   const ctx = await auth.$context;
   const found = await ctx.internalAdapter.findUserByEmail(email.toLowerCase());
@@ -86,6 +118,18 @@ export async function findUserByEmail(auth: Auth, email: string): Promise<{ id: 
 export async function setUserPassword(auth: Auth, userId: string, password: string): Promise<void> {
   const ctx = await auth.$context;
   await ctx.internalAdapter.updatePassword(userId, await ctx.password.hash(password));
+}
+
+/** Signs the user in: the Set-Cookie values of a new session, for a response we build ourselves. */
+export async function createSessionCookies(auth: Auth, userId: string, headers: Headers): Promise<string[]> {
+  const { headers: out } = await auth.api.errataCreateSession({ body: { userId }, headers, returnHeaders: true });
+  return out.getSetCookie();
+}
+
+/** Ends one session by its token (a sign-in that must not stand). */
+export async function revokeSessionToken(auth: Auth, token: string): Promise<void> {
+  const ctx = await auth.$context;
+  await ctx.internalAdapter.deleteSession(token);
 }
 
 /** Ends every session of the user (password change or reset, removal from an organization). */

@@ -34,7 +34,7 @@ import { findTokenByHash, findUserProfile, insertToken, touchToken } from "../st
 import { createAccountServices } from "./account-service";
 import { createAlertServices } from "./alert-service";
 import { createArtifactServices } from "./artifact-service";
-import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions, setUserPassword } from "./auth";
+import { type Auth, createUserWithPassword, findUserByEmail, revokeSessionToken, revokeUserSessions, setUserPassword } from "./auth";
 import { createAuthRequests } from "./auth-requests";
 import { createDigestServices, withIssueFlags } from "./digest-service";
 import { createEventApi } from "./event-api";
@@ -53,6 +53,7 @@ import { createProjectAdmin } from "./project-admin";
 import { createReleaseApi } from "./release-api";
 import { createReleaseServices } from "./release-service";
 import type { AppServices } from "./services";
+import { createSsoServices } from "./sso-service";
 import { createStatsApi } from "./stats-api";
 import { createTeamServices } from "./team-service";
 import { createTokenServices } from "./token-service";
@@ -190,6 +191,8 @@ export function createServices(deps: {
   function hashToken(token: string): string {
     return createHash("sha256").update(token).digest("hex");
   }
+
+  const sso = createSsoServices({ db, auth, config, log: deps.log, now, membershipOrThrow });
 
   const services: AppServices & { operator: OperatorServices } = {
     auth,
@@ -409,7 +412,13 @@ export function createServices(deps: {
       },
     },
 
-    authRequests: createAuthRequests({ handler: (req) => auth.handler(req), throttle: createLoginThrottle({ db, config, now }) }),
+    authRequests: createAuthRequests({
+      handler: (req) => auth.handler(req),
+      throttle: createLoginThrottle({ db, config, now }),
+      passwordSignInRefusal: (email) => sso.passwordSignInRefusal(email),
+      revokeSession: (token) => revokeSessionToken(auth, token),
+    }),
+    sso,
 
     operator: {
       async createOwner(input) {

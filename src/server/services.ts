@@ -20,6 +20,7 @@ import type { MonitorServices } from "./monitor-service";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseApiServices } from "./release-api";
 import type { ReleaseServices } from "./release-service";
+import type { SsoServices } from "./sso-service";
 import type { StatsApi } from "./stats-api";
 import type { TeamServices } from "./team-service";
 import type { TokenServices } from "./token-service";
@@ -150,4 +151,6 @@ export interface AppServices {
   monitors: MonitorServices;
   /** Uptime (HTTP) monitors — src/server/uptime-service.ts */
   uptime: UptimeServices;
+  /** Single sign-on (OpenID Connect) per organization — src/server/sso-service.ts */
+  sso: SsoServices;
 }

@@ -628,6 +628,30 @@ export interface UptimeResultsTable {
   error: string | null;
 }
 
+/** OpenID Connect settings of an organization (0020). */
+export interface OrgSsoTable {
+  org_id: number;
+  issuer: string;
+  client_id: string;
+  /** AES-256-GCM under a key derived from the installation secret (src/server/secret-box.ts) */
+  client_secret_sealed: string;
+  default_role: MembersTable["role"];
+  /** 1: members other than owners must sign in through the provider */
+  required: number;
+  updated_at: number;
+}
+
+/** An account the organization's provider vouched for, by the provider's subject (0020). */
+export interface SsoIdentitiesTable {
+  id: Generated<number>;
+  org_id: number;
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: number;
+  last_login_at: number;
+}
+
 export interface Database {
   installation: InstallationTable;
   organizations: OrganizationsTable;
@@ -680,4 +704,6 @@ export interface Database {
   monitor_checkins: MonitorCheckinsTable;
   uptime_monitors: UptimeMonitorsTable;
   uptime_results: UptimeResultsTable;
+  org_sso: OrgSsoTable;
+  sso_identities: SsoIdentitiesTable;
 }

@@ -32,9 +32,24 @@ export function FormField({
 }
 
 /** Submit button that shows progress while a request is in flight. */
-export function SubmitButton({ pending, label, pendingLabel }: { pending: boolean; label: string; pendingLabel: string }) {
+export function SubmitButton({
+  pending,
+  label,
+  pendingLabel,
+  variant = "primary",
+}: {
+  pending: boolean;
+  label: string;
+  pendingLabel: string;
+  variant?: "primary" | "secondary";
+}) {
   return (
-    <button type="submit" className="btn btn-primary h-[34px] w-full" disabled={pending} aria-busy={pending || undefined}>
+    <button
+      type="submit"
+      className={`btn ${variant === "primary" ? "btn-primary" : ""} h-[34px] w-full`}
+      disabled={pending}
+      aria-busy={pending || undefined}
+    >
       {pending ? (
         <>
           <span className="spinner" aria-hidden="true" />

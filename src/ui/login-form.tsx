@@ -35,7 +35,9 @@ export function LoginForm({ next }: { next: string | null }) {
         setError(err.message ?? "Too many failed sign-in attempts. Wait a few minutes and try again.");
       } else {
         const err = await readApiError(res);
-        setError(res.status === 400 && err.message ? err.message : `Sign-in failed (HTTP ${res.status}). Try again in a moment.`);
+        // 400: what was wrong with the input; 403: the organization requires single sign-on.
+        const explained = (res.status === 400 || res.status === 403) && err.message;
+        setError(explained || `Sign-in failed (HTTP ${res.status}). Try again in a moment.`);
       }
     } catch {
       setError("Could not reach Errata. Check the connection and try again.");
@@ -68,6 +70,47 @@ export function LoginForm({ next }: { next: string | null }) {
       />
       <FormAlert message={error} />
       <SubmitButton pending={pending} label="Sign in" pendingLabel="Signing in…" />
+    </form>
+  );
+}
+
+/**
+ * Single sign-on: the organization's short name leads to its identity provider
+ * (/api/sso/{org}/start), which sends the browser back signed in.
+ */
+export function SsoForm({ next, org, error }: { next: string | null; org: string; error: string | null }) {
+  const [slug, setSlug] = useState(org);
+  const [local, setLocal] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  function onSubmit(ev: FormEvent<HTMLFormElement>) {
+    ev.preventDefault();
+    const value = slug.trim().toLowerCase();
+    if (!value) {
+      setLocal("Enter your organization's short name, as in its address (errata.example.com/acme → acme).");
+      return;
+    }
+    setPending(true);
+    const query = next ? `?next=${encodeURIComponent(next)}` : "";
+    window.location.assign(`/api/sso/${encodeURIComponent(value)}/start${query}`);
+  }
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3" aria-labelledby="sso-heading">
+      <h2 id="sso-heading" className="text-[13px] font-semibold">
+        Sign in with SSO
+      </h2>
+      <FormField
+        id="sso-org"
+        label="Organization"
+        name="org"
+        autoComplete="organization"
+        placeholder="acme"
+        value={slug}
+        onChange={(e) => setSlug(e.target.value)}
+      />
+      <FormAlert message={local ?? error} />
+      <SubmitButton pending={pending} label="Continue with SSO" pendingLabel="Redirecting…" variant="secondary" />
     </form>
   );
 }

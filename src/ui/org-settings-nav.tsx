@@ -7,6 +7,7 @@ const SECTIONS = [
   { path: "/members", label: "Members" },
   { path: "/teams", label: "Teams" },
   { path: "/tokens", label: "Tokens" },
+  { path: "/sso", label: "Single sign-on" },
 ] as const;
 
 /** The organization settings' sections: a column at wide widths, a scrolling row on narrow ones. */

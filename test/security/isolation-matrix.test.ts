@@ -59,7 +59,18 @@ const SCOPES = [
   "member:write",
 ];
 /** Deliberately public routes, by name: everything else must refuse an anonymous caller. */
-const PUBLIC = new Set(["/login", "/setup", "/api/setup", "/api/auth/[...all]", "/debug/throw", "/invite/[token]", "/api/invite/[token]"]);
+const PUBLIC = new Set([
+  "/login",
+  "/setup",
+  "/api/setup",
+  "/api/auth/[...all]",
+  "/debug/throw",
+  "/invite/[token]",
+  "/api/invite/[token]",
+  // Single sign-on: start at the provider and come back from it (the state cookie binds the two).
+  "/api/sso/[org]/start",
+  "/api/sso/[org]/callback",
+]);
 /** Server actions on the caller's own account, never on an organization's data (anonymous callers only reach /login). */
 const SELF_SERVICE = new Set([
   "renameAction",

@@ -22,10 +22,11 @@ export const metadata: Metadata = { title: "Account" };
 export default async function AccountPage() {
   const viewer = await requireViewer("/account");
   const s = await services();
-  const [account, orgs, tokens] = await Promise.all([
+  const [account, orgs, tokens, ssoLinks] = await Promise.all([
     s.account.get(viewer, await headers()),
     s.orgs.listForViewer(viewer),
     s.tokens.listPersonal(viewer),
+    s.sso.accountLinks(viewer),
   ]);
   const now = Date.now();
   const home = orgs[0] ? `/${orgs[0].slug}/issues` : "/";
@@ -55,6 +56,29 @@ export default async function AccountPage() {
           </Field>
         </SettingsForm>
       </SettingsSection>
+      {ssoLinks.length > 0 ? (
+        <SettingsSection
+          id="sso-links"
+          title="Single sign-on"
+          description="Link this account to an organization's identity provider to sign in through it (needed when the organization requires SSO)."
+        >
+          <ul className="flex flex-col gap-2 text-[13px]" data-testid="sso-links">
+            {ssoLinks.map((l) => (
+              <li key={l.slug} className="flex items-center gap-3">
+                <span className="min-w-[140px] font-medium">{l.name}</span>
+                {l.linked ? (
+                  <span className="font-medium">✓ Linked</span>
+                ) : (
+                  // A plain link: the provider's pages need a full navigation, not a client-side one.
+                  <a className="btn btn-sm" href={`/api/sso/${encodeURIComponent(l.slug)}/start?next=/account`}>
+                    Link with {l.name} SSO
+                  </a>
+                )}
+              </li>
+            ))}
+          </ul>
+        </SettingsSection>
+      ) : null}
       <SettingsSection
         id="password"
         title="Password"

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { ERROR_CATALOGUE, type ErrorCode } from "@/core/errors";
 import { AuthCard } from "@/ui/auth-card";
-import { LoginForm } from "@/ui/login-form";
+import { LoginForm, SsoForm } from "@/ui/login-form";
 import { safeNextPath } from "@/ui/safe-next";
 import { currentViewer, param, services } from "../_lib/server";
 
@@ -10,11 +11,25 @@ export const metadata: Metadata = { title: "Sign in" };
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const s = await services();
   if (!(await s.setup.isDone())) redirect("/setup");
-  const next = safeNextPath(param((await searchParams).next));
-  if (await currentViewer()) redirect(next ?? "/");
+  const sp = await searchParams;
+  const next = safeNextPath(param(sp.next));
+  const ssoError = ssoErrorMessage(param(sp.sso_error));
+  if (!ssoError && (await currentViewer())) redirect(next ?? "/");
   return (
     <AuthCard title="Sign in to Errata">
       <LoginForm next={next} />
+      <div className="my-6 flex items-center gap-3 text-[12px] text-fg-muted" aria-hidden="true">
+        <span className="h-px flex-1 bg-border" />
+        or
+        <span className="h-px flex-1 bg-border" />
+      </div>
+      <SsoForm next={next} org={(param(sp.org) ?? "").slice(0, 100)} error={ssoError} />
     </AuthCard>
   );
+}
+
+/** Only catalogue codes come back from a failed SSO step; the message is ours, never the query's. */
+function ssoErrorMessage(code: string | undefined): string | null {
+  if (!code || !Object.hasOwn(ERROR_CATALOGUE, code)) return null;
+  return ERROR_CATALOGUE[code as ErrorCode].message;
 }

@@ -22,6 +22,7 @@ import * as m0014monitors from "./0014-monitors";
 import * as m0015security from "./0015-security";
 import * as m0016issueRedirects from "./0016-issue-redirects";
 import * as m0019traces from "./0019-traces";
+import * as m0020sso from "./0020-sso";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -43,6 +44,7 @@ const steps: Record<string, Step> = {
   "0015-security": m0015security,
   "0016-issue-redirects": m0016issueRedirects,
   "0019-traces": m0019traces,
+  "0020-sso": m0020sso,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {

@@ -1,0 +1,27 @@
+"use server";
+/** Single sign-on settings as Server Actions (owners; the service checks again). */
+import type { FormResult } from "@/ui/settings-form";
+import { services } from "../../../_lib/server";
+import { ok, runForm, text } from "../../projects/form-result";
+
+export async function saveSsoAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const org = text(data, "org", 100);
+  return runForm(async (viewer) => {
+    await (await services()).sso.configure(viewer, org, {
+      issuer: text(data, "issuer", 500),
+      clientId: text(data, "clientId", 500),
+      clientSecret: text(data, "clientSecret", 2000),
+      defaultRole: text(data, "defaultRole", 20),
+      required: data.get("required") === "on",
+    });
+    return ok("Saved. The provider answered its discovery document.");
+  }, `/${org}/settings/sso`);
+}
+
+export async function removeSsoAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const org = text(data, "org", 100);
+  return runForm(async (viewer) => {
+    await (await services()).sso.remove(viewer, org);
+    return ok("Single sign-on removed; members sign in with their passwords.");
+  }, `/${org}/settings/sso`);
+}
