@@ -3,7 +3,7 @@
  * the test's receiver, presses "Send a test" and sees the remote's answer, creates a rule, and a
  * real @sentry/node error then arrives at the receiver; the delivery log shows both. An issue's
  * alerts are muted from the issue page with the keyboard (a regression while muted reaches nobody;
- * after Unmute the next one does).
+ * after Unmute the next one does), and a rule's tag filters and throttle are edited and kept.
  * Screenshots light and dark go to docs/screenshots/ when ERRATA_SCREENSHOTS=1.
  */
 import path from "node:path";
@@ -285,5 +285,90 @@ await Sentry.flush(10000);
     await send();
     await eventually(async () => atReceiver().length === 1, 30_000, "the regression alert at the receiver");
     expect(JSON.parse(atReceiver()[0]?.body ?? "{}").text).toContain(`Regression in mute: RangeError: ${title}`);
+  });
+
+  test("edit a rule's tag filters and throttle; they are kept after a reload", async () => {
+    const api = await restClient();
+    await server.cli("project", "create", "--org", "acme", "--name", "rules", "--platform", "node");
+    await page.goto(`${server.url}/acme/projects/rules/settings/alerts`);
+    const row = page.locator('[data-testid="rule-row"][data-rule-name="New issues and regressions"]');
+    await row.getByRole("link", { name: "Edit rule New issues and regressions" }).click();
+    const form = row.getByTestId("edit-rule");
+    await form.waitFor();
+    expect(await form.getByTestId("tag-filter-row").count()).toBe(0);
+
+    // Adding a row focuses its key (pressed until hydrated): typed straight in.
+    const add = form.getByRole("button", { name: "+ Add tag filter" });
+    await expect
+      .poll(
+        async () => {
+          if ((await form.getByTestId("tag-filter-row").count()) === 0) await add.click();
+          return form.getByTestId("tag-filter-row").count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(1);
+    await expect.poll(() => form.getByLabel("Tag key 1").evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type("browser");
+    await form.getByLabel("Match 1").selectOption("contains");
+    await form.getByLabel("Tag value 1").fill("Chrome");
+    await add.click();
+    await form.getByLabel("Tag key 2").fill("url");
+    await form.getByLabel("Tag value 2").fill("https://shop.example/checkout");
+    await form.getByLabel("Throttle", { exact: true }).fill("2");
+    await form.getByLabel("Throttle: unit").selectOption("hours");
+    await form.getByRole("button", { name: "Save rule" }).click();
+    await expect.poll(() => form.innerText()).toContain("Rule “New issues and regressions” saved.");
+
+    await page.reload();
+    await form.waitFor();
+    expect(await form.getByLabel("Tag key 1").inputValue()).toBe("browser");
+    expect(await form.getByLabel("Match 1").inputValue()).toBe("contains");
+    expect(await form.getByLabel("Tag value 1").inputValue()).toBe("Chrome");
+    expect(await form.getByLabel("Tag key 2").inputValue()).toBe("url");
+    expect(await form.getByLabel("Match 2").inputValue()).toBe("equals");
+    expect(await form.getByLabel("Tag value 2").inputValue()).toBe("https://shop.example/checkout");
+    expect(await form.getByLabel("Throttle", { exact: true }).inputValue()).toBe("2");
+    expect(await form.getByLabel("Throttle: unit").inputValue()).toBe("hours");
+    const summary = await row.locator("dl").innerText();
+    expect(summary).toContain("browser contains “Chrome”");
+    expect(summary).toContain("url equals “https://shop.example/checkout”");
+    expect(await row.innerText()).toContain("at most once per issue every 2 h");
+    // the other fields went through unchanged: still new issues and regressions, still paused-or-not as before
+    const rules = await api<Array<{ name: string; frequency: number; status: string; conditions: unknown[]; filters: unknown[] }>>(
+      "GET",
+      "projects/acme/rules/rules/",
+    );
+    expect(rules[0]).toMatchObject({ name: "New issues and regressions", frequency: 120, status: "active" });
+    expect(rules[0]?.conditions).toHaveLength(2);
+    expect(rules[0]?.filters).toEqual([
+      { id: "sentry.rules.filters.tagged_event.TaggedEventFilter", key: "browser", match: "co", value: "Chrome" },
+      { id: "sentry.rules.filters.tagged_event.TaggedEventFilter", key: "url", match: "eq", value: "https://shop.example/checkout" },
+    ]);
+    if (shots) {
+      // A viewport tall enough for the whole row: no scrolling, so the sticky top bar covers nothing.
+      await page.setViewportSize({ width: 1280, height: 2000 });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      for (const theme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: theme });
+        await row.screenshot({ path: shotPath(`alert-rule-form-${theme}`) });
+      }
+      await page.emulateMedia({ colorScheme: "light" });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+
+    // A value without a key is refused by the service and named by the form's label; removing the row fixes it.
+    await form.getByRole("button", { name: "Remove tag filter 1" }).click();
+    await add.click();
+    await form.getByLabel("Tag value 2").fill("orphan");
+    await form.getByRole("button", { name: "Save rule" }).click();
+    await expect.poll(() => form.getByRole("alert").innerText()).toBe("Tag filters: every tag filter needs a key");
+    await form.getByRole("button", { name: "Remove tag filter 2" }).click();
+    await form.getByRole("button", { name: "Save rule" }).click();
+    await expect.poll(() => form.innerText()).toContain("Rule “New issues and regressions” saved.");
+    await page.reload();
+    await form.waitFor();
+    expect(await form.getByTestId("tag-filter-row").count()).toBe(1);
+    expect(await form.getByLabel("Tag key 1").inputValue()).toBe("url");
   });
 });
