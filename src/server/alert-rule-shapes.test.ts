@@ -31,6 +31,15 @@ describe("Sentry issue alert rule shape", () => {
     expect(back).toMatchObject({ id: "1", environment: "production", frequency: 15, status: "active", actions: body.actions });
   });
 
+  test("Errata's own filters survive a GET → PUT round trip (the UI sets them)", () => {
+    const settings = parseRuleInput(
+      { name: "R", triggers: { newIssue: true }, filters: { inAppOnly: true, query: "level:error" }, hourlyCap: 5 },
+      0,
+    );
+    const body = sentryRule({ ...settings, id: 1, projectId: 1, createdAt: 0, updatedAt: 0 });
+    expect(parseRuleInput(fromSentryRule(JSON.parse(JSON.stringify(body))), 0)).toEqual(settings);
+  });
+
   test("unknown conditions and actions are refused by name", () => {
     expect(() => fromSentryRule({ name: "x", conditions: [{ id: "sentry.rules.conditions.nope" }] })).toThrow(/validation|invalid/i);
     try {

@@ -56,8 +56,9 @@ export function sentryRule(r: AlertRule) {
     actions: r.channelIds.map((id) => ({ id: CHANNEL_ACTION, channelId: id })),
     status: r.enabled ? "active" : "disabled",
     dateCreated: new Date(r.createdAt).toISOString(),
-    // Errata's own: the search-language filter and the hourly cap
+    // Errata's own: the search-language filter, in-app frames only, and the hourly cap
     query: r.filters.query,
+    inAppOnly: r.filters.inAppOnly,
     hourlyCap: r.hourlyCap,
   };
 }
@@ -119,6 +120,7 @@ export function fromSentryRule(body: unknown): unknown {
       tags,
       maxIssueAgeMinutes,
       query: typeof body.query === "string" ? body.query : "",
+      inAppOnly: body.inAppOnly === true,
     },
     channelIds,
     ...(typeof body.frequency === "number" ? { throttleMinutes: body.frequency } : {}),

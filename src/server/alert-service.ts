@@ -69,6 +69,12 @@ export interface DeliveryView {
   sentAt: number | null;
 }
 
+/** Whether an issue's alerts are muted, and until when (null: until unmuted, or not muted). */
+export interface IssueMuteState {
+  muted: boolean;
+  until: number | null;
+}
+
 export interface AlertsOverview {
   canManage: boolean;
   rules: AlertRule[];
@@ -90,10 +96,10 @@ export interface AlertServices {
   deliveries(viewer: Viewer, orgSlug: string, projectSlug: string, q?: { ruleId?: number; limit?: number }): Promise<DeliveryView[]>;
   retryNow(viewer: Viewer, orgSlug: string, projectSlug: string, notificationId: number): Promise<DeliveryView>;
   setEmailOptOut(viewer: Viewer, orgSlug: string, projectSlug: string, optOut: boolean): Promise<void>;
-  /** Mutes an issue's alerts until `until` (epoch ms) or, with null, until unmuted (members and up). */
-  muteIssue(viewer: Viewer, orgSlug: string, issueId: number, until: number | null): Promise<void>;
+  /** Mutes an issue's alerts until `until` (epoch ms) or, with null, until unmuted (members and up); answers the new state. */
+  muteIssue(viewer: Viewer, orgSlug: string, issueId: number, until: number | null): Promise<IssueMuteState>;
   unmuteIssue(viewer: Viewer, orgSlug: string, issueId: number): Promise<void>;
-  issueMute(viewer: Viewer, orgSlug: string, issueId: number): Promise<{ muted: boolean; until: number | null }>;
+  issueMute(viewer: Viewer, orgSlug: string, issueId: number): Promise<IssueMuteState>;
 }
 
 export interface AlertServiceDeps {
@@ -303,6 +309,7 @@ export function createAlertServices(deps: AlertServiceDeps): AlertServices {
           fields: [{ field: "until", rule: "future", message: "must be in the future" }],
         });
       await writeTx(db, (tx) => setIssueMute(tx, issue.id, until, now()));
+      return { muted: true, until };
     },
     async unmuteIssue(viewer, orgSlug, issueId) {
       const issue = await issueAccess(viewer, orgSlug, issueId, true);

@@ -75,3 +75,10 @@ export function prettyJson(v: unknown): string {
     return "[unserialisable value]";
   }
 }
+
+/** 45 → "45 min", 120 → "2 h", 10080 → "7 d" (the largest whole unit). */
+export function durationText(minutes: number): string {
+  if (minutes > 0 && minutes % 1440 === 0) return `${minutes / 1440} d`;
+  if (minutes > 0 && minutes % 60 === 0) return `${minutes / 60} h`;
+  return `${minutes} min`;
+}

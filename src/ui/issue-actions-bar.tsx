@@ -2,12 +2,15 @@
 /**
  * The issue page's status actions: Resolve ▾ (now / in the next release / in a release…),
  * Ignore ▾ (forever / for a while / until N more events or users), Unresolve, Assign, Merge…,
- * Delete. Applied optimistically with Undo; keys r, i, u, a, o/n (older/newer event), ?.
+ * Delete, Mute alerts ▾ (1 hour / 24 hours / 7 days / until unmuted) or Unmute. Applied
+ * optimistically with Undo; keys r, i, u, a, m, o/n (older/newer event), ?.
  */
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
+import type { IssueMuteState } from "@/server/alert-service";
 import type { IssueUpdate } from "@/server/types";
-import type { TriageActions } from "./triage-actions";
+import { absoluteTime } from "./format";
+import type { ActionResult, TriageActions } from "./triage-actions";
 import { AssignDialog, Confirm, IGNORE_OPTIONS, MenuButton, Modal, ShortcutsSheet } from "./triage-dialogs";
 import { type Member, Toast, useKeys, useToast } from "./triage-kit";
 
@@ -27,10 +30,24 @@ const ISSUE_KEYS: Array<[string, string]> = [
   ["i", "ignore"],
   ["u", "unresolve"],
   ["a", "assign"],
+  ["m", "mute / unmute alerts"],
   ["o / n", "older / newer event"],
   ["O / N", "oldest / latest event"],
   ["?", "this list"],
 ];
+
+/** How long "Mute alerts" silences the issue (minutes; null = until someone unmutes it). */
+export const MUTE_OPTIONS: Array<{ label: string; minutes: number | null }> = [
+  { label: "For 1 hour", minutes: 60 },
+  { label: "For 24 hours", minutes: 1440 },
+  { label: "For 7 days", minutes: 10080 },
+  { label: "Until unmuted", minutes: null },
+];
+
+/** "Alerts muted until 2026-03-04 13:05 UTC" (UTC like every absolute time here: the same on server and client). */
+export function muteText(m: IssueMuteState): string {
+  return m.until === null ? "Alerts muted" : `Alerts muted until ${absoluteTime(m.until).replace(/:\d\d UTC$/, " UTC")}`;
+}
 
 export function IssueActionsBar({
   org,
@@ -39,6 +56,7 @@ export function IssueActionsBar({
   meId,
   canDelete,
   readOnly = false,
+  alertMute = null,
   actions,
   streamHref,
   eventLinks,
@@ -50,12 +68,16 @@ export function IssueActionsBar({
   canDelete: boolean;
   /** a viewer: the status and navigation only, no mutation controls (the services refuse them anyway) */
   readOnly?: boolean;
+  /** whether the issue's alerts are muted (null: unknown, the control is left out) */
+  alertMute?: IssueMuteState | null;
   actions: TriageActions & {
     mergeInto(
       org: string,
       issueId: number,
       others: string,
     ): Promise<{ ok: true; value: { primaryId: number } } | { ok: false; message: string }>;
+    muteIssueAlerts(org: string, issueId: number, minutes: number | null): Promise<ActionResult<IssueMuteState>>;
+    unmuteIssueAlerts(org: string, issueId: number): Promise<ActionResult<IssueMuteState>>;
   };
   streamHref: string;
   /** hrefs of the oldest/older/newer/latest events (null when they would not move) */
@@ -66,11 +88,14 @@ export function IssueActionsBar({
   const [state, setState] = useState<{ status: string; substatus: string; note: string | null } | null>(null);
   const [assignee, setAssignee] = useState<Member | null | undefined>(undefined);
   const [dialog, setDialog] = useState<"assign" | "release" | "merge" | "delete" | "keys" | null>(null);
+  const [muteState, setMuteState] = useState<IssueMuteState | null | undefined>(undefined);
+  const [muteMenu, setMuteMenu] = useState(false);
   const [toast, showToast] = useToast();
   const status = state?.status ?? issue.status;
   const substatus = state?.substatus ?? issue.substatus;
   const note = state ? state.note : issue.statusNote;
   const who = assignee === undefined ? issue.assignee : assignee;
+  const mute = muteState === undefined ? alertMute : muteState;
   const refresh = () => startRefresh(() => router.refresh());
 
   async function change(update: IssueUpdate, label: string, optimistic: { status: string; note: string | null }) {
@@ -115,13 +140,33 @@ export function IssueActionsBar({
     }
   }
 
+  /** Mutes (minutes, or null: until unmuted) or unmutes (undefined); Undo puts back what was before. */
+  async function setMute(minutes: number | null | undefined, undo = true) {
+    const before = mute;
+    const res =
+      minutes === undefined ? await actions.unmuteIssueAlerts(org, issue.id) : await actions.muteIssueAlerts(org, issue.id, minutes);
+    if (!res.ok) {
+      showToast({ text: `Could not ${minutes === undefined ? "unmute" : "mute"} alerts: ${res.message}`, error: true });
+      return;
+    }
+    setMuteState(res.value);
+    const back = !before?.muted ? undefined : before.until === null ? null : Math.max(1, Math.ceil((before.until - Date.now()) / 60_000));
+    showToast({
+      text: res.value.muted ? muteText(res.value) : "Alerts unmuted",
+      undo: undo ? () => setMute(back, false) : undefined,
+    });
+    refresh();
+  }
+
   useKeys((key, e) => {
     const go = (href: string | null) => href && router.push(href, { scroll: false });
-    if (readOnly && (key === "r" || key === "i" || key === "u" || key === "a")) return;
+    if (readOnly && (key === "r" || key === "i" || key === "u" || key === "a" || key === "m")) return;
     if (key === "r" && status !== "resolved") resolveNow();
     else if (key === "i" && status !== "ignored") ignoreForever();
     else if (key === "u" && status !== "unresolved") unresolve();
     else if (key === "a") setDialog("assign");
+    else if (key === "m" && mute?.muted) setMute(undefined);
+    else if (key === "m" && mute) setMuteMenu(true);
     else if (key === "o") go(eventLinks.older);
     else if (key === "n") go(eventLinks.newer);
     else if (key === "O") go(eventLinks.first);
@@ -195,6 +240,39 @@ export function IssueActionsBar({
           </button>
         </>
       )}
+      {mute ? (
+        <span className="flex items-center gap-1.5" data-testid="alert-mute" data-muted={mute.muted}>
+          {mute.muted ? (
+            <>
+              <span className="badge border-dashed" title="No alert rule sends anything about this issue while it is muted">
+                {muteText(mute)}
+              </span>
+              {readOnly ? null : (
+                <button
+                  type="button"
+                  className="btn btn-sm"
+                  aria-label="Unmute alerts"
+                  title="Unmute alerts (m)"
+                  aria-keyshortcuts="m"
+                  onClick={() => setMute(undefined)}
+                >
+                  Unmute
+                </button>
+              )}
+            </>
+          ) : readOnly ? null : (
+            <MenuButton
+              label="Mute alerts"
+              title="Mute alerts (m)"
+              open={muteMenu}
+              onOpenChange={setMuteMenu}
+              items={MUTE_OPTIONS.map((o) => ({ label: o.label, run: () => setMute(o.minutes) }))}
+            >
+              Mute alerts
+            </MenuButton>
+          )}
+        </span>
+      ) : null}
       {canDelete && !readOnly ? (
         <button type="button" className="btn btn-sm text-danger" onClick={() => setDialog("delete")}>
           Delete

@@ -155,6 +155,8 @@ export function MenuButton({
   items,
   children,
   up,
+  open: shown,
+  onOpenChange,
 }: {
   label: string;
   title?: string;
@@ -162,14 +164,26 @@ export function MenuButton({
   children: ReactNode;
   /** open upwards (menus in a bar at the bottom of the screen) */
   up?: boolean;
+  /** controlled: a page shortcut opens the menu (the button still toggles it through `onOpenChange`) */
+  open?: boolean;
+  onOpenChange?: (open: boolean) => void;
 }) {
-  const [open, setOpen] = useState(false);
+  const [own, setOwn] = useState(false);
+  const open = shown ?? own;
+  const changed = useRef(onOpenChange);
+  changed.current = onOpenChange;
+  const setOpen = (o: boolean) => {
+    setOwn(o);
+    changed.current?.(o);
+  };
   const root = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!open) return;
     root.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
     const away = (e: MouseEvent) => {
-      if (!root.current?.contains(e.target as Node)) setOpen(false);
+      if (root.current?.contains(e.target as Node)) return;
+      setOwn(false);
+      changed.current?.(false);
     };
     document.addEventListener("mousedown", away);
     return () => document.removeEventListener("mousedown", away);

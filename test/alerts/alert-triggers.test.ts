@@ -188,6 +188,24 @@ describe.each(await dialects())("alert triggers on %s", (dialect) => {
     await off(id);
   });
 
+  test("a timed mute (the issue page's 1 hour) answers its end and lapses by itself; the past is refused", async () => {
+    await w.sendEvents({ message: "mute-2" });
+    const issue = await w.issueOf("mute-2");
+    const id = await rule({ triggers: { frequency: { events: 1, minutes: 1 } } });
+    const until = w.clock.now + 60 * MINUTE;
+    expect(await w.services.alerts.muteIssue(w.member, "acme", issue, until)).toEqual({ muted: true, until });
+    expect(await w.services.alerts.issueMute(w.member, "acme", issue)).toEqual({ muted: true, until });
+    tick(2 * MINUTE);
+    await w.sendEvents({ message: "mute-2" });
+    expect(await of(id)).toHaveLength(0);
+    tick(60 * MINUTE);
+    expect(await w.services.alerts.issueMute(w.member, "acme", issue)).toEqual({ muted: false, until: null });
+    await w.sendEvents({ message: "mute-2" });
+    expect(await of(id)).toHaveLength(1);
+    expect(await codeOf(w.services.alerts.muteIssue(w.member, "acme", issue, w.clock.now - 1))).toBe("validation_failed");
+    await off(id);
+  });
+
   test("hourly cap: messages beyond it are held, then ONE digest message lists them", async () => {
     tick(2 * 60 * MINUTE);
     const id = await rule({ triggers: { newIssue: true }, hourlyCap: 2 });

@@ -45,7 +45,13 @@ const ruleSchema = z.object({
         .max(5)
         .default([]),
       tags: z
-        .array(z.object({ key: z.string().trim().min(1).max(200), op: z.enum(["equals", "contains"]), value: z.string().max(200) }))
+        .array(
+          z.object({
+            key: z.string().trim().min(1, "every tag filter needs a key").max(200),
+            op: z.enum(["equals", "contains"]),
+            value: z.string().max(200),
+          }),
+        )
         .max(20)
         .default([]),
       maxIssueAgeMinutes: z

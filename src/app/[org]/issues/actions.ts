@@ -5,6 +5,7 @@
  * client can roll back an optimistic update and say what failed.
  */
 import { z } from "zod";
+import type { IssueMuteState } from "@/server/alert-service";
 import type { IssueUpdate } from "@/server/types";
 import type { ActionResult } from "@/ui/triage-actions";
 import { currentViewer, services } from "../../_lib/server";
@@ -132,5 +133,33 @@ export async function mergeInto(
       }
     }
     return s.issueActions.merge(viewer, slug, list, { primaryId: list[0] });
+  });
+}
+
+/** Mutes the issue's alerts for `minutes` from now, or until unmuted with null (members and up; the service refuses viewers). */
+export async function muteIssueAlerts(orgSlug: string, issueId: number, minutes: number | null): Promise<ActionResult<IssueMuteState>> {
+  return run(async (viewer) => {
+    const span =
+      minutes === null
+        ? null
+        : z
+            .number()
+            .int()
+            .min(1)
+            .max(366 * 24 * 60)
+            .parse(minutes);
+    return (await services()).alerts.muteIssue(
+      viewer,
+      org.parse(orgSlug),
+      z.number().int().positive().parse(issueId),
+      span === null ? null : Date.now() + span * 60_000,
+    );
+  });
+}
+
+export async function unmuteIssueAlerts(orgSlug: string, issueId: number): Promise<ActionResult<IssueMuteState>> {
+  return run(async (viewer) => {
+    await (await services()).alerts.unmuteIssue(viewer, org.parse(orgSlug), z.number().int().positive().parse(issueId));
+    return { muted: false, until: null };
   });
 }

@@ -16,7 +16,16 @@ import { TagDistributions } from "@/ui/tag-distribution";
 import { TracePanel, traceIdOf } from "@/ui/trace-panel";
 import { TrendChart } from "@/ui/trend-chart";
 import { currentViewer, errorCode, orNotFound, param, requireViewer, services } from "../../../_lib/server";
-import { commentOnIssue, deleteIssues, mergeInto, mergeIssues, unmergeHash, updateIssues } from "../actions";
+import {
+  commentOnIssue,
+  deleteIssues,
+  mergeInto,
+  mergeIssues,
+  muteIssueAlerts,
+  unmergeHash,
+  unmuteIssueAlerts,
+  updateIssues,
+} from "../actions";
 
 type Params = Promise<{ org: string; id: string }>;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
@@ -55,7 +64,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
   const issuePath = `${orgPath}/issues/${issueId}`;
   const viewer = await requireViewer(`${issuePath}${eventParam ? `?event=${encodeURIComponent(eventParam)}` : ""}`);
   const s = await services();
-  const [data, digestLinks, hashes] = await Promise.all([
+  const [data, digestLinks, hashes, alertMute] = await Promise.all([
     orNotFound(
       s.issueStream.issuePage(viewer, org, issueId, { event: eventParam }).catch(async (err: unknown) => {
         // A merged issue's URL leads to the issue that absorbed it.
@@ -67,6 +76,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
     // A secondary panel: it never fails the issue page.
     s.digests.linkedForIssue(viewer, org, issueId).catch(() => []),
     s.issueUnmerge.hashes(viewer, org, issueId).catch(() => []),
+    s.alerts.issueMute(viewer, org, issueId).catch(() => null),
   ]);
   const { issue, event } = data;
   const traceId = event ? traceIdOf(event.event) : null;
@@ -111,7 +121,8 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             meId={viewer.userId}
             canDelete={data.role === "owner" || data.role === "admin"}
             readOnly={data.role === "viewer"}
-            actions={{ updateIssues, mergeIssues, deleteIssues, commentOnIssue, mergeInto }}
+            alertMute={alertMute}
+            actions={{ updateIssues, mergeIssues, deleteIssues, commentOnIssue, mergeInto, muteIssueAlerts, unmuteIssueAlerts }}
             streamHref={`${orgPath}/issues`}
             eventLinks={{
               first: href(data.nav.first),

@@ -1,7 +1,7 @@
 "use server";
 /**
  * Alert settings as Server Actions, each one service call (src/server/alert-service.ts validates
- * and authorizes): channels (create, delete, send a test), rules (create, enable/disable, delete),
+ * and authorizes): channels (create, delete, send a test), rules (create, edit, enable/disable, delete),
  * the delivery log's "retry now", and the viewer's own email opt-out.
  */
 import type { FormResult } from "@/ui/settings-form";
@@ -55,16 +55,33 @@ export async function testChannelAction(_prev: FormResult, data: FormData): Prom
   }, path);
 }
 
-export async function createRuleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
-  const { org, project, path } = target(data);
+/** "2" + "hours" → 120; empty → null (the default); what is not a number goes on for the service to refuse. */
+function minutesOf(data: FormData, name: string): number | string | null {
+  const v = optionalNumber(data, `${name}Value`);
+  if (typeof v !== "number") return v;
+  const unit = ({ minutes: 1, hours: 60, days: 1440 } as Record<string, number>)[text(data, `${name}Unit`, 10)] ?? 1;
+  return Math.round(v * unit);
+}
+
+/** Tag filter rows; a row left entirely empty is no filter. */
+function tagRows(data: FormData) {
+  const all = (name: string) => data.getAll(name).map((v) => (typeof v === "string" ? v.slice(0, 250).trim() : ""));
+  const ops = all("tagOp");
+  const values = all("tagValue");
+  return all("tagKey")
+    .map((key, i) => ({ key, op: ops[i] ?? "equals", value: values[i] ?? "" }))
+    .filter((t) => t.key !== "" || t.value !== "");
+}
+
+/** The rule form's fields as the service's rule input (rule-input.ts validates it). */
+function ruleInput(data: FormData) {
   const events = optionalNumber(data, "freqEvents");
   const users = optionalNumber(data, "freqUsers");
   const frequency =
     events !== null || users !== null
       ? { events: events ?? 0, users: users ?? 0, minutes: optionalNumber(data, "freqMinutes") ?? 60 }
       : null;
-  const maxAge = optionalNumber(data, "maxIssueAgeMinutes");
-  const input = {
+  return {
     name: text(data, "name", 100),
     triggers: {
       newIssue: data.get("newIssue") === "on",
@@ -76,20 +93,37 @@ export async function createRuleAction(_prev: FormResult, data: FormData): Promi
       environments: lines(data, "environments"),
       levels: data.getAll("levels").filter((v): v is string => typeof v === "string"),
       inAppOnly: data.get("inAppOnly") === "on",
-      maxIssueAgeMinutes: maxAge,
+      maxIssueAgeMinutes: minutesOf(data, "maxIssueAge"),
       query: text(data, "query", 1000),
-      tags: [],
+      tags: tagRows(data),
     },
     channelIds: data
       .getAll("channelIds")
       .map((v) => Number(v))
       .filter((n) => Number.isSafeInteger(n)),
-    throttleMinutes: optionalNumber(data, "throttleMinutes") ?? undefined,
+    throttleMinutes: minutesOf(data, "throttle") ?? undefined,
     hourlyCap: optionalNumber(data, "hourlyCap") ?? undefined,
   };
+}
+
+export async function createRuleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const { org, project, path } = target(data);
+  const input = ruleInput(data);
   return runForm(async (viewer) => {
     const r = await (await services()).alerts.createRule(viewer, org, project, input);
     return ok(`Rule “${r.name}” created.`);
+  }, path);
+}
+
+/** Saves the whole form over the rule; whether it is paused stays as it is (Pause/Enable changes that). */
+export async function updateRuleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const { org, project, path } = target(data);
+  const input = ruleInput(data);
+  return runForm(async (viewer) => {
+    const s = (await services()).alerts;
+    const rule = await s.getRule(viewer, org, project, id(data, "ruleId"));
+    const saved = await s.updateRule(viewer, org, project, rule.id, { ...input, enabled: rule.enabled });
+    return ok(`Rule “${saved.name}” saved.`);
   }, path);
 }
 

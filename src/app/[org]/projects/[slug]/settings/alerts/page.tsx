@@ -1,11 +1,13 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import type { AlertRule } from "@/core/alerts/types";
 import type { ChannelView, DeliveryView } from "@/server/alert-service";
 import { ActionButton, NewChannelForm } from "@/ui/alert-forms";
-import { SettingsForm } from "@/ui/settings-form";
-import { Field, ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
+import { RuleForm } from "@/ui/alert-rule-form";
+import { durationText } from "@/ui/format";
+import { ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
 import { TimeAgo } from "@/ui/time-ago";
-import { orNotFound, requireViewer, services } from "../../../../../_lib/server";
+import { orNotFound, param, requireViewer, services } from "../../../../../_lib/server";
 import {
   createChannelAction,
   createRuleAction,
@@ -15,6 +17,7 @@ import {
   retryDeliveryAction,
   testChannelAction,
   toggleRuleAction,
+  updateRuleAction,
 } from "./actions";
 
 export const metadata: Metadata = { title: "Alerts" };
@@ -50,9 +53,16 @@ const STATUS_CLASS: Record<string, string> = {
   summarised: "",
 };
 
-/** Alert rules, their channels with "send a test", the delivery log with "retry now", and the viewer's own email choice. */
-export default async function AlertsPage({ params }: { params: Promise<{ org: string; slug: string }> }) {
+/** Alert rules (`?edit=<id>` opens one in the editor), their channels with "send a test", the delivery log with "retry now", and the viewer's own email choice. */
+export default async function AlertsPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ org: string; slug: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { org, slug } = await params;
+  const editing = Number(param((await searchParams).edit)?.slice(0, 20));
   const base = `/${encodeURIComponent(org)}/projects/${encodeURIComponent(slug)}/settings`;
   const viewer = await requireViewer(`${base}/alerts`);
   const s = await services();
@@ -75,15 +85,25 @@ export default async function AlertsPage({ params }: { params: Promise<{ org: st
       >
         <ul className="flex flex-col divide-y divide-border rounded-md border border-border" aria-label="Rules">
           {overview.rules.map((r) => (
-            <li key={r.id} className="px-4 py-3" data-testid="rule-row" data-rule-name={r.name}>
+            <li key={r.id} id={`rule-${r.id}`} className="scroll-mt-16 px-4 py-3" data-testid="rule-row" data-rule-name={r.name}>
               <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
                 <span className="font-semibold">{r.name}</span>
                 <span className={`badge ${r.enabled ? "" : "border-dashed"}`}>{r.enabled ? "on" : "paused"}</span>
                 <span className="text-[12px] text-fg-dim">
-                  at most once per issue every {r.throttleMinutes} min · {r.hourlyCap}/hour
+                  {r.throttleMinutes > 0 ? `at most once per issue every ${durationText(r.throttleMinutes)}` : "no per-issue throttle"} ·{" "}
+                  {r.hourlyCap}/hour
                 </span>
                 {canManage ? (
                   <span className="ml-auto flex gap-2">
+                    {editing === r.id ? (
+                      <Link href={`${base}/alerts#rule-${r.id}`} className="btn btn-sm" scroll={false}>
+                        Close
+                      </Link>
+                    ) : (
+                      <Link href={`${base}/alerts?edit=${r.id}#rule-${r.id}`} className="btn btn-sm" aria-label={`Edit rule ${r.name}`}>
+                        Edit
+                      </Link>
+                    )}
                     <ActionButton
                       action={toggleRuleAction}
                       values={{ ...hidden, ruleId: String(r.id) }}
@@ -107,6 +127,19 @@ export default async function AlertsPage({ params }: { params: Promise<{ org: st
                 <dt className="text-fg-muted">Send to</dt>
                 <dd>{r.channelIds.map((id) => channels.get(id)?.name ?? `deleted channel #${id}`).join(", ") || "nowhere yet"}</dd>
               </dl>
+              {canManage && editing === r.id ? (
+                <div className="mt-3 border-t border-border pt-3">
+                  <RuleForm
+                    action={updateRuleAction}
+                    hidden={{ ...hidden, ruleId: String(r.id) }}
+                    channels={overview.channels}
+                    rule={r}
+                    prefix={`rule-${r.id}`}
+                    submitLabel="Save rule"
+                    testId="edit-rule"
+                  />
+                </div>
+              ) : null}
             </li>
           ))}
           {overview.rules.length === 0 ? (
@@ -165,96 +198,14 @@ export default async function AlertsPage({ params }: { params: Promise<{ org: st
           title="New rule"
           description="Choose at least one trigger and one channel. Filters are optional; the query uses the issue stream's search language."
         >
-          <SettingsForm action={createRuleAction} hidden={hidden} canManage={canManage} submitLabel="Create rule" testId="new-rule">
-            <Field id="rule-name" label="Name">
-              <input
-                id="rule-name"
-                name="name"
-                className="input max-w-[420px]"
-                required
-                maxLength={100}
-                placeholder="Production errors to #ops"
-              />
-            </Field>
-            <Field id="rule-new" label="Triggers" hint="Frequency counts the issue's events (or new users) within the window.">
-              <div className="flex flex-col gap-1.5">
-                <label className="flex items-center gap-2">
-                  <input id="rule-new" type="checkbox" name="newIssue" defaultChecked /> A new issue
-                </label>
-                <label className="flex items-center gap-2">
-                  <input type="checkbox" name="regression" defaultChecked /> A resolved issue regresses
-                </label>
-                <label className="flex items-center gap-2">
-                  <input type="checkbox" name="unignored" /> An ignored issue comes back
-                </label>
-                <span className="flex flex-wrap items-center gap-2">
-                  More than
-                  <input
-                    name="freqEvents"
-                    inputMode="numeric"
-                    className="input w-[80px]"
-                    aria-label="Frequency: events"
-                    placeholder="events"
-                  />
-                  events or
-                  <input
-                    name="freqUsers"
-                    inputMode="numeric"
-                    className="input w-[80px]"
-                    aria-label="Frequency: users"
-                    placeholder="users"
-                  />
-                  users in
-                  <input
-                    name="freqMinutes"
-                    inputMode="numeric"
-                    className="input w-[70px]"
-                    aria-label="Frequency: minutes"
-                    placeholder="60"
-                  />
-                  minutes
-                </span>
-              </div>
-            </Field>
-            <Field id="rule-query" label="Search filter" hint="e.g. level:error environment:production !browser:*bot*">
-              <input id="rule-query" name="query" className="input max-w-[520px] font-mono" maxLength={1000} />
-            </Field>
-            <Field id="rule-env" label="Environments" hint="One per line or comma separated; empty is any.">
-              <input id="rule-env" name="environments" className="input max-w-[420px]" />
-            </Field>
-            <Field id="rule-level-error" label="Levels" hint="None checked is any level.">
-              <div className="flex flex-wrap gap-3">
-                {["fatal", "error", "warning", "info", "debug"].map((l) => (
-                  <label key={l} className="flex items-center gap-1.5">
-                    <input id={`rule-level-${l}`} type="checkbox" name="levels" value={l} /> {l}
-                  </label>
-                ))}
-              </div>
-            </Field>
-            <Field id="rule-inapp" label="Only in-app errors" hint="Skip events whose stack has no frame of your code.">
-              <input id="rule-inapp" type="checkbox" name="inAppOnly" />
-            </Field>
-            <Field id="rule-age" label="Issue age" hint="Only issues first seen at most this many minutes ago; empty is any.">
-              <input id="rule-age" name="maxIssueAgeMinutes" inputMode="numeric" className="input w-[120px]" />
-            </Field>
-            <Field id="rule-channel-0" label="Send to">
-              <div className="flex flex-col gap-1.5">
-                {overview.channels.map((c, i) => (
-                  <label key={c.id} className="flex items-center gap-2">
-                    <input id={`rule-channel-${i}`} type="checkbox" name="channelIds" value={c.id} /> {c.name}{" "}
-                    <span className="text-fg-dim">({c.kind})</span>
-                  </label>
-                ))}
-                {overview.channels.length === 0 ? <span className="text-fg-muted">Add a channel first.</span> : null}
-              </div>
-            </Field>
-            <Field id="rule-throttle" label="Throttle (minutes)" hint="At most one message per issue in this time (default 30).">
-              <input id="rule-throttle" name="throttleMinutes" inputMode="numeric" className="input w-[120px]" placeholder="30" />
-            </Field>
-            <Field id="rule-cap" label="Hourly cap" hint="Messages per hour before the rest is held for a summary (default 60).">
-              <input id="rule-cap" name="hourlyCap" inputMode="numeric" className="input w-[120px]" placeholder="60" />
-            </Field>
-          </SettingsForm>
+          <RuleForm
+            action={createRuleAction}
+            hidden={hidden}
+            channels={overview.channels}
+            prefix="rule"
+            submitLabel="Create rule"
+            testId="new-rule"
+          />
         </SettingsSection>
       ) : null}
 
