@@ -166,6 +166,8 @@ const EnvSchema = z.object({
   SMTP_FROM: z.string().default("Errata <errata@localhost>"),
   // Invitations expire after this many days (SPEC §9: 7).
   INVITATION_DAYS: int(7),
+  // "Forgot password" links (sent only when SMTP is configured) work once, for this long.
+  PASSWORD_RESET_MINUTES: int(60),
 
   // Cron monitors: the worker's schedule evaluator looks for missed and timed-out check-ins this
   // often. Sentry evaluates once a minute; 10 s keeps a missed run visible within seconds of
@@ -225,6 +227,7 @@ export interface Config {
   smtp: SmtpConfig | null;
   alerts: AlertsConfig;
   invitationDays: number;
+  passwordResetMinutes: number;
   monitors: { tickMs: number; testClockFile: string | undefined };
   uptime: { tickMs: number; allowPrivate: boolean; allowHosts: string[] };
   sso: { allowPrivate: boolean; allowHosts: string[] };
@@ -359,6 +362,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { host: e.SMTP_HOST, port: e.SMTP_PORT, secure: e.SMTP_SECURE, user: e.SMTP_USER, password: e.SMTP_PASSWORD, from: e.SMTP_FROM }
       : null,
     invitationDays: Math.max(1, e.INVITATION_DAYS),
+    passwordResetMinutes: Math.max(5, e.PASSWORD_RESET_MINUTES),
     alerts: {
       allowPrivateWebhooks: e.ALERTS_ALLOW_PRIVATE_WEBHOOKS,
       webhookAllowHosts: e.ALERTS_WEBHOOK_ALLOW_HOSTS.split(",")

@@ -52,6 +52,11 @@ export const ERROR_CATALOGUE = {
   invitation_invalid: { status: 410, message: "This invitation link was already used, revoked or has expired. Ask for a new one." },
   last_owner: { status: 409, message: "An organization needs at least one owner: make someone else owner first." },
   mail_failed: { status: 502, message: "The email could not be sent; copy the link instead." },
+  reset_invalid: { status: 410, message: "This password reset link was already used or has expired. Ask for a new one." },
+  password_reset_unavailable: {
+    status: 404,
+    message: "Password reset by email is not set up on this installation (no SMTP). Ask an owner to reset your password.",
+  },
   // Single sign-on (src/server/sso-service.ts)
   sso_not_configured: { status: 404, message: "This organization has no single sign-on set up. Check the organization's short name." },
   sso_provider_unreachable: { status: 502, message: "The organization's identity provider could not be reached or used." },

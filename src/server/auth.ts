@@ -126,6 +126,21 @@ export async function createSessionCookies(auth: Auth, userId: string, headers: 
   return out.getSetCookie();
 }
 
+export async function findUserById(auth: Auth, id: string): Promise<{ id: string; email: string; name: string } | null> {
+  const ctx = await auth.$context;
+  const user = await ctx.internalAdapter.findUserById(id);
+  return user ? { id: user.id, email: user.email, name: user.name } : null;
+}
+
+/** Sets the password; an account that had none (made through SSO) gets a password account. */
+export async function setOrCreatePassword(auth: Auth, userId: string, password: string): Promise<void> {
+  const ctx = await auth.$context;
+  const hashed = await ctx.password.hash(password);
+  const hasCredential = (await ctx.internalAdapter.findAccounts(userId)).some((a) => a.providerId === "credential");
+  if (hasCredential) await ctx.internalAdapter.updatePassword(userId, hashed);
+  else await ctx.internalAdapter.linkAccount({ userId, providerId: "credential", accountId: userId, password: hashed });
+}
+
 /** Ends one session by its token (a sign-in that must not stand). */
 export async function revokeSessionToken(auth: Auth, token: string): Promise<void> {
   const ctx = await auth.$context;

@@ -49,6 +49,7 @@ import { createLoginThrottle } from "./login-throttle";
 import { createMemberServices } from "./member-service";
 import { createMonitorServices } from "./monitor-service";
 import { createOrganization } from "./org-create";
+import { createPasswordResetServices } from "./password-reset-service";
 import { createProjectAdmin } from "./project-admin";
 import { createReleaseApi } from "./release-api";
 import { createReleaseServices } from "./release-service";
@@ -393,6 +394,15 @@ export function createServices(deps: {
 
     teams: createTeamServices({ db, now, membershipOrThrow, requireScope }),
     account: createAccountServices({ auth }),
+    passwordReset: createPasswordResetServices({
+      db,
+      auth,
+      mailer: createMailer(config.smtp),
+      publicUrl: config.publicUrl,
+      validMinutes: config.passwordResetMinutes,
+      log: deps.log,
+      now,
+    }),
     tokens: createTokenServices({ db, publicUrl: config.publicUrl, now, membershipOrThrow }),
     health: {
       async ready() {

@@ -17,6 +17,7 @@ import type { IssueSort, IssueStreamServices } from "./issue-stream";
 import type { IssueUnmerge } from "./issue-unmerge";
 import type { MemberServices } from "./member-service";
 import type { MonitorServices } from "./monitor-service";
+import type { PasswordResetServices } from "./password-reset-service";
 import type { KeyServices, ProjectAdminServices } from "./project-admin";
 import type { ReleaseApiServices } from "./release-api";
 import type { ReleaseServices } from "./release-service";
@@ -143,6 +144,8 @@ export interface AppServices {
   teams: TeamServices;
   /** The signed-in user's own account: name, password, sessions — src/server/account-service.ts */
   account: AccountServices;
+  /** "Forgot password" by email — src/server/password-reset-service.ts */
+  passwordReset: PasswordResetServices;
   /** Organization and personal API tokens — src/server/token-service.ts */
   tokens: TokenServices;
   /** Alert rules, channels, delivery log, mutes, email opt-outs — src/server/alert-service.ts */

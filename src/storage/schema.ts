@@ -652,6 +652,16 @@ export interface SsoIdentitiesTable {
   last_login_at: number;
 }
 
+/** A mailed "forgot password" link (0021): only the sha256 of its secret is stored. */
+export interface PasswordResetsTable {
+  id: Generated<number>;
+  user_id: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface Database {
   installation: InstallationTable;
   organizations: OrganizationsTable;
@@ -706,4 +716,5 @@ export interface Database {
   uptime_results: UptimeResultsTable;
   org_sso: OrgSsoTable;
   sso_identities: SsoIdentitiesTable;
+  password_resets: PasswordResetsTable;
 }

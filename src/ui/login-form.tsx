@@ -1,9 +1,10 @@
 "use client";
 
+import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { FormAlert, FormField, readApiError, SubmitButton } from "./form-field";
 
-export function LoginForm({ next }: { next: string | null }) {
+export function LoginForm({ next, forgotPassword }: { next: string | null; forgotPassword: boolean }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -68,6 +69,11 @@ export function LoginForm({ next }: { next: string | null }) {
         onChange={(e) => setPassword(e.target.value)}
         required
       />
+      {forgotPassword ? (
+        <Link href="/forgot-password" className="-mt-2 self-end text-[12.5px] text-fg-muted hover:text-fg">
+          Forgot password?
+        </Link>
+      ) : null}
       <FormAlert message={error} />
       <SubmitButton pending={pending} label="Sign in" pendingLabel="Signing in…" />
     </form>

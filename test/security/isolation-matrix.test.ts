@@ -68,6 +68,10 @@ const PUBLIC = new Set([
   "/invite/[token]",
   "/api/invite/[token]",
   // Single sign-on: start at the provider and come back from it (the state cookie binds the two).
+  "/forgot-password",
+  "/reset-password/[token]",
+  "/api/password-reset",
+  "/api/password-reset/[token]",
   "/api/sso/[org]/start",
   "/api/sso/[org]/callback",
 ]);

@@ -17,7 +17,12 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   if (!ssoError && (await currentViewer())) redirect(next ?? "/");
   return (
     <AuthCard title="Sign in to Errata">
-      <LoginForm next={next} />
+      {param(sp.reset) === "1" ? (
+        <p role="status" className="mb-4 rounded-md border border-border px-3 py-2 text-[13px]">
+          Your password is set and every session was signed out. Sign in with the new password.
+        </p>
+      ) : null}
+      <LoginForm next={next} forgotPassword={s.passwordReset.available} />
       <div className="my-6 flex items-center gap-3 text-[12px] text-fg-muted" aria-hidden="true">
         <span className="h-px flex-1 bg-border" />
         or
