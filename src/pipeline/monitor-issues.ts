@@ -123,7 +123,17 @@ export async function raiseMonitorIssue(tx: Tx, f: MonitorFailure, lifecycle?: L
   await writeIssueStats(tx, stats);
   await applyEventLifecycle(
     tx,
-    { projectId, issueId, created, state, eventId: event.event_id, receivedAt: f.at, release: f.release },
+    {
+      projectId,
+      issueId,
+      created,
+      state,
+      eventId: event.event_id,
+      receivedAt: f.at,
+      release: f.release,
+      // Alert rules filter and describe this event (environment, tags, level) like any other.
+      alert: { event, title, culprit, newUser: false, digestKey: null },
+    },
     f.at,
     lifecycle,
   );

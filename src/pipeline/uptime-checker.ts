@@ -181,7 +181,17 @@ async function raiseUptimeIssue(tx: Tx, m: UptimeMonitorRecord, r: UptimeResultR
   await writeIssueStats(tx, stats);
   await applyEventLifecycle(
     tx,
-    { projectId: m.projectId, issueId, created, state, eventId: event.event_id, receivedAt: r.checkedAt, release: null },
+    {
+      projectId: m.projectId,
+      issueId,
+      created,
+      state,
+      eventId: event.event_id,
+      receivedAt: r.checkedAt,
+      release: null,
+      // Alert rules filter and describe this event (tags, level) like any other.
+      alert: { event, title, culprit, newUser: false, digestKey: null },
+    },
     r.checkedAt,
   );
   return issueId;
