@@ -1,7 +1,7 @@
 /**
  * The team's Sentry-compatible REST against the built server: organizations, members (list,
  * invite, accept through the public invitation endpoint, change role, remove), teams (create,
- * list, create a project under a team, add a project), DSN keys (list, create, update); bad input
+ * list, detail, delete, create a project under a team, add a project), DSN keys (list, create, update); bad input
  * gets a catalogued 4xx, and a member's token is refused what the member may not do.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -90,5 +90,12 @@ describe("REST: organizations, members, teams, projects and keys", () => {
     expect(off.body).toMatchObject({ name: "CI (off)", isActive: false });
     expect((await api("PUT", "/api/0/projects/acme/svc/keys/not-a-key/", { isActive: false })).status).toBe(404);
     expect((await api("GET", "/api/0/projects/acme/nope/keys/")).status).toBe(404);
+
+    // Team detail and delete; the team's projects stay in the organization.
+    await api("POST", "/api/0/organizations/acme/teams/", { name: "Short lived" });
+    expect((await api("GET", "/api/0/teams/acme/short-lived/")).body).toMatchObject({ slug: "short-lived", name: "Short lived" });
+    expect((await api("DELETE", "/api/0/teams/acme/short-lived/")).status).toBe(204);
+    expect((await api("GET", "/api/0/teams/acme/short-lived/")).status).toBe(404);
+    expect((await api("GET", "/api/0/teams/globex/backend/")).status).toBe(404);
   });
 });
