@@ -10,7 +10,8 @@
 // Project and release screens: ONLY=onboarding,projects,settings,releases,release,feedback; PROJECT=<slug>
 // (default web) for settings, RELEASE=<version> for the release page (default: the newest),
 // WAITING=<slug> a project without events for the onboarding's waiting state. PHONE=1 adds 390 px shots.
-// Uptime: ONLY=uptime shoots the monitors list, its create form open, and the first uptime check's page.
+// Uptime: ONLY=uptime shoots the monitors list, its create form open, and an uptime check's page
+// (UPTIME=<name>, default: the first).
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -206,7 +207,8 @@ async function productShots() {
           if (!(await form.isVisible())) await page.locator("summary", { hasText: "New uptime check" }).click();
           await shot(page, `uptime-create${suffix}-${theme}`, { fullPage: true });
         }
-        const first = page.getByTestId("uptime-list").locator("tbody a").first();
+        const links = page.getByTestId("uptime-list").locator("tbody a");
+        const first = process.env.UPTIME ? links.filter({ hasText: process.env.UPTIME }).first() : links.first();
         if ((await first.count()) > 0) {
           await page.goto(new URL((await first.getAttribute("href")) ?? "", base).toString());
           await shot(page, `uptime-check${suffix}-${theme}`, { fullPage: true });

@@ -15,8 +15,8 @@ import { TimeAgo } from "./time-ago";
 export const UPTIME_LABEL: Record<UptimeState, string> = { up: "Up", down: "Down", pending: "Pending" };
 const DOT: Record<UptimeState, string> = { up: "ok", down: "error", pending: "active" };
 
-/** "99.93 %", "100 %", "–" without results. */
-export const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(v === 1 ? 0 : 2)} %`);
+/** "99.93 %", "100 %", "0 %", "–" without results. */
+export const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(v === 1 || v === 0 ? 0 : 2)} %`);
 
 export function UptimeStateBadge({ state, paused }: { state: UptimeState; paused?: boolean }) {
   return (
@@ -80,11 +80,11 @@ export function UptimeTable({ monitors, org, now }: { monitors: UptimeSummary[];
   );
 }
 
-/** A round upper bound for the y axis: 1, 2, 5 × 10^n. */
+/** A round upper bound for the y axis: 1, 2, 2.5, 5 × 10^n (at least 10 ms). */
 function niceMax(n: number): number {
-  if (n <= 0) return 1;
+  if (n <= 10) return 10;
   const p = 10 ** Math.floor(Math.log10(n));
-  for (const m of [1, 2, 5, 10]) if (m * p >= n) return m * p;
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= n) return m * p;
   return 10 * p;
 }
 
