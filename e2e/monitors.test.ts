@@ -1,11 +1,15 @@
 /**
  * The monitor screens in Chromium: the list (status, schedule, timeline strip, next run), the
  * monitor page (environments with the open issue, durations chart, check-in list), mute and pause
- * through the page's buttons. History is made with check-in envelopes sent at test-clock times
- * (ERRATA_TEST_CLOCK_FILE). With ERRATA_SCREENSHOTS=1 it saves light and dark screenshots to
- * docs/screenshots/.
+ * through the page's buttons; an uptime check created through the list's form against a local
+ * HTTP server, its page (state, availability, response-time chart, results), and no form for a
+ * viewer. History is made with check-in envelopes sent at test-clock times and uptime checks run
+ * as the test moves that clock (ERRATA_TEST_CLOCK_FILE). With ERRATA_SCREENSHOTS=1 it saves light
+ * and dark screenshots to docs/screenshots/.
  */
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -46,9 +50,9 @@ describe.skipIf(!canRun)("monitor screens", () => {
     await eventually(async () => (await count(slug)) > before, 20_000, `${slug} check-in stored`);
   }
 
-  async function signIn(page: Page) {
+  async function signIn(page: Page, email = "dev@example.com") {
     await page.goto(`${server.url}/login`);
-    await page.getByLabel(/email/i).fill("dev@example.com");
+    await page.getByLabel(/email/i).fill(email);
     await page.getByLabel(/password/i).fill(PASSWORD);
     await page.getByRole("button", { name: /sign in|log in/i }).click();
     await page.waitForURL(/\/acme\//);
@@ -66,7 +70,10 @@ describe.skipIf(!canRun)("monitor screens", () => {
   beforeAll(async () => {
     clockFile = path.join(tempDir(), "clock");
     fs.writeFileSync(clockFile, String(start));
-    server = await startServer({ env: { ERRATA_TEST_CLOCK_FILE: clockFile, MONITOR_TICK_MS: "200" } });
+    // The uptime target is on loopback: this installation allows private addresses.
+    server = await startServer({
+      env: { ERRATA_TEST_CLOCK_FILE: clockFile, MONITOR_TICK_MS: "200", UPTIME_TICK_MS: "200", UPTIME_ALLOW_PRIVATE: "true" },
+    });
     await server.cli("user", "create", "--email", "dev@example.com", "--password", PASSWORD, "--org", "acme");
     dsn = new URL(await server.cli("project", "create", "--org", "acme", "--name", "jobs", "--platform", "node"));
     token = await server.cli("token", "create", "--email", "dev@example.com", "--scopes", "org:read,project:read,project:write,event:read");
@@ -120,5 +127,106 @@ describe.skipIf(!canRun)("monitor screens", () => {
     expect(await page.locator("h1").first().textContent()).toContain("Cron failure: db-backup");
     await shoot(page, "monitor-issue");
     await page.close();
+  });
+
+  test("uptime: created through the form (a bad status range is refused inline), up with a chart, a failure in red; a viewer gets no form", async () => {
+    let failing = false;
+    let requests = 0;
+    const seenHeaders: string[] = [];
+    // The target's own varied delay gives the chart a shape; the test never sleeps.
+    const target = http.createServer((req, res) => {
+      requests++;
+      seenHeaders.push(String(req.headers["x-check"]));
+      setTimeout(
+        () => (failing ? res.writeHead(500).end("broken") : res.writeHead(200).end("status: healthy")),
+        5 + ((requests * 17) % 30),
+      );
+    });
+    await new Promise<void>((r) => target.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/health`;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await signIn(page);
+      await page.goto(`${server.url}/acme/monitors`);
+      const form = page.getByTestId("uptime-create");
+      if (!(await form.isVisible())) await page.locator("summary", { hasText: "New uptime check" }).click();
+      await form.getByLabel("Name", { exact: true }).fill("Health endpoint");
+      await form.getByLabel("URL").fill(url);
+      await form.getByLabel("Every (s)").fill("30");
+      await form.getByLabel("Lowest expected status").fill("500");
+      await form.getByLabel("Highest expected status").fill("200");
+      await form.getByLabel(/Body contains/).fill("healthy");
+      await form.getByLabel("Down after").fill("2");
+      await form.getByLabel(/Request headers/).fill("X-Check: errata");
+      await form.getByRole("button", { name: "Create check" }).click();
+      // Refused by the service, shown by the field, the typed values kept.
+      await form.getByText("Expected status range must be 100–599, min ≤ max.").waitFor();
+      expect(await form.getByLabel("Lowest expected status").getAttribute("aria-invalid")).toBe("true");
+      expect(await form.getByLabel("Name", { exact: true }).inputValue()).toBe("Health endpoint");
+      await form.getByLabel("Lowest expected status").fill("200");
+      await form.getByLabel("Highest expected status").fill("299");
+      // The first check is due once the test clock reaches the creation time.
+      fs.writeFileSync(clockFile, String(Date.now() + 60_000));
+      await form.getByRole("button", { name: "Create check" }).click();
+      await page.waitForURL(/\/acme\/monitors\/uptime\/\d+$/);
+      const id = Number(new URL(page.url()).pathname.split("/").at(-1));
+      // A pending check's page refreshes itself until the first result.
+      await expect.poll(() => page.getByTestId("uptime-state").textContent(), { timeout: 20_000 }).toContain("Up");
+      expect(seenHeaders[0]).toBe("errata");
+
+      const last = async () => {
+        const res = await fetch(`${server.url}/api/0/organizations/acme/uptime/`, { headers: { authorization: `Bearer ${token}` } });
+        const list = (await res.json()) as Array<{ id: number; last: { checkedAt: number } | null }>;
+        return list.find((m) => m.id === id)?.last?.checkedAt ?? 0;
+      };
+      // Seven more checks, one interval apart on the test clock; the third fails (one failure stays up).
+      for (let i = 0; i < 7; i++) {
+        failing = i === 2;
+        const at = Number(fs.readFileSync(clockFile, "utf8")) + 31_000;
+        fs.writeFileSync(clockFile, String(at));
+        await eventually(async () => (await last()) === at, 20_000, `uptime check ${i + 2} at ${at}`);
+      }
+      await page.reload();
+      expect(await page.getByTestId("uptime-state").textContent()).toContain("Up");
+      expect(await page.getByRole("img", { name: /^Response times, last 24 h: 8 checks, 1 failed/ }).count()).toBe(1);
+      expect(await page.getByTestId("uptime-chart").locator("[data-failed]").count()).toBe(1);
+      const rows = page.getByTestId("uptime-results").locator("tbody tr");
+      expect(await rows.count()).toBe(8);
+      expect(await rows.nth(4).textContent()).toContain("status 500 outside 200–299");
+      expect(await page.getByTestId("uptime-availability").textContent()).toContain("87.50 %");
+      expect(await page.getByRole("link", { name: "Open issue" }).count()).toBe(0);
+
+      // The list links the check to its page.
+      await page.goto(`${server.url}/acme/monitors`);
+      await page.getByTestId("uptime-list").getByRole("link", { name: "Health endpoint" }).click();
+      await page.waitForURL(new RegExp(`/acme/monitors/uptime/${id}$`));
+
+      // A viewer reads the check but has nothing to create one with.
+      const admin = await server.cli("token", "create", "--email", "dev@example.com", "--scopes", "member:write");
+      const invited = await fetch(`${server.url}/api/0/organizations/acme/members/`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+        body: JSON.stringify({ email: "uptime-viewer@example.com", role: "viewer", sendInvite: false }),
+      });
+      const link = ((await invited.json()) as { inviteLink: string }).inviteLink;
+      const accepted = await fetch(`${server.url}/api/invite/${link.split("/").at(-1)}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Vic Viewer", password: PASSWORD }),
+      });
+      expect(accepted.status).toBe(200);
+      const viewer = await (await browser.newContext()).newPage();
+      await signIn(viewer, "uptime-viewer@example.com");
+      await viewer.goto(`${server.url}/acme/monitors`);
+      await viewer.getByTestId("uptime-list").getByRole("link", { name: "Health endpoint" }).waitFor();
+      expect(await viewer.locator("summary", { hasText: "New uptime check" }).count()).toBe(0);
+      expect(await viewer.getByTestId("uptime-create").count()).toBe(0);
+      await viewer.goto(`${server.url}/acme/monitors/uptime/${id}`);
+      expect(await viewer.getByTestId("uptime-state").textContent()).toContain("Up");
+      await viewer.context().close();
+    } finally {
+      await page.close();
+      await new Promise((r) => target.close(r));
+    }
   });
 });

@@ -10,6 +10,8 @@
 // Project and release screens: ONLY=onboarding,projects,settings,releases,release,feedback; PROJECT=<slug>
 // (default web) for settings, RELEASE=<version> for the release page (default: the newest),
 // WAITING=<slug> a project without events for the onboarding's waiting state. PHONE=1 adds 390 px shots.
+// Uptime: ONLY=uptime shoots the monitors list, its create form open, and an uptime check's page
+// (UPTIME=<name>, default: the first).
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -148,7 +150,7 @@ async function signedInShots() {
 
 // A function, not a const: the shots above run before this part of the module is evaluated.
 function wantsProductShots() {
-  return ["onboarding", "projects", "settings", "releases", "release", "feedback"].some(want);
+  return ["onboarding", "projects", "settings", "releases", "release", "feedback", "uptime"].some(want);
 }
 
 async function productShots() {
@@ -198,6 +200,20 @@ async function productShots() {
         if (release) await at(`/releases/${encodeURIComponent(release)}`, "release", { fullPage: true });
       }
       if (want("feedback")) await at("/feedback", "feedback");
+      if (want("uptime")) {
+        await at("/monitors", "uptime-list", { fullPage: true });
+        const form = page.getByTestId("uptime-create");
+        if ((await form.count()) > 0) {
+          if (!(await form.isVisible())) await page.locator("summary", { hasText: "New uptime check" }).click();
+          await shot(page, `uptime-create${suffix}-${theme}`, { fullPage: true });
+        }
+        const links = page.getByTestId("uptime-list").locator("tbody a");
+        const first = process.env.UPTIME ? links.filter({ hasText: process.env.UPTIME }).first() : links.first();
+        if ((await first.count()) > 0) {
+          await page.goto(new URL((await first.getAttribute("href")) ?? "", base).toString());
+          await shot(page, `uptime-check${suffix}-${theme}`, { fullPage: true });
+        }
+      }
       await ctx.close();
     }
   }

@@ -136,3 +136,74 @@ export function availability(results: Array<{ up: boolean }>): number | null {
   if (results.length === 0) return null;
   return results.filter((r) => r.up).length / results.length;
 }
+
+/**
+ * Request headers typed one per line as `Name: value` (the create form); blank lines are skipped.
+ * Names and values are checked by `parseUptimeConfig`; this only splits and names the bad line.
+ */
+export function parseHeaderLines(text: string): Parsed<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === "") continue;
+    const colon = line.indexOf(":");
+    const name = colon > 0 ? line.slice(0, colon).trim() : "";
+    if (!HEADER_NAME.test(name)) return { ok: false, field: "headers", message: `line ${i + 1}: expected "Name: value"` };
+    headers[name] = line.slice(colon + 1).trim();
+  }
+  return { ok: true, value: headers };
+}
+
+/** One slot of the response-time chart: a single check, or the checks of a stretch of time. */
+export interface LatencySlot {
+  /** epoch ms: the check's time, or the start and end of the stretch */
+  from: number;
+  to: number;
+  checks: number;
+  failures: number;
+  /** mean and worst latency of the checks with one; null when none had */
+  avgMs: number | null;
+  maxMs: number | null;
+}
+
+/**
+ * Check results (any order) as at most `slots` chart slots, oldest first: one per check while they
+ * fit, otherwise equal stretches of time from the oldest to the newest check (a stretch without
+ * checks, e.g. while paused, stays empty rather than being closed up).
+ */
+export function latencySlots(results: Array<{ checkedAt: number; up: boolean; latencyMs: number | null }>, slots = 120): LatencySlot[] {
+  const sorted = [...results].sort((a, b) => a.checkedAt - b.checkedAt);
+  if (sorted.length === 0) return [];
+  const one = (r: (typeof sorted)[number]): LatencySlot => ({
+    from: r.checkedAt,
+    to: r.checkedAt,
+    checks: 1,
+    failures: r.up ? 0 : 1,
+    avgMs: r.latencyMs,
+    maxMs: r.latencyMs,
+  });
+  if (sorted.length <= slots) return sorted.map(one);
+  const first = sorted[0].checkedAt;
+  const width = (sorted[sorted.length - 1].checkedAt - first + 1) / slots;
+  const out = Array.from({ length: slots }, (_, i) => ({
+    from: Math.round(first + i * width),
+    to: Math.round(first + (i + 1) * width) - 1,
+    checks: 0,
+    failures: 0,
+    sum: 0,
+    timed: 0,
+    maxMs: null as number | null,
+  }));
+  for (const r of sorted) {
+    const s = out[Math.min(slots - 1, Math.floor((r.checkedAt - first) / width))];
+    s.checks++;
+    if (!r.up) s.failures++;
+    if (r.latencyMs !== null) {
+      s.sum += r.latencyMs;
+      s.timed++;
+      s.maxMs = Math.max(s.maxMs ?? 0, r.latencyMs);
+    }
+  }
+  return out.map(({ sum, timed, ...s }) => ({ ...s, avgMs: timed ? Math.round(sum / timed) : null }));
+}

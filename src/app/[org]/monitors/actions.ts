@@ -1,12 +1,17 @@
 "use server";
 /**
  * Mute / unmute and pause / resume a monitor from its page: plain form posts (no client script),
- * the session's viewer, then the monitor service (which authorizes by role).
+ * the session's viewer, then the monitor service (which authorizes by role). Creating an uptime
+ * check from the monitors page: the uptime service validates and authorizes (owners and admins).
  */
 import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
 import { z } from "zod";
 import { isAppError } from "@/core/errors";
+import { parseHeaderLines } from "@/core/monitors/uptime";
+import type { FormResult } from "@/ui/settings-form";
 import { currentViewer, services } from "../../_lib/server";
+import { fail, ok, optionalNumber, runForm, text } from "../projects/form-result";
 
 const Form = z.object({
   org: z.string().min(1).max(100),
@@ -30,4 +35,35 @@ export async function changeMonitor(form: FormData): Promise<void> {
     throw err;
   }
   revalidatePath(`/${org}/monitors/${slug}`);
+}
+
+/** Creates an uptime check from the form; on success the browser goes to its page. */
+export async function createUptimeAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const org = text(data, "org", 100);
+  const headers = parseHeaderLines(text(data, "headers", 20_000));
+  if (!headers.ok) return fail(`Headers: ${headers.message}`, { "config.headers": headers.message });
+  let id = 0;
+  const result = await runForm(async (viewer) => {
+    const m = await (await services()).uptime.create(viewer, org, {
+      project: text(data, "project", 100),
+      name: text(data, "name", 200),
+      config: {
+        url: text(data, "url", 2000).trim(),
+        method: text(data, "method", 10),
+        interval_seconds: optionalNumber(data, "interval_seconds"),
+        timeout_ms: optionalNumber(data, "timeout_ms"),
+        status_min: optionalNumber(data, "status_min"),
+        status_max: optionalNumber(data, "status_max"),
+        keyword: text(data, "keyword", 500),
+        headers: headers.value,
+        failure_threshold: optionalNumber(data, "failure_threshold"),
+        recovery_threshold: optionalNumber(data, "recovery_threshold"),
+      },
+    });
+    id = m.id;
+    return ok(`Uptime check “${m.name}” created.`);
+  }, `/${org}/monitors`);
+  if (result.status !== "ok") return result;
+  // redirect() throws: it must run outside runForm's error handling.
+  redirect(`/${encodeURIComponent(org)}/monitors/uptime/${id}`);
 }

@@ -1,12 +1,14 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
-import type { UptimeSummary } from "@/server/uptime-service";
 import { CodeBlock } from "@/ui/code-block";
 import { CheckInStrip, STATUS_LABEL, StatusDot } from "@/ui/monitor-parts";
 import { ProjectFilterForm } from "@/ui/project-filter-form";
 import { TimeAgo } from "@/ui/time-ago";
+import { UptimeCreateForm } from "@/ui/uptime-form";
+import { UptimeTable } from "@/ui/uptime-parts";
 import { orNotFound, param, requireViewer, services, withQuery } from "../../_lib/server";
+import { createUptimeAction } from "./actions";
 
 export const metadata: Metadata = { title: "Monitors" };
 
@@ -19,7 +21,10 @@ await Sentry.withMonitor("nightly-report", () => runReport(), {
 # Shell / cron: sentry-cli reports start, success or failure and duration
 SENTRY_DSN=… sentry-cli monitors run -s "0 3 * * *" nightly-report -- ./report.sh`;
 
-/** Cron monitors of the organization: state, schedule, recent check-ins, next expected run. */
+/**
+ * Monitors of the organization: cron monitors (state, schedule, recent check-ins, next expected
+ * run), then uptime checks with their create form for owners and admins.
+ */
 export default async function MonitorsPage({
   params,
   searchParams,
@@ -32,11 +37,15 @@ export default async function MonitorsPage({
   const base = `/${encodeURIComponent(org)}/monitors`;
   const viewer = await requireViewer(withQuery(base, { project }));
   const s = await services();
-  const [projects, monitors, uptime] = await Promise.all([
+  const [membership, projects, monitors, allUptime] = await Promise.all([
+    orNotFound(s.orgs.get(viewer, org)),
     orNotFound(s.projects.list(viewer, org)),
     orNotFound(s.monitors.list(viewer, org, { project: project || undefined })),
     orNotFound(s.uptime.list(viewer, org)),
   ]);
+  const uptime = project ? allUptime.filter((m) => m.projectSlug === project) : allUptime;
+  // Only owners and admins create checks (the service enforces it; others get nothing to click).
+  const canCreate = membership.role === "owner" || membership.role === "admin";
   const now = Date.now();
   return (
     <main className="mx-auto max-w-[1200px] px-4 py-4">
@@ -104,68 +113,26 @@ export default async function MonitorsPage({
           </tbody>
         </table>
       )}
-      <UptimeTable monitors={uptime} org={org} now={now} />
+      <section className="mt-6" aria-labelledby="uptime">
+        <h2 id="uptime" className="mb-1 text-[15px] font-semibold">
+          Uptime checks
+        </h2>
+        {uptime.length === 0 ? (
+          <p className="max-w-prose text-fg-muted">
+            No uptime checks{project ? " in this project" : ""} yet. A check requests a URL on a schedule and opens an issue when it stops
+            answering as expected. {canCreate ? "Create one below, " : "Owners and admins create them here "}or with{" "}
+            <code>POST /api/0/organizations/{org}/uptime/</code>.
+          </p>
+        ) : (
+          <UptimeTable monitors={uptime} org={org} now={now} />
+        )}
+        {canCreate && projects.length > 0 ? (
+          <details className="group mt-3" open={uptime.length === 0}>
+            <summary className="btn btn-sm mb-2 cursor-pointer list-none">New uptime check</summary>
+            <UptimeCreateForm action={createUptimeAction} org={org} projects={projects} project={project} />
+          </details>
+        ) : null}
+      </section>
     </main>
-  );
-}
-
-const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(v === 1 ? 0 : 2)} %`);
-
-/** HTTP checks: state, last response, availability. Created through the REST API for now. */
-function UptimeTable({ monitors, org, now }: { monitors: UptimeSummary[]; org: string; now: number }) {
-  return (
-    <section className="mt-6" aria-labelledby="uptime">
-      <h2 id="uptime" className="mb-1 text-[15px] font-semibold">
-        Uptime checks
-      </h2>
-      {monitors.length === 0 ? (
-        <p className="max-w-prose text-fg-muted">
-          No HTTP checks yet. Create one with <code>POST /api/0/organizations/{org}/uptime/</code> (url, method, interval_seconds ≥ 30,
-          timeout_ms, status_min/status_max, keyword, headers, failure_threshold, recovery_threshold). Creating them here and the
-          response-time chart are not yet available.
-        </p>
-      ) : (
-        <table className="w-full border-collapse text-[13px]" data-testid="uptime-list">
-          <thead className="text-left text-[12px] text-fg-muted">
-            <tr className="border-b border-border">
-              <th className="py-1.5 pr-3 font-medium">Check</th>
-              <th className="py-1.5 pr-3 font-medium">URL</th>
-              <th className="py-1.5 pr-3 font-medium">Last response</th>
-              <th className="py-1.5 pr-3 text-right font-medium">24 h</th>
-              <th className="py-1.5 pr-3 text-right font-medium">7 d</th>
-              <th className="py-1.5 text-right font-medium">30 d</th>
-            </tr>
-          </thead>
-          <tbody>
-            {monitors.map((m) => (
-              <tr key={m.id} className="h-9 border-b border-border">
-                <td className="py-1 pr-3">
-                  <span className="flex items-center gap-2">
-                    <StatusDot status={m.state === "down" ? "error" : m.state === "up" ? "ok" : "active"} />
-                    <span className="font-semibold">{m.name}</span>
-                    <span className="text-[12px] text-fg-muted">{m.state === "down" ? "Down" : m.state === "up" ? "Up" : "Pending"}</span>
-                  </span>
-                </td>
-                <td className="max-w-[320px] truncate py-1 pr-3 font-mono text-[12px]" title={m.config.url}>
-                  {m.config.method} {m.config.url}
-                </td>
-                <td className="py-1 pr-3 tabular text-fg-muted">
-                  {m.last ? (
-                    <>
-                      {m.last.status ?? m.last.error} · {m.last.latencyMs ?? "–"} ms · <TimeAgo ms={m.last.checkedAt} now={now} />
-                    </>
-                  ) : (
-                    "–"
-                  )}
-                </td>
-                <td className="py-1 pr-3 text-right tabular">{pct(m.availability.day)}</td>
-                <td className="py-1 pr-3 text-right tabular">{pct(m.availability.week)}</td>
-                <td className="py-1 text-right tabular">{pct(m.availability.month)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
   );
 }
