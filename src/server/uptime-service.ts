@@ -74,12 +74,20 @@ export function createUptimeServices(deps: {
   const { db, now, membershipOrThrow, requireScope, projectsOf } = deps;
 
   /** A monitor with its availability; `month` is its last 30 days of results, newest first. */
-  function summary(m: UptimeMonitorRecord, projects: Map<number, ProjectRow>, month: UptimeResultRecord[], at: number): UptimeSummary {
+  function summary(
+    m: UptimeMonitorRecord,
+    projects: Map<number, ProjectRow>,
+    month: UptimeResultRecord[],
+    at: number,
+    revealHeaders: boolean,
+  ): UptimeSummary {
     return {
       id: m.id,
       name: m.name,
       projectSlug: projects.get(m.projectId)?.slug ?? "unknown",
-      config: m.config,
+      // Request headers often carry credentials (Authorization, API keys): their values are for
+      // the owners and admins who manage checks, not every member or viewer.
+      config: revealHeaders ? m.config : { ...m.config, headers: Object.fromEntries(Object.keys(m.config.headers).map((k) => [k, "[redacted]"])) },
       state: m.state,
       issueId: m.issueId,
       last: month[0] ?? null,
@@ -91,17 +99,20 @@ export function createUptimeServices(deps: {
     };
   }
 
-  async function summarize(projects: Map<number, ProjectRow>, ids: number[]): Promise<UptimeSummary[]> {
+  async function summarize(projects: Map<number, ProjectRow>, ids: number[], revealHeaders: boolean): Promise<UptimeSummary[]> {
     const at = now();
     const monitors = (await listUptimeMonitors(db, ids.length ? ids : [...projects.keys()])).filter((m) => projects.has(m.projectId));
-    return Promise.all(monitors.map(async (m) => summary(m, projects, await listUptimeResults(db, m.id, at - 30 * DAY, 50_000), at)));
+    return Promise.all(
+      monitors.map(async (m) => summary(m, projects, await listUptimeResults(db, m.id, at - 30 * DAY, 50_000), at, revealHeaders)),
+    );
   }
+  const manages = (org: OrgSummary) => org.role === "owner" || org.role === "admin";
 
   return {
     async list(viewer, orgSlug) {
       requireScope(viewer, "project:read");
       const org = await membershipOrThrow(viewer, orgSlug);
-      return summarize(await projectsOf(org), []);
+      return summarize(await projectsOf(org), [], manages(org));
     },
     async get(viewer, orgSlug, id) {
       requireScope(viewer, "project:read");
@@ -113,7 +124,7 @@ export function createUptimeServices(deps: {
       const at = now();
       const month = await listUptimeResults(db, m.id, at - 30 * DAY, 50_000);
       return {
-        ...summary(m, projects, month, at),
+        ...summary(m, projects, month, at, manages(org)),
         paused: m.paused,
         createdAt: m.createdAt,
         latency: latencySlots(month.filter((r) => r.checkedAt >= at - DAY)),
@@ -137,7 +148,7 @@ export function createUptimeServices(deps: {
           fields: [{ field: `config.${cfg.field}`, rule: "format", message: cfg.message }],
         });
       const m = await insertUptimeMonitor(db, { projectId: project.id, name: input.name, config: cfg.value }, now());
-      const [s] = (await summarize(projects, [project.id])).filter((x) => x.id === m.id);
+      const [s] = (await summarize(projects, [project.id], true)).filter((x) => x.id === m.id);
       return s;
     },
   };

@@ -119,6 +119,21 @@ describe.each(await dialects())("uptime service reads on %s", (dialect) => {
     for (const role of ["admin", "owner"] as const) expect((await s.uptime.get(who[role], "acme", check.api)).id).toBe(check.api);
   });
 
+  test("request header values (credentials) are shown to owners and admins only", async () => {
+    const made = await s.uptime.create(who.admin, "acme", {
+      project: "web",
+      name: "with auth",
+      config: { url: "https://web.example/private", headers: { Authorization: "Bearer s3cr3t-value" } },
+    });
+    expect(made.config.headers).toEqual({ Authorization: "Bearer s3cr3t-value" });
+    for (const role of ["viewer", "member"] as const) {
+      const listed = (await s.uptime.list(who[role], "acme")).find((m) => m.id === made.id);
+      expect(listed?.config.headers).toEqual({ Authorization: "[redacted]" });
+      expect(JSON.stringify(await s.uptime.get(who[role], "acme", made.id))).not.toContain("s3cr3t-value");
+    }
+    expect((await s.uptime.get(who.owner, "acme", made.id)).config.headers).toEqual({ Authorization: "Bearer s3cr3t-value" });
+  });
+
   test("creating: owners and admins only; validation errors name their fields", async () => {
     const input = { project: "web", name: "x", config: { url: "https://web.example/" } };
     expect(await codeOf(s.uptime.create(who.member, "acme", input))).toBe("forbidden");
