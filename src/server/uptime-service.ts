@@ -87,7 +87,9 @@ export function createUptimeServices(deps: {
       projectSlug: projects.get(m.projectId)?.slug ?? "unknown",
       // Request headers often carry credentials (Authorization, API keys): their values are for
       // the owners and admins who manage checks, not every member or viewer.
-      config: revealHeaders ? m.config : { ...m.config, headers: Object.fromEntries(Object.keys(m.config.headers).map((k) => [k, "[redacted]"])) },
+      config: revealHeaders
+        ? m.config
+        : { ...m.config, headers: Object.fromEntries(Object.keys(m.config.headers).map((k) => [k, "[redacted]"])) },
       state: m.state,
       issueId: m.issueId,
       last: month[0] ?? null,
