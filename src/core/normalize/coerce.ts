@@ -1,0 +1,34 @@
+/** Coercion helpers shared by the normalisation modules: SDK payloads are JSON of any shape. */
+
+import type { Notes } from "./notes";
+
+export type Obj = Record<string, unknown>;
+
+export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Stringifies a scalar for fields that must be strings (tags, ids); objects become JSON. */
+export function str(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v === null || v === undefined) return "";
+  if (typeof v === "object") {
+    try {
+      return JSON.stringify(v);
+    } catch {
+      return String(v);
+    }
+  }
+  return String(v);
+}
+
+/** `{values: [...]}` or a bare list → the list, dropping null entries. */
+export function valuesOf(v: unknown, path: string, notes: Notes): { values: unknown[]; rest: Obj } | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (Array.isArray(v)) return { values: v, rest: {} };
+  if (isObj(v)) {
+    const { values, ...rest } = v;
+    if (Array.isArray(values)) return { values, rest };
+    if (values === undefined || values === null) return { values: [], rest };
+  }
+  notes.add("dropped", path, `\`${path}\` is neither a list nor {values: [...]}.`);
+  return undefined;
+}
