@@ -1,6 +1,10 @@
 /** Coercion helpers shared by the normalisation modules: SDK payloads are JSON of any shape. */
 
+import { previewJson } from "../bounded-json";
 import type { Notes } from "./notes";
+
+/** What a value too deep for JSON.stringify becomes in a string field (depth-bounded preview). */
+const DEEP_PREVIEW_CHARS = 8192;
 
 export type Obj = Record<string, unknown>;
 
@@ -14,7 +18,9 @@ export function str(v: unknown): string {
     try {
       return JSON.stringify(v);
     } catch {
-      return String(v);
+      // Nested deeper than the stack allows (String() of an array recurses too): a bounded
+      // preview, so an event acknowledged by ingest is stored rather than dropped by the digest.
+      return previewJson(v, DEEP_PREVIEW_CHARS) ?? "";
     }
   }
   return String(v);
