@@ -26,7 +26,7 @@ export function str(v: unknown): string {
   return String(v);
 }
 
-/** `{values: [...]}` or a bare list → the list, dropping null entries. */
+/** `{values: [...]}` or a bare list → the list (callers drop its null entries). */
 export function valuesOf(v: unknown, path: string, notes: Notes): { values: unknown[]; rest: Obj } | undefined {
   if (v === undefined || v === null) return undefined;
   if (Array.isArray(v)) return { values: v, rest: {} };
