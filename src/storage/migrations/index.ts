@@ -23,6 +23,7 @@ import * as m0015security from "./0015-security";
 import * as m0016issueRedirects from "./0016-issue-redirects";
 import * as m0019traces from "./0019-traces";
 import * as m0020sso from "./0020-sso";
+import * as m0022alertRuleReleases from "./0022-alert-rule-releases";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -45,6 +46,7 @@ const steps: Record<string, Step> = {
   "0016-issue-redirects": m0016issueRedirects,
   "0019-traces": m0019traces,
   "0020-sso": m0020sso,
+  "0022-alert-rule-releases": m0022alertRuleReleases,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
