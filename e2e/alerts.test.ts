@@ -371,4 +371,42 @@ await Sentry.flush(10000);
     expect(await form.getByTestId("tag-filter-row").count()).toBe(1);
     expect(await form.getByLabel("Tag key 1").inputValue()).toBe("url");
   });
+
+  test("a crash-free rule from the form: a bad threshold is named, the values are kept and carried by the REST shape", async () => {
+    const api = await restClient();
+    await server.cli("project", "create", "--org", "acme", "--name", "health", "--platform", "node");
+    await page.goto(`${server.url}/acme/projects/health/settings/alerts`);
+    const form = page.getByTestId("new-rule");
+    await form.getByLabel("Name").fill("Crashing releases");
+    await form.getByLabel("A new issue").uncheck();
+    await form.getByLabel("A resolved issue regresses").uncheck();
+    await form.getByLabel("A release's crash-free sessions drop below").check();
+    await form.getByLabel("Crash-free: below percent").fill("0");
+    await form.getByLabel("Project members (email)").check();
+    await form.getByRole("button", { name: "Create rule" }).click();
+    await expect.poll(() => form.getByRole("alert").innerText()).toBe("Crash-free trigger: use a percentage above 0");
+    await form.getByLabel("Crash-free: below percent").fill("99.5");
+    await form.getByLabel("Crash-free: minimum sessions").fill("200");
+    await form.getByRole("button", { name: "Create rule" }).click();
+    const row = page.locator('[data-testid="rule-row"][data-rule-name="Crashing releases"]');
+    await row.waitFor();
+    expect(await row.innerText()).toContain("crash-free sessions below 99.5% (≥ 200 sessions)");
+
+    const rules = await api<Array<{ name: string; conditions: unknown[]; crashFree: unknown }>>("GET", "projects/acme/health/rules/");
+    expect(rules.find((r) => r.name === "Crashing releases")).toMatchObject({
+      conditions: [],
+      crashFree: { belowPercent: 99.5, minSessions: 200 },
+    });
+
+    await row.getByRole("link", { name: "Edit rule Crashing releases" }).click();
+    const edit = row.getByTestId("edit-rule");
+    await edit.waitFor();
+    expect(await edit.getByLabel("A release's crash-free sessions drop below").isChecked()).toBe(true);
+    expect(await edit.getByLabel("Crash-free: below percent").inputValue()).toBe("99.5");
+    expect(await edit.getByLabel("Crash-free: minimum sessions").inputValue()).toBe("200");
+    // unchecking it (and nothing else) leaves a rule without a trigger: refused by name
+    await edit.getByLabel("A release's crash-free sessions drop below").uncheck();
+    await edit.getByRole("button", { name: "Save rule" }).click();
+    await expect.poll(() => edit.getByRole("alert").innerText()).toBe("Triggers: choose at least one trigger");
+  });
 });

@@ -15,7 +15,7 @@ import { migrateToLatest } from "../storage/migrate";
 import { findOrgBySlug } from "../storage/orgs";
 import { findProjectBySlug } from "../storage/projects";
 
-const TRIGGERS = ["new-issue", "regression", "unignored", "frequency"] as const;
+const TRIGGERS = ["new-issue", "regression", "unignored", "frequency", "crash-free"] as const;
 
 async function withProject<T>(org: string, project: string, fn: (db: Db, projectId: number) => Promise<T>): Promise<T> {
   const db = openDb(loadConfig().database);
@@ -40,6 +40,8 @@ interface CreateOptions {
   events?: string;
   users?: string;
   minutes?: string;
+  below?: string;
+  minSessions?: string;
   webhook?: string;
   kind: string;
   secret?: string;
@@ -54,6 +56,13 @@ function ruleInput(o: CreateOptions, channelId: number): unknown {
   const frequency = o.trigger.includes("frequency")
     ? { events: num(o.events) ?? 0, users: num(o.users) ?? 0, minutes: num(o.minutes) ?? 60 }
     : null;
+  // Defaults (95 %, 50 sessions) come from rule-input.ts when an option is left out.
+  const crashFree = o.trigger.includes("crash-free")
+    ? {
+        ...(o.below !== undefined ? { belowPercent: num(o.below) } : {}),
+        ...(o.minSessions !== undefined ? { minSessions: num(o.minSessions) } : {}),
+      }
+    : null;
   return {
     name: o.name ?? `${o.trigger.join(", ")} → ${o.webhook ? o.kind : "email"}`,
     triggers: {
@@ -61,6 +70,7 @@ function ruleInput(o: CreateOptions, channelId: number): unknown {
       regression: o.trigger.includes("regression"),
       unignored: o.trigger.includes("unignored"),
       frequency,
+      crashFree,
     },
     filters: { query: o.filter ?? "", environments: o.environment ?? [] },
     channelIds: [channelId],
@@ -90,7 +100,9 @@ export function registerAlertCommands(cli: Command): void {
     .option("--events <n>", "frequency: more than N events…")
     .option("--users <n>", "frequency: …or N distinct users…")
     .option("--minutes <m>", "frequency: …within M minutes", "60")
-    .option("--throttle <minutes>", "at most one message per issue every this many minutes")
+    .option("--below <percent>", "crash-free: a release's crash-free sessions drop below this percentage (default 95)")
+    .option("--min-sessions <n>", "crash-free: …once at least N sessions were counted for it (default 50)")
+    .option("--throttle <minutes>", "at most one message per issue (or release) every this many minutes")
     .option("--webhook <url>", "send to this URL")
     .option("--kind <kind>", "generic|slack|discord|teams|mattermost|googlechat|ntfy", "generic")
     .option("--secret <secret>", "generic webhook: HMAC-SHA256 signing key")
@@ -130,6 +142,7 @@ export function registerAlertCommands(cli: Command): void {
             t.unignored && "unignored",
             t.frequency &&
               `frequency(${t.frequency.events || t.frequency.users} ${t.frequency.events ? "events" : "users"}/${t.frequency.minutes}m)`,
+            t.crashFree && `crash-free(<${t.crashFree.belowPercent}%/${t.crashFree.minSessions} sessions)`,
           ].filter(Boolean);
           const to = r.channelIds.map((id) => channels.get(id)?.kind ?? `#${id}`).join(",");
           return `${r.id}\t${r.enabled ? "on" : "off"}\t${triggers.join(",")}\t${to}\t${r.filters.query}\t${r.name}`;

@@ -60,6 +60,21 @@ export function isSessionClass(v: unknown): v is SessionClass {
   return typeof v === "string" && v in RANK;
 }
 
+/**
+ * Crash-free share as Sentry defines it (and the release page and the crash-free alert use it):
+ * sessions that did not end crashed, 0–1; null without sessions.
+ */
+export function crashFreeRate(s: { total: number; crashed: number } | null | undefined): number | null {
+  if (!s || s.total <= 0) return null;
+  return Math.max(0, Math.min(1, (s.total - s.crashed) / s.total));
+}
+
+/** 0.99996 → "99.99%" (floored: a release with one crash in 30,000 sessions is not "100%"). */
+export function formatRate(rate: number): string {
+  if (rate >= 1) return "100%";
+  return `${(Math.floor(rate * 10_000) / 100).toFixed(2)}%`;
+}
+
 /** A `session` item payload → a checked update, or why it is invalid. */
 export function parseSessionUpdate(raw: unknown, receivedAt: number): Parsed<SessionUpdate> {
   if (!isObject(raw)) return { ok: false, reason: "invalid_json" };

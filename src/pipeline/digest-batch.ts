@@ -37,6 +37,7 @@ import { deleteQueued, type QueueItem } from "../storage/queue";
 import { recordReleases, type SeenRelease } from "../storage/releases";
 import { ensureSecureDelete, eraseDeletedContent } from "../storage/secure-erase";
 import { countsEachEvent } from "./alerts/record-alert-triggers";
+import { recordCrashFreeTriggers, TouchedReleases } from "./alerts/record-crash-free";
 import { IssueCounters } from "./issue-counters";
 import { applyEventLifecycle } from "./lifecycle-step";
 import {
@@ -148,6 +149,7 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
       const memo = await BatchMemo.load(tx, prepared, deps);
       for (const p of prepared) all.push(...(await storeItem(tx, p, deps, tally, memo, stats)));
       await memo.counters.flush(tx);
+      await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
       await writeIssueStats(tx, stats);
       await deleteQueued(tx, [...prepared.map((p) => p.item.id), ...dropped]);
       await writeOutcomes(tx, tally, rejected);
@@ -192,6 +194,7 @@ async function digestOneByOne(
         const memo = await BatchMemo.load(tx, [p], deps);
         const o = await storeItem(tx, p, deps, tally, memo, stats);
         await memo.counters.flush(tx);
+        await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
         await writeIssueStats(tx, stats);
         await deleteQueued(tx, [p.item.id]);
         await writeOutcomes(tx, tally);
@@ -399,6 +402,8 @@ function releasesOf(prepared: PreparedItem[]): SeenRelease[] {
 class BatchMemo {
   private readonly ids = new Set<string>();
   private readonly issues = new Map<string, { issueId: number; known: Set<string> }>();
+  /** releases whose session counters this transaction changed (the crash-free alert trigger) */
+  readonly sessionReleases = new TouchedReleases();
 
   /** issue counters deferred to the end of the transaction (one update per issue per batch) */
   constructor(readonly counters: IssueCounters) {}
@@ -455,7 +460,7 @@ async function storeItem(
     recordEventOutcome(tally, p.item, e.event, o === "stored");
     out.push(o);
   }
-  await storeExtras(tx, p.item, p.extras, tally, deps.now);
+  await storeExtras(tx, p.item, p.extras, tally, deps.now, memo.sessionReleases);
   return out;
 }
 

@@ -57,6 +57,7 @@ import {
   type SessionBucketKey,
 } from "../storage/sessions";
 import { insertLogs, insertSpans, type StoredLog } from "../storage/traces";
+import type { TouchedReleases } from "./alerts/record-crash-free";
 import { storeCheckIn } from "./monitor-checkins";
 import { checkInTime } from "./monitor-clock";
 
@@ -264,8 +265,18 @@ export function recordEventOutcome(tally: OutcomeTally, row: QueueItem, event: N
   else tally.add(row.projectId, row.keyId, row.receivedAt, category, "filtered", REASONS.duplicate);
 }
 
-/** Writes the non-event items of a row and adds their outcomes to the batch's tally. */
-export async function storeExtras(tx: Tx, row: QueueItem, extras: ItemExtras | undefined, tally: OutcomeTally, now: number): Promise<void> {
+/**
+ * Writes the non-event items of a row and adds their outcomes to the batch's tally; releases whose
+ * session counters changed are noted in `touched` (the crash-free alert trigger looks at them).
+ */
+export async function storeExtras(
+  tx: Tx,
+  row: QueueItem,
+  extras: ItemExtras | undefined,
+  tally: OutcomeTally,
+  now: number,
+  touched?: TouchedReleases,
+): Promise<void> {
   if (!extras) return;
   tally.addAll(extras.outcomes);
   for (const it of extras.items) {
@@ -296,12 +307,15 @@ export async function storeExtras(tx: Tx, row: QueueItem, extras: ItemExtras | u
         });
         tally.add(row.projectId, row.keyId, row.receivedAt, it.category, "accepted");
         break;
-      case "session":
-        await storeSessionUpdate(tx, row.projectId, it.update, now);
+      case "session": {
+        const counted = await storeSessionUpdate(tx, row.projectId, it.update, now);
+        if (counted) touched?.add(row.projectId, counted.release, counted.environment);
         tally.add(row.projectId, row.keyId, row.receivedAt, "session", "accepted");
         break;
+      }
       case "sessions":
         await storeSessionAggregates(tx, row.projectId, it.aggregates);
+        if (it.aggregates.buckets.length > 0) touched?.add(row.projectId, it.aggregates.release, it.aggregates.environment);
         tally.add(row.projectId, row.keyId, row.receivedAt, "session", "accepted");
         break;
       case "check_in": {
@@ -397,17 +411,19 @@ function feedbackOf(p: Record<string, unknown>, headerEventId: string | undefine
 /** The last time this thread pruned old session states (module state: one worker per thread). */
 let lastPrune = 0;
 
-async function storeSessionUpdate(tx: Tx, projectId: number, u: SessionUpdate, now: number): Promise<void> {
+/** Counts one session update; answers the bucket it changed, undefined when nothing changed (a repeated or healthier update). */
+async function storeSessionUpdate(tx: Tx, projectId: number, u: SessionUpdate, now: number): Promise<SessionBucketKey | undefined> {
   const bucket: SessionBucketKey = { projectId, release: u.release, environment: u.environment, hour: hourOf(u.started) };
   if (u.sid === null) {
     // A one-shot update (no id): counted on its own, nothing to remember.
     const change = applySessionUpdate(undefined, u);
-    if (change) await addCounts(tx, bucket, change.delta, u.did);
-    return;
+    if (!change) return undefined;
+    await addCounts(tx, bucket, change.delta, u.did);
+    return bucket;
   }
   const prev = (await getSessionStates(tx, projectId, [u.sid])).get(u.sid);
   const change = applySessionUpdate(prev?.status, u);
-  if (!change) return;
+  if (!change) return undefined;
   // A session stays in the bucket of its first update, even when a later one reports another start.
   const home = prev ?? bucket;
   await putSessionState(tx, u.sid, { ...home, projectId, status: change.next }, now);
@@ -416,6 +432,7 @@ async function storeSessionUpdate(tx: Tx, projectId: number, u: SessionUpdate, n
     lastPrune = now;
     await pruneSessionStates(tx, now - SESSION_MAX_AGE_MS - 24 * HOUR_MS);
   }
+  return home;
 }
 
 async function storeSessionAggregates(tx: Tx, projectId: number, a: SessionAggregates): Promise<void> {

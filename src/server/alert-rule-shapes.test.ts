@@ -40,6 +40,24 @@ describe("Sentry issue alert rule shape", () => {
     expect(parseRuleInput(fromSentryRule(JSON.parse(JSON.stringify(body))), 0)).toEqual(settings);
   });
 
+  test("the crash-free trigger (Errata's own, no Sentry condition) survives a GET → PUT round trip", () => {
+    const settings = parseRuleInput(
+      {
+        name: "Release health",
+        triggers: { crashFree: { belowPercent: 99.5, minSessions: 200 } },
+        filters: { environments: ["production"] },
+      },
+      0,
+    );
+    const body = sentryRule({ ...settings, id: 2, projectId: 1, createdAt: 0, updatedAt: 0 });
+    expect(body).toMatchObject({ conditions: [], environment: "production", crashFree: { belowPercent: 99.5, minSessions: 200 } });
+    expect(parseRuleInput(fromSentryRule(JSON.parse(JSON.stringify(body))), 0)).toEqual(settings);
+    // a body without it (a Sentry client) leaves it off; a bad one is refused by name
+    const firstSeen = [{ id: "sentry.rules.conditions.first_seen_event.FirstSeenEventCondition" }];
+    expect(parseRuleInput(fromSentryRule({ ...body, crashFree: undefined, conditions: firstSeen }), 0).triggers.crashFree).toBeNull();
+    expect(() => parseRuleInput(fromSentryRule({ ...body, crashFree: { belowPercent: 0 } }), 0)).toThrow(/crashFree\.belowPercent/);
+  });
+
   test("unknown conditions and actions are refused by name", () => {
     expect(() => fromSentryRule({ name: "x", conditions: [{ id: "sentry.rules.conditions.nope" }] })).toThrow(/validation|invalid/i);
     try {

@@ -56,10 +56,12 @@ export function sentryRule(r: AlertRule) {
     actions: r.channelIds.map((id) => ({ id: CHANNEL_ACTION, channelId: id })),
     status: r.enabled ? "active" : "disabled",
     dateCreated: new Date(r.createdAt).toISOString(),
-    // Errata's own: the search-language filter, in-app frames only, and the hourly cap
+    // Errata's own: the search-language filter, in-app frames only, the hourly cap, and the
+    // release-level crash-free trigger (Sentry has it as a metric alert, not an issue rule condition)
     query: r.filters.query,
     inAppOnly: r.filters.inAppOnly,
     hourlyCap: r.hourlyCap,
+    crashFree: r.triggers.crashFree,
   };
 }
 
@@ -81,6 +83,8 @@ export function fromSentryRule(body: unknown): unknown {
     regression: false,
     unignored: false,
     frequency: null as null | { events: number; users: number; minutes: number },
+    // validated by parseRuleInput (0 < belowPercent ≤ 100, minSessions ≥ 1)
+    crashFree: body.crashFree === undefined ? null : body.crashFree,
   };
   for (const [i, c] of list(body.conditions).entries()) {
     if (c.id === C.firstSeen) triggers.newIssue = true;

@@ -6,7 +6,7 @@
  * exactly what a real alert would get from the remote.
  */
 import { randomUUID } from "node:crypto";
-import { alertsSettingsPath, MESSAGE_VERSION, type TestMessage } from "../core/alerts/message";
+import { type AlertMessage, alertsSettingsPath, heldEntry, MESSAGE_VERSION, type TestMessage } from "../core/alerts/message";
 import { parseChannelInput, parseRuleInput } from "../core/alerts/rule-input";
 import type { AlertChannel, AlertRule } from "../core/alerts/types";
 import { AppError } from "../core/errors";
@@ -136,9 +136,12 @@ export function channelView(c: AlertChannel): ChannelView {
 export function deliveryView(n: NotificationRow): DeliveryView {
   let title = n.kind;
   try {
-    const m = JSON.parse(n.payload) as { kind: string; issue?: { shortId: string; title: string }; heldCount?: number };
+    const m = JSON.parse(n.payload) as AlertMessage;
     if (m.kind === "alert" && m.issue) title = `${m.issue.shortId} ${m.issue.title}`;
-    else if (m.kind === "digest") title = `${m.heldCount ?? 0} held back by the hourly cap`;
+    else if (m.kind === "release" && m.release) {
+      const h = heldEntry(m);
+      title = `${h.shortId}: ${h.title}`;
+    } else if (m.kind === "digest") title = `${m.heldCount ?? 0} held back by the hourly cap`;
     else if (m.kind === "test") title = "Test message";
   } catch {
     // keep the kind

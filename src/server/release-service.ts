@@ -5,6 +5,7 @@
  * `project:releases`.
  */
 import { AppError } from "../core/errors";
+import { crashFreeRate } from "../core/sessions";
 import type { Db } from "../storage/db";
 import type { IssueRow } from "../storage/issues";
 import type { ProjectRow } from "../storage/projects";
@@ -97,11 +98,8 @@ function decodeCursor(cursor: string | null | undefined): { createdAt: number; i
   return { createdAt: Number(m[1]), id: Number(m[2]) };
 }
 
-/** Crash-free share as Sentry defines it: sessions that did not end crashed. */
-export function crashFreeRate(s: SessionTotals | null): number | null {
-  if (!s || s.total <= 0) return null;
-  return Math.max(0, Math.min(1, (s.total - s.crashed) / s.total));
-}
+/** Crash-free share as Sentry defines it: sessions that did not end crashed (src/core/sessions.ts). */
+export { crashFreeRate };
 
 export function crashFreeUserRate(users: number | null, crashed: number | null): number | null {
   if (!users || users <= 0) return null;

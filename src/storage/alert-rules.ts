@@ -3,7 +3,15 @@
  * digest, and the default rule + email channel every new project starts with.
  */
 import { defaultRule } from "../core/alerts/rule-input";
-import type { AlertChannel, AlertRule, ChannelConfig, ChannelKind, RuleSettings } from "../core/alerts/types";
+import type {
+  AlertChannel,
+  AlertRule,
+  ChannelConfig,
+  ChannelKind,
+  RuleReleaseState,
+  RuleSettings,
+  RuleTriggers,
+} from "../core/alerts/types";
 import type { Db } from "./db";
 import type { Tx } from "./dialect";
 
@@ -32,13 +40,16 @@ interface RuleRow {
   updated_at: number;
 }
 
+const NO_TRIGGERS: RuleTriggers = { newIssue: false, regression: false, unignored: false, frequency: null, crashFree: null };
+
 function toRule(r: RuleRow): AlertRule {
   return {
     id: Number(r.id),
     projectId: Number(r.project_id),
     name: r.name,
     enabled: Number(r.enabled) === 1,
-    triggers: parse(r.triggers, { newIssue: false, regression: false, unignored: false, frequency: null }),
+    // Rules stored before a trigger existed lack its key: it is off.
+    triggers: { ...NO_TRIGGERS, ...parse<Partial<RuleTriggers>>(r.triggers, {}) },
     filters: parse(r.filters, { environments: [], levels: [], tags: [], maxIssueAgeMinutes: null, inAppOnly: false, query: "" }),
     channelIds: parse<number[]>(r.channel_ids, []),
     throttleMinutes: Number(r.throttle_minutes),
@@ -111,7 +122,35 @@ export async function deleteRule(tx: Tx, projectId: number, ruleId: number): Pro
   const res = await tx.deleteFrom("alert_rules").where("project_id", "=", projectId).where("id", "=", ruleId).executeTakeFirst();
   if (Number(res.numDeletedRows) === 0) return false;
   await tx.deleteFrom("alert_rule_issues").where("rule_id", "=", ruleId).execute();
+  await tx.deleteFrom("alert_rule_releases").where("rule_id", "=", ruleId).execute();
   return true;
+}
+
+/** The crash-free trigger's (rule, release) states of these rules for one release. */
+export async function ruleReleaseStates(tx: Tx, ruleIds: number[], release: string): Promise<Map<number, RuleReleaseState>> {
+  const out = new Map<number, RuleReleaseState>();
+  if (ruleIds.length === 0) return out;
+  const rows = await tx
+    .selectFrom("alert_rule_releases")
+    .select(["rule_id", "below", "last_notified_at"])
+    .where("rule_id", "in", ruleIds)
+    .where("release", "=", release)
+    .execute();
+  for (const r of rows)
+    out.set(Number(r.rule_id), {
+      below: Number(r.below) === 1,
+      lastNotifiedAt: r.last_notified_at === null ? null : Number(r.last_notified_at),
+    });
+  return out;
+}
+
+export async function putRuleReleaseState(tx: Tx, ruleId: number, release: string, s: RuleReleaseState, now: number): Promise<void> {
+  const values = { below: s.below ? 1 : 0, last_notified_at: s.lastNotifiedAt, updated_at: now };
+  await tx
+    .insertInto("alert_rule_releases")
+    .values({ rule_id: ruleId, release, ...values })
+    .onConflict((oc) => oc.columns(["rule_id", "release"]).doUpdateSet(values))
+    .execute();
 }
 
 interface ChannelRow {

@@ -519,6 +519,16 @@ export interface AlertRuleIssuesTable {
   last_notified_at: number | null;
 }
 
+/** Per (rule, release): the crash-free trigger's latch and throttle (0022). */
+export interface AlertRuleReleasesTable {
+  rule_id: number;
+  release: string;
+  /** 1 while the rule has sent for the release's current drop below the threshold */
+  below: number;
+  last_notified_at: number | null;
+  updated_at: number;
+}
+
 /** The notification outbox (0013): written by the digest, sent by the delivery loop. */
 export interface NotificationsTable {
   id: Generated<number>;
@@ -706,6 +716,7 @@ export interface Database {
   alert_channels: AlertChannelsTable;
   alert_rules: AlertRulesTable;
   alert_rule_issues: AlertRuleIssuesTable;
+  alert_rule_releases: AlertRuleReleasesTable;
   notifications: NotificationsTable;
   alert_mutes: AlertMutesTable;
   alert_email_optouts: AlertEmailOptoutsTable;

@@ -113,6 +113,26 @@ export async function markSessionUserCrashed(tx: Tx, key: SessionBucketKey, didH
     .execute();
 }
 
+/**
+ * A release's session totals in one project, all hours summed (what the release page shows, per
+ * project): the digest's own hourly counters, read by primary key. `environments` empty = all.
+ */
+export async function releaseSessionTotals(
+  tx: Tx,
+  projectId: number,
+  release: string,
+  environments: string[],
+): Promise<{ total: number; crashed: number }> {
+  let q = tx
+    .selectFrom("session_aggregates")
+    .select((eb) => [eb.fn.sum<number>("total").as("total"), eb.fn.sum<number>("crashed").as("crashed")])
+    .where("project_id", "=", projectId)
+    .where("release", "=", release);
+  if (environments.length > 0) q = q.where("environment", "in", environments);
+  const r = await q.executeTakeFirst();
+  return { total: Number(r?.total ?? 0), crashed: Number(r?.crashed ?? 0) };
+}
+
 /** Forgets session states not updated since `before` (sessions that old are no longer accepted). */
 export async function pruneSessionStates(tx: Tx, before: number): Promise<number> {
   const res = await tx.deleteFrom("session_states").where("updated_at", "<", before).executeTakeFirst();

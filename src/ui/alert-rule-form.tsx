@@ -1,7 +1,7 @@
 "use client";
 /**
- * The alert rule editor, for a new rule and for an existing one: triggers, every filter the
- * evaluator honours (search query, environments, levels, tag filters, issue age, in-app only),
+ * The alert rule editor, for a new rule and for an existing one: triggers (issue triggers and the
+ * release-level crash-free trigger), every filter the evaluator honours (search query, environments, levels, tag filters, issue age, in-app only),
  * channels, the per-issue throttle and the hourly cap. Posts to a Server Action; the service
  * validates (src/core/alerts/rule-input.ts) and its field errors are shown by label.
  */
@@ -24,6 +24,8 @@ const FIELD_LABELS: Record<string, string> = {
   name: "Name",
   triggers: "Triggers",
   "triggers.frequency": "Frequency",
+  // form errors name two levels: the message tells threshold from minimum sessions
+  "triggers.crashFree": "Crash-free trigger",
   "filters.query": "Search filter",
   "filters.environments": "Environments",
   "filters.tags": "Tag filters",
@@ -170,6 +172,7 @@ export function RuleForm({
 }) {
   const f = rule?.filters;
   const freq = rule?.triggers.frequency;
+  const crashFree = rule?.triggers.crashFree;
   return (
     <SettingsForm action={action} hidden={hidden} canManage submitLabel={submitLabel} testId={testId} fieldLabels={FIELD_LABELS}>
       <Field id={`${prefix}-name`} label="Name">
@@ -183,7 +186,11 @@ export function RuleForm({
           placeholder="Production errors to #ops"
         />
       </Field>
-      <Field id={`${prefix}-new`} label="Triggers" hint="Frequency counts the issue's events (or new users) within the window.">
+      <Field
+        id={`${prefix}-new`}
+        label="Triggers"
+        hint="Frequency counts the issue's events (or new users) within the window. Crash-free watches each release's sessions (as its release page shows them) and sends once per drop; of the filters, only environments apply to it."
+      >
         <div className="flex flex-col gap-1.5">
           <label className="flex items-center gap-2">
             <input id={`${prefix}-new`} type="checkbox" name="newIssue" defaultChecked={rule ? rule.triggers.newIssue : true} /> A new issue
@@ -223,6 +230,30 @@ export function RuleForm({
               defaultValue={freq?.minutes ?? ""}
             />
             minutes
+          </span>
+          <span className="flex flex-wrap items-center gap-2">
+            <label className="flex items-center gap-2">
+              <input id={`${prefix}-crashfree`} type="checkbox" name="crashFree" defaultChecked={Boolean(crashFree)} /> A release's
+              crash-free sessions drop below
+            </label>
+            <input
+              name="crashFreeBelow"
+              inputMode="decimal"
+              className="input w-[70px] tabular-nums"
+              aria-label="Crash-free: below percent"
+              placeholder="95"
+              defaultValue={crashFree?.belowPercent ?? ""}
+            />
+            % once
+            <input
+              name="crashFreeMinSessions"
+              inputMode="numeric"
+              className="input w-[80px] tabular-nums"
+              aria-label="Crash-free: minimum sessions"
+              placeholder="50"
+              defaultValue={crashFree?.minSessions ?? ""}
+            />
+            sessions were counted
           </span>
         </div>
       </Field>
@@ -282,7 +313,7 @@ export function RuleForm({
       <Field
         id={`${prefix}-throttle`}
         label="Throttle"
-        hint="At most one message per issue in this time (default 30 minutes; 0 sends every time a trigger fires)."
+        hint="At most one message per issue (or release) in this time (default 30 minutes; 0 sends every time a trigger fires)."
       >
         <DurationInput
           id={`${prefix}-throttle`}

@@ -2,13 +2,12 @@
  * Release health figures: crash-free shares (never rounded up to 100 %), and sessions per day as
  * inline SVG bars (healthy, errored, abnormal, crashed) with each day's numbers in its tooltip.
  */
-import type { SessionDay } from "@/server/release-service";
 
-/** 0.99996 → "99.99%" (floored: a release with one crash in 30,000 sessions is not "100%"). */
-export function formatRate(rate: number): string {
-  if (rate >= 1) return "100%";
-  return `${(Math.floor(rate * 10_000) / 100).toFixed(2)}%`;
-}
+import type { SessionDay } from "@/server/release-service";
+import { formatRate } from "../core/sessions";
+
+/** 0.99996 → "99.99%", floored (src/core/sessions.ts: alert messages format it the same way). */
+export { formatRate };
 
 /** A crash-free share with a thin meter, or an honest dash when there are no sessions. */
 export function CrashFree({ rate, compact = false }: { rate: number | null; compact?: boolean }) {

@@ -19,10 +19,48 @@ export interface AlertEvent {
   inApp?: boolean;
 }
 
+/** One session as an SDK reports it: its `init` update, then how it ended. */
+export interface AlertSession {
+  release: string;
+  environment?: string;
+  /** how the session ended: "exited" (healthy), "crashed", "abnormal"… (default exited) */
+  end?: string;
+  errors?: number;
+  /** the user (`did`); none by default */
+  user?: string;
+}
+
+/** Request-mode release health (browser SDKs on servers, `sessions` item): counts per minute. */
+export interface AlertSessionAggregate {
+  release: string;
+  environment?: string;
+  exited?: number;
+  errored?: number;
+  crashed?: number;
+  abnormal?: number;
+}
+
 export interface AlertWorld extends World {
   sendEvents(...events: AlertEvent[]): Promise<void>;
+  /** Each session as the Node SDK sends it: an envelope with its `init` update, one with its end. */
+  sendSessions(...sessions: AlertSession[]): Promise<void>;
+  /** `sessions` items (pre-aggregated), one envelope each. */
+  sendSessionAggregates(...aggregates: AlertSessionAggregate[]): Promise<void>;
+  /** Enqueues these exact envelope bodies again and drains (an SDK or a queue sending twice). */
+  resend(bodies: Buffer[]): Promise<void>;
+  /** the envelope bodies sent so far by sendSessions / sendSessionAggregates */
+  sentEnvelopes: Buffer[];
   outbox(): Promise<NotificationRow[]>;
 }
+
+/** An envelope in the SDK's framing: header line, then item header + payload lines. */
+export function envelopeOf(headers: Record<string, unknown>, ...items: Array<[Record<string, unknown>, unknown]>): Buffer {
+  const lines = [JSON.stringify(headers)];
+  for (const [h, p] of items) lines.push(JSON.stringify(h), JSON.stringify(p));
+  return Buffer.from(`${lines.join("\n")}\n`);
+}
+
+const SDK = { name: "sentry.javascript.node", version: "11.12.0" };
 
 let seq = 0;
 
@@ -76,6 +114,74 @@ export async function createAlertWorld(dialect: "sqlite" | "postgres"): Promise<
     const r = await drain(w.db, w.clock.now);
     if (r.failed > 0) throw new Error(`digest failed for ${r.failed} events`);
   };
+  const sentEnvelopes: Buffer[] = [];
+  const enqueueEnvelopes = async (bodies: Buffer[]) => {
+    await enqueueMany(
+      w.db,
+      bodies.map((body) => ({
+        projectId: w.projectId,
+        keyId: 1,
+        receivedAt: w.clock.now,
+        clientIp: null,
+        kind: "envelope" as const,
+        body,
+      })),
+    );
+    const r = await drain(w.db, w.clock.now);
+    if (r.failed > 0) throw new Error(`digest failed for ${r.failed} items`);
+  };
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const sendSessions = async (...sessions: AlertSession[]) => {
+    const started = w.clock.now - 60_000;
+    const bodies: Buffer[] = [];
+    const ends: Buffer[] = [];
+    for (const s of sessions) {
+      seq += 1;
+      const sid = hexId(`session:${seq}:${Math.random()}`);
+      const base = {
+        sid,
+        started: iso(started),
+        attrs: { release: s.release, environment: s.environment ?? "production" },
+        ...(s.user ? { did: s.user } : {}),
+      };
+      bodies.push(
+        envelopeOf({ sent_at: iso(started), sdk: SDK }, [
+          { type: "session" },
+          { ...base, init: true, timestamp: iso(started), status: "ok", errors: 0 },
+        ]),
+      );
+      const end = s.end ?? "exited";
+      ends.push(
+        envelopeOf({ sent_at: iso(w.clock.now), sdk: SDK }, [
+          { type: "session" },
+          {
+            ...base,
+            init: false,
+            timestamp: iso(w.clock.now),
+            status: end,
+            errors: s.errors ?? (end === "crashed" ? 1 : 0),
+            duration: 60,
+          },
+        ]),
+      );
+    }
+    sentEnvelopes.push(...bodies, ...ends);
+    await enqueueEnvelopes([...bodies, ...ends]);
+  };
+  const sendSessionAggregates = async (...aggregates: AlertSessionAggregate[]) => {
+    const bodies = aggregates.map((a) => {
+      const counts = Object.fromEntries((["exited", "errored", "crashed", "abnormal"] as const).flatMap((k) => (a[k] ? [[k, a[k]]] : [])));
+      return envelopeOf({ sent_at: iso(w.clock.now), sdk: SDK }, [
+        { type: "sessions" },
+        {
+          aggregates: [{ started: iso(w.clock.now - 60_000), ...counts }],
+          attrs: { release: a.release, environment: a.environment ?? "production" },
+        },
+      ]);
+    });
+    sentEnvelopes.push(...bodies);
+    await enqueueEnvelopes(bodies);
+  };
   const outbox = async () => {
     const rows = await w.db.kysely.selectFrom("notifications").selectAll().orderBy("id").execute();
     return rows.map((r) => ({
@@ -98,7 +204,7 @@ export async function createAlertWorld(dialect: "sqlite" | "postgres"): Promise<
       sentAt: r.sent_at === null ? null : Number(r.sent_at),
     }));
   };
-  return Object.assign(w, { sendEvents, outbox });
+  return Object.assign(w, { sendEvents, sendSessions, sendSessionAggregates, resend: enqueueEnvelopes, sentEnvelopes, outbox });
 }
 
 export interface Received {

@@ -43,7 +43,7 @@ const noFilters: RuleFilters = { environments: [], levels: [], tags: [], maxIssu
 
 describe("rule triggers", () => {
   test("lifecycle triggers fire only when armed", () => {
-    const rule = { triggers: { newIssue: true, regression: false, unignored: true, frequency: null } };
+    const rule = { triggers: { newIssue: true, regression: false, unignored: true, frequency: null, crashFree: null } };
     expect(lifecycleTrigger(rule, { created: true, regressed: false, unignored: false })).toBe("new_issue");
     expect(lifecycleTrigger(rule, { created: false, regressed: true, unignored: false })).toBeUndefined();
     expect(lifecycleTrigger(rule, { created: false, regressed: false, unignored: true })).toBe("unignored");

@@ -4,6 +4,7 @@
  * true at that moment. Versioned: `v` is part of the generic webhook's documented schema.
  */
 import type { NormalizedEvent } from "../event";
+import { formatRate } from "../sessions";
 import type { TriggerKind } from "./types";
 
 export const MESSAGE_VERSION = 1;
@@ -48,6 +49,32 @@ export interface IssueAlert {
   path: string;
 }
 
+/**
+ * A release-level alert (the crash-free trigger): no issue, no event — the release's session
+ * totals when the rate dropped below the rule's threshold. `kind` tells it apart from issue alerts.
+ */
+export interface ReleaseAlert {
+  v: number;
+  kind: "release";
+  trigger: "crash_free";
+  rule: { id: number; name: string };
+  org: { slug: string };
+  project: { id: number; slug: string; name: string };
+  release: {
+    version: string;
+    /** the environments whose sessions were counted (the rule's filter); empty = every environment */
+    environments: string[];
+    /** sessions counted for the release in this project (those environments) */
+    sessions: number;
+    crashed: number;
+    /** share of those sessions that did not crash, 0–1 (the release page's figure) */
+    crashFreeSessions: number;
+  };
+  threshold: { belowPercent: number; minSessions: number };
+  /** path of the release page, prefixed with PUBLIC_URL when sent */
+  path: string;
+}
+
 export interface HeldDigest {
   v: number;
   kind: "digest";
@@ -69,7 +96,7 @@ export interface TestMessage {
   path: string;
 }
 
-export type AlertMessage = IssueAlert | HeldDigest | TestMessage;
+export type AlertMessage = IssueAlert | ReleaseAlert | HeldDigest | TestMessage;
 
 /** The crash frame an engineer looks at first: the innermost in-app frame, else the innermost. */
 export function topFrameOf(event: Pick<NormalizedEvent, "exception">): TopFrame | null {
@@ -103,6 +130,10 @@ export function issuePath(orgSlug: string, issueId: number): string {
   return `/${encodeURIComponent(orgSlug)}/issues/${issueId}`;
 }
 
+export function releasePath(orgSlug: string, version: string): string {
+  return `/${encodeURIComponent(orgSlug)}/releases/${encodeURIComponent(version)}`;
+}
+
 export function alertsSettingsPath(orgSlug: string, projectSlug: string): string {
   return `/${encodeURIComponent(orgSlug)}/projects/${encodeURIComponent(projectSlug)}/settings/alerts`;
 }
@@ -112,6 +143,7 @@ const TRIGGER_WORDS: Record<TriggerKind, string> = {
   regression: "Regression",
   unignored: "Unignored",
   frequency: "Frequency threshold",
+  crash_free: "Crash-free sessions",
 };
 
 /** One line that says what happened: "Regression in web: TypeError: x is undefined". */
@@ -119,6 +151,8 @@ export function headline(m: AlertMessage): string {
   if (m.kind === "test") return `Test message from Errata for ${m.project.name} (${m.channel.name})`;
   if (m.kind === "digest")
     return `${m.heldCount} alert${m.heldCount === 1 ? "" : "s"} held back by the hourly cap for rule "${m.rule.name}"`;
+  if (m.kind === "release")
+    return `Crash-free sessions below ${m.threshold.belowPercent}% in ${m.project.name}: release ${m.release.version} at ${formatRate(m.release.crashFreeSessions)}`;
   return `${TRIGGER_WORDS[m.trigger]} in ${m.project.name}: ${m.issue.title}`;
 }
 
@@ -129,8 +163,25 @@ export function frameText(f: TopFrame | null): string | null {
   return where ? `${fn} (${where})` : fn;
 }
 
-/** Key facts as label/value pairs, in display order (email, Slack fields, Teams facts…). */
-export function facts(m: IssueAlert): Array<[string, string]> {
+/** Lines under the headline (monospace where the target has it): an issue's culprit and top frame. */
+export function detailLines(m: AlertMessage): string[] {
+  if (m.kind !== "alert") return [];
+  const out: string[] = [];
+  if (m.issue.culprit) out.push(m.issue.culprit);
+  const frame = frameText(m.event.topFrame);
+  if (frame) out.push(`at ${frame}`);
+  return out;
+}
+
+/** The event's shown tags (issue alerts only). */
+export function tagsOf(m: AlertMessage): Array<[string, string]> {
+  return m.kind === "alert" ? m.event.tags : [];
+}
+
+/** Key facts as label/value pairs, in display order (email, Slack fields, Teams facts…); none for digests and tests. */
+export function facts(m: AlertMessage): Array<[string, string]> {
+  if (m.kind === "release") return releaseFacts(m);
+  if (m.kind !== "alert") return [];
   const out: Array<[string, string]> = [
     ["Issue", m.issue.shortId],
     ["Project", m.project.name],
@@ -141,4 +192,37 @@ export function facts(m: IssueAlert): Array<[string, string]> {
   out.push(["Events", String(m.issue.count)], ["Users", String(m.issue.userCount)]);
   out.push(["First seen", new Date(m.issue.firstSeen).toISOString()], ["Last seen", new Date(m.issue.lastSeen).toISOString()]);
   return out;
+}
+
+function releaseFacts(m: ReleaseAlert): Array<[string, string]> {
+  const r = m.release;
+  const out: Array<[string, string]> = [
+    ["Release", r.version],
+    ["Project", m.project.name],
+  ];
+  if (r.environments.length > 0) out.push(["Environment", r.environments.join(", ")]);
+  out.push(
+    ["Crash-free sessions", formatRate(r.crashFreeSessions)],
+    ["Threshold", `below ${m.threshold.belowPercent}% (at least ${m.threshold.minSessions} sessions)`],
+    ["Sessions", String(r.sessions)],
+    ["Crashed", String(r.crashed)],
+  );
+  return out;
+}
+
+/** The one-line summary a held-back digest lists for an alert (issue or release). */
+export function heldEntry(m: IssueAlert | ReleaseAlert): { trigger: TriggerKind; shortId: string; title: string; path: string } {
+  if (m.kind === "release")
+    return {
+      trigger: m.trigger,
+      shortId: m.release.version,
+      title: `Crash-free sessions ${formatRate(m.release.crashFreeSessions)} (below ${m.threshold.belowPercent}%)`,
+      path: m.path,
+    };
+  return { trigger: m.trigger, shortId: m.issue.shortId, title: m.issue.title, path: m.path };
+}
+
+/** What a held alert is about: two channels' copies of one alert count once in the digest. */
+export function alertSubjectKey(m: IssueAlert | ReleaseAlert): string {
+  return m.kind === "release" ? `release:${m.release.version}` : `issue:${m.issue.id}`;
 }

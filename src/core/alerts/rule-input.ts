@@ -26,6 +26,21 @@ const frequencySchema = z
   })
   .refine((f) => f.events > 0 || f.users > 0, { message: "set events or users above 0" });
 
+/** The crash-free trigger's defaults: below 95 % once at least 50 sessions were counted. */
+export const DEFAULT_CRASH_FREE = { belowPercent: 95, minSessions: 50 } as const;
+
+const crashFreeSchema = z.object({
+  belowPercent: z
+    .number()
+    .gt(0, "use a percentage above 0")
+    .max(100, "use at most 100")
+    .default(DEFAULT_CRASH_FREE.belowPercent)
+    // kept to hundredths: the evaluator compares exactly in hundredths of a percent
+    .transform((p) => Math.round(p * 100) / 100)
+    .refine((p) => p > 0, "use a percentage of at least 0.01"),
+  minSessions: z.number().int().min(1, "use at least 1 session").max(1_000_000_000).default(DEFAULT_CRASH_FREE.minSessions),
+});
+
 const ruleSchema = z.object({
   name: z.string().trim().min(1, "required").max(100, "use at most 100 characters"),
   enabled: z.boolean().default(true),
@@ -35,8 +50,11 @@ const ruleSchema = z.object({
       regression: z.boolean().default(false),
       unignored: z.boolean().default(false),
       frequency: frequencySchema.nullable().default(null),
+      crashFree: crashFreeSchema.nullable().default(null),
     })
-    .refine((t) => t.newIssue || t.regression || t.unignored || t.frequency !== null, { message: "choose at least one trigger" }),
+    .refine((t) => t.newIssue || t.regression || t.unignored || t.frequency !== null || t.crashFree !== null, {
+      message: "choose at least one trigger",
+    }),
   filters: z
     .object({
       environments: z.array(z.string().trim().min(1).max(200)).max(50).default([]),
@@ -150,7 +168,7 @@ export function defaultRule(emailChannelId: number): RuleSettings {
   return {
     name: "New issues and regressions",
     enabled: true,
-    triggers: { newIssue: true, regression: true, unignored: false, frequency: null },
+    triggers: { newIssue: true, regression: true, unignored: false, frequency: null, crashFree: null },
     filters: { environments: [], levels: [], tags: [], maxIssueAgeMinutes: null, inAppOnly: false, query: "" },
     channelIds: [emailChannelId],
     throttleMinutes: DEFAULT_THROTTLE_MINUTES,

@@ -3,7 +3,7 @@
  * storage keeps these as JSON columns, `rule-input.ts` validates what admins send.
  */
 
-export type TriggerKind = "new_issue" | "regression" | "unignored" | "frequency";
+export type TriggerKind = "new_issue" | "regression" | "unignored" | "frequency" | "crash_free";
 
 export interface FrequencyTrigger {
   /** fire when more than this many events arrive within `minutes` (0 = not used) */
@@ -13,11 +13,24 @@ export interface FrequencyTrigger {
   minutes: number;
 }
 
+/**
+ * A release-level trigger: the release's crash-free sessions rate (as the release page shows it)
+ * drops below `belowPercent` once at least `minSessions` sessions were counted. Issue filters do
+ * not apply to it; only the rule's environments do (they narrow which sessions count).
+ */
+export interface CrashFreeTrigger {
+  /** fire when the crash-free sessions rate is below this percentage (0 < x ≤ 100, hundredths) */
+  belowPercent: number;
+  /** …and at least this many sessions were counted for the release (≥ 1) */
+  minSessions: number;
+}
+
 export interface RuleTriggers {
   newIssue: boolean;
   regression: boolean;
   unignored: boolean;
   frequency: FrequencyTrigger | null;
+  crashFree: CrashFreeTrigger | null;
 }
 
 export interface TagFilter {
@@ -122,5 +135,13 @@ export interface RuleIssueState {
   /** whether the frequency trigger already fired in this window (spike: one message) */
   firedInWindow: boolean;
   /** last time this rule queued a message for this issue (throttle), null when never */
+  lastNotifiedAt: number | null;
+}
+
+/** The per (rule, release) state of the crash-free trigger: one message per drop, again only after recovery. */
+export interface RuleReleaseState {
+  /** the rule has sent for the release's current drop below the threshold (cleared on recovery) */
+  below: boolean;
+  /** last time this rule queued a message for this release (throttle), null when never */
   lastNotifiedAt: number | null;
 }

@@ -4,7 +4,7 @@
  * escaped for each target's markup (Slack mrkdwn, Discord and Mattermost markdown); nothing from an
  * event can add a link, a mention or markup.
  */
-import { type AlertMessage, facts, frameText, headline, MESSAGE_VERSION } from "./message";
+import { type AlertMessage, detailLines, facts, headline, MESSAGE_VERSION, tagsOf } from "./message";
 import { linkOf, renderText } from "./render-text";
 import type { ChannelConfig, ChannelKind } from "./types";
 
@@ -17,7 +17,9 @@ export interface WebhookRequest {
 const LEVEL_COLOURS: Record<string, number> = { fatal: 0xb42318, error: 0xd92d20, warning: 0xdc6803, info: 0x1570ef, debug: 0x667085 };
 
 function colourOf(m: AlertMessage): number {
-  return m.kind === "alert" ? (LEVEL_COLOURS[m.issue.level] ?? 0xd92d20) : 0x667085;
+  if (m.kind === "alert") return LEVEL_COLOURS[m.issue.level] ?? 0xd92d20;
+  // a release whose sessions crash: as loud as an error
+  return m.kind === "release" ? 0xd92d20 : 0x667085;
 }
 
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -26,15 +28,6 @@ const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` 
 const slackEscape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 /** Discord / Mattermost markdown and mentions: escape markdown characters, break @mentions. */
 const mdEscape = (s: string) => s.replace(/([\\`*_~|>[\]()#-])/g, "\\$1").replace(/@/g, "@\u200b");
-
-function detailLines(m: AlertMessage): string[] {
-  if (m.kind !== "alert") return [];
-  const out: string[] = [];
-  if (m.issue.culprit) out.push(m.issue.culprit);
-  const frame = frameText(m.event.topFrame);
-  if (frame) out.push(`at ${frame}`);
-  return out;
-}
 
 /** The documented, versioned JSON of the generic webhook (docs/alerts.md). */
 export function genericBody(m: AlertMessage, publicUrl: string, deliveryId: string): string {
@@ -50,17 +43,17 @@ function slackBody(m: AlertMessage, publicUrl: string): unknown {
       type: "section",
       text: { type: "mrkdwn", text: details.map((l) => `\`${slackEscape(l.replace(/`/g, "'"))}\``).join("\n") },
     });
-  if (m.kind === "alert") {
+  const shown = facts(m);
+  if (shown.length > 0) {
     blocks.push({
       type: "section",
-      fields: facts(m)
-        .slice(0, 10)
-        .map(([k, v]) => ({ type: "mrkdwn", text: `*${k}*\n${slackEscape(v)}` })),
+      fields: shown.slice(0, 10).map(([k, v]) => ({ type: "mrkdwn", text: `*${k}*\n${slackEscape(v)}` })),
     });
-    if (m.event.tags.length > 0)
+    const tags = tagsOf(m);
+    if (tags.length > 0)
       blocks.push({
         type: "context",
-        elements: [{ type: "plain_text", text: cut(m.event.tags.map(([k, v]) => `${k}=${v}`).join("  "), 2000) }],
+        elements: [{ type: "plain_text", text: cut(tags.map(([k, v]) => `${k}=${v}`).join("  "), 2000) }],
       });
   } else if (m.kind === "digest") {
     blocks.push({ type: "section", text: { type: "plain_text", text: cut(renderText(m, publicUrl), 2900) } });
@@ -80,10 +73,9 @@ function discordBody(m: AlertMessage, publicUrl: string): unknown {
     color: colourOf(m),
     description: cut(description.join("\n"), 4000),
   };
-  if (m.kind === "alert") {
-    embed.fields = facts(m).map(([name, value]) => ({ name, value: cut(mdEscape(value), 1024), inline: true }));
-    embed.timestamp = new Date(m.issue.lastSeen).toISOString();
-  }
+  const shown = facts(m);
+  if (shown.length > 0) embed.fields = shown.map(([name, value]) => ({ name, value: cut(mdEscape(value), 1024), inline: true }));
+  if (m.kind === "alert") embed.timestamp = new Date(m.issue.lastSeen).toISOString();
   return { content: null, embeds: [embed], allowed_mentions: { parse: [] } };
 }
 
@@ -91,7 +83,8 @@ function teamsBody(m: AlertMessage, publicUrl: string): unknown {
   const body: unknown[] = [{ type: "TextBlock", text: headline(m), weight: "Bolder", size: "Medium", wrap: true }];
   for (const l of detailLines(m))
     body.push({ type: "TextBlock", text: l, fontType: "Monospace", isSubtle: true, wrap: true, spacing: "Small" });
-  if (m.kind === "alert") body.push({ type: "FactSet", facts: facts(m).map(([title, value]) => ({ title, value })) });
+  const shown = facts(m);
+  if (shown.length > 0) body.push({ type: "FactSet", facts: shown.map(([title, value]) => ({ title, value })) });
   if (m.kind === "digest")
     for (const h of m.held) body.push({ type: "TextBlock", text: `${h.shortId} ${h.title}`, wrap: true, spacing: "None" });
   return {
@@ -125,7 +118,7 @@ function mattermostBody(m: AlertMessage, publicUrl: string): unknown {
           ...detailLines(m).map((l) => `\`${l.replace(/`/g, "'")}\``),
           ...(m.kind === "digest" ? m.held.map((h) => `- ${mdEscape(`${h.shortId} ${h.title}`)}`) : []),
         ].join("\n"),
-        fields: m.kind === "alert" ? facts(m).map(([title, value]) => ({ short: true, title, value: mdEscape(value) })) : [],
+        fields: facts(m).map(([title, value]) => ({ short: true, title, value: mdEscape(value) })),
       },
     ],
   };
@@ -134,7 +127,7 @@ function mattermostBody(m: AlertMessage, publicUrl: string): unknown {
 function googleChatBody(m: AlertMessage, publicUrl: string): unknown {
   const widgets: unknown[] = [];
   for (const l of detailLines(m)) widgets.push({ decoratedText: { text: escapeChatHtml(l), wrapText: true } });
-  if (m.kind === "alert") for (const [k, v] of facts(m)) widgets.push({ decoratedText: { topLabel: k, text: escapeChatHtml(v) } });
+  for (const [k, v] of facts(m)) widgets.push({ decoratedText: { topLabel: k, text: escapeChatHtml(v) } });
   if (m.kind === "digest")
     for (const h of m.held) widgets.push({ decoratedText: { text: escapeChatHtml(`${h.shortId} ${h.title}`), wrapText: true } });
   widgets.push({ buttonList: { buttons: [{ text: "Open in Errata", onClick: { openLink: { url: linkOf(m, publicUrl) } } }] } });
@@ -168,7 +161,7 @@ function ntfyRequest(m: AlertMessage, publicUrl: string, config: ChannelConfig):
   const topic = u.pathname.replace(/^\/+|\/+$/g, "");
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (config.token) headers.authorization = `Bearer ${config.token}`;
-  const priority = m.kind === "alert" && (m.issue.level === "fatal" || m.trigger === "regression") ? 4 : 3;
+  const priority = m.kind === "release" || (m.kind === "alert" && (m.issue.level === "fatal" || m.trigger === "regression")) ? 4 : 3;
   return {
     url: `${u.origin}/`,
     headers,

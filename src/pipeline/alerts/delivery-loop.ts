@@ -7,7 +7,15 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AlertsConfig, SmtpConfig } from "../../config";
-import { alertsSettingsPath, type HeldDigest, type IssueAlert, MESSAGE_VERSION } from "../../core/alerts/message";
+import {
+  alertSubjectKey,
+  alertsSettingsPath,
+  type HeldDigest,
+  heldEntry,
+  type IssueAlert,
+  MESSAGE_VERSION,
+  type ReleaseAlert,
+} from "../../core/alerts/message";
 import { backoffMs } from "../../core/alerts/retry-policy";
 import type { Logger } from "../../log";
 import { countNotification } from "../../metrics";
@@ -120,29 +128,23 @@ export async function summariseHeld(db: Db, now: number): Promise<number> {
       }
       const recent = await ruleMessagesSince(tx, ruleId, now - HOUR);
       if (recent >= rule.hourlyCap * Math.max(1, rule.channelIds.length)) return 0;
-      const alerts = held.map((h) => JSON.parse(h.payload) as IssueAlert);
+      const alerts = held.map((h) => JSON.parse(h.payload) as IssueAlert | ReleaseAlert);
       // One line per alert (each channel held its own copy of the same alert).
       const seen = new Set<string>();
       const unique = alerts.filter((a, i) => {
-        const key = `${a.issue.id}:${a.trigger}:${held[i]?.createdAt}`;
+        const key = `${alertSubjectKey(a)}:${a.trigger}:${held[i]?.createdAt}`;
         if (seen.has(key)) return false;
         seen.add(key);
         return true;
       });
-      const a0 = unique[0] as IssueAlert;
+      const a0 = unique[0] as IssueAlert | ReleaseAlert;
       const message: HeldDigest = {
         v: MESSAGE_VERSION,
         kind: "digest",
         rule: { id: rule.id, name: rule.name },
         org: a0.org,
         project: a0.project,
-        held: unique.slice(0, HELD_LISTED).map((a, i) => ({
-          trigger: a.trigger,
-          shortId: a.issue.shortId,
-          title: a.issue.title,
-          path: a.path,
-          at: held[i]?.createdAt ?? now,
-        })),
+        held: unique.slice(0, HELD_LISTED).map((a, i) => ({ ...heldEntry(a), at: held[i]?.createdAt ?? now })),
         heldCount: unique.length,
         path: alertsSettingsPath(a0.org.slug, a0.project.slug),
       };

@@ -1,6 +1,6 @@
 /**
- * The digest's one hook into alerting, called by the lifecycle step inside the batch transaction
- * after an event was counted: decides which enabled rules of the project fire for this event
+ * The digest's hook into issue alerting (release health has its own: record-crash-free.ts),
+ * called by the lifecycle step inside the batch transaction after an event was counted: decides which enabled rules of the project fire for this event
  * (new issue, regression, unignored, frequency on the issue's counters), applies filters, mutes,
  * the per-issue throttle and the hourly cap, and writes the notification rows (the outbox) in the
  * same transaction — a committed trigger always has its messages queued, a rolled-back one none.
@@ -23,6 +23,7 @@ import {
   type IssueAlert,
   issuePath,
   MESSAGE_VERSION,
+  type ReleaseAlert,
   shownTags,
   topFrameOf,
 } from "../../core/alerts/message";
@@ -66,7 +67,7 @@ interface ArmedRule {
   query: SearchCondition[];
 }
 
-interface ProjectAlerting {
+export interface ProjectAlerting {
   rules: ArmedRule[];
   project: { id: number; slug: string; name: string; orgSlug: string } | undefined;
   /** (rule, issue) counters read or written in this transaction: read once, written on change */
@@ -76,7 +77,8 @@ interface ProjectAlerting {
 /** Per transaction: each project's rules are read once (rules cannot change under the transaction's snapshot). */
 const memo = new WeakMap<Tx, Map<number, ProjectAlerting>>();
 
-async function projectAlerting(tx: Tx, projectId: number, now: number): Promise<ProjectAlerting> {
+/** The project's enabled rules (search queries compiled) and its names, read once per transaction. */
+export async function projectAlerting(tx: Tx, projectId: number, now: number): Promise<ProjectAlerting> {
   let byProject = memo.get(tx);
   if (!byProject) {
     byProject = new Map();
@@ -145,7 +147,11 @@ export async function recordAlertTriggers(tx: Tx, input: AlertTriggerInput): Pro
     if (await lazy.muted()) continue;
     state ??= await ruleIssue(tx, alerting, rule.id, input.issueId);
     if (!throttleAllows(state?.lastNotifiedAt, rule.throttleMinutes, input.now)) continue;
-    await queueMessages(tx, rule, trigger, await lazy.message(rule, trigger, project), input);
+    await queueMessages(tx, rule, trigger, await lazy.message(rule, trigger, project), {
+      projectId: input.projectId,
+      issueId: input.issueId,
+      now: input.now,
+    });
     await writeRuleIssue(tx, alerting, rule.id, input.issueId, {
       ...(state ?? { windowStart: input.now, baseEvents: input.state.eventCount, baseUsers: input.state.userCount, firedInWindow: false }),
       lastNotifiedAt: input.now,
@@ -153,7 +159,17 @@ export async function recordAlertTriggers(tx: Tx, input: AlertTriggerInput): Pro
   }
 }
 
-async function queueMessages(tx: Tx, rule: AlertRule, trigger: TriggerKind, message: IssueAlert, input: AlertTriggerInput): Promise<void> {
+/**
+ * Writes a fired rule's message for each of its channels (the outbox), pending or — beyond the
+ * rule's hourly cap — held for the summary. Issue and release alerts alike.
+ */
+export async function queueMessages(
+  tx: Tx,
+  rule: AlertRule,
+  trigger: TriggerKind,
+  message: IssueAlert | ReleaseAlert,
+  input: { projectId: number; issueId: number | null; now: number },
+): Promise<void> {
   if (rule.channelIds.length === 0) return;
   // The cap counts messages per channel: a rule with two channels may send 2 × cap an hour.
   const recent = await ruleMessagesSince(tx, rule.id, input.now - HOUR);

@@ -24,6 +24,7 @@ import * as m0016issueRedirects from "./0016-issue-redirects";
 import * as m0019traces from "./0019-traces";
 import * as m0020sso from "./0020-sso";
 import * as m0021passwordResets from "./0021-password-resets";
+import * as m0022alertRuleReleases from "./0022-alert-rule-releases";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -47,6 +48,7 @@ const steps: Record<string, Step> = {
   "0019-traces": m0019traces,
   "0020-sso": m0020sso,
   "0021-password-resets": m0021passwordResets,
+  "0022-alert-rule-releases": m0022alertRuleReleases,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {

@@ -81,6 +81,13 @@ function ruleInput(data: FormData) {
     events !== null || users !== null
       ? { events: events ?? 0, users: users ?? 0, minutes: optionalNumber(data, "freqMinutes") ?? 60 }
       : null;
+  // The numbers may be left empty: the defaults (95 %, 50 sessions) come from rule-input.ts.
+  const below = optionalNumber(data, "crashFreeBelow");
+  const minSessions = optionalNumber(data, "crashFreeMinSessions");
+  const crashFree =
+    data.get("crashFree") === "on"
+      ? { ...(below !== null ? { belowPercent: below } : {}), ...(minSessions !== null ? { minSessions } : {}) }
+      : null;
   return {
     name: text(data, "name", 100),
     triggers: {
@@ -88,6 +95,7 @@ function ruleInput(data: FormData) {
       regression: data.get("regression") === "on",
       unignored: data.get("unignored") === "on",
       frequency,
+      crashFree,
     },
     filters: {
       environments: lines(data, "environments"),
