@@ -289,6 +289,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       "primaryId?": Number(v.id),
       hash: "0".repeat(32),
       form: monitorForm(v),
+      minutes: 60,
     };
     return action.params.map((p) => {
       if (!(p in byName)) throw new Error(`no value for parameter ${p} of server action ${action.name}: add it to the matrix`);
