@@ -40,6 +40,15 @@ describe("Sentry issue alert rule shape", () => {
     expect(parseRuleInput(fromSentryRule(JSON.parse(JSON.stringify(body))), 0)).toEqual(settings);
   });
 
+  test("several environments survive a GET → PUT round trip; a Sentry client changing `environment` sets that one", () => {
+    const settings = parseRuleInput({ name: "E", triggers: { newIssue: true }, filters: { environments: ["production", "staging"] } }, 0);
+    const body = sentryRule({ ...settings, id: 3, projectId: 1, createdAt: 0, updatedAt: 0 });
+    expect(body).toMatchObject({ environment: "production", environments: ["production", "staging"] });
+    expect(parseRuleInput(fromSentryRule(JSON.parse(JSON.stringify(body))), 0).filters.environments).toEqual(["production", "staging"]);
+    expect(parseRuleInput(fromSentryRule({ ...body, environment: "canary" }), 0).filters.environments).toEqual(["canary"]);
+    expect(parseRuleInput(fromSentryRule({ ...body, environment: null, environments: undefined }), 0).filters.environments).toEqual([]);
+  });
+
   test("the crash-free trigger (Errata's own, no Sentry condition) survives a GET → PUT round trip", () => {
     const settings = parseRuleInput(
       {

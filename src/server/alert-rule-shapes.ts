@@ -62,7 +62,23 @@ export function sentryRule(r: AlertRule) {
     inAppOnly: r.filters.inAppOnly,
     hourlyCap: r.hourlyCap,
     crashFree: r.triggers.crashFree,
+    // Sentry's rule has one environment; Errata's may have several. A client that sends the list
+    // back unchanged keeps all of them (environmentsOf).
+    environments: r.filters.environments,
   };
+}
+
+/**
+ * The rule's environments from a Sentry-shaped body: Errata's `environments` list when the body
+ * carries it and its Sentry `environment` was left as served (the list's first), else the one
+ * `environment` a Sentry client set.
+ */
+function environmentsOf(body: Obj): string[] {
+  const one = typeof body.environment === "string" && body.environment ? body.environment : null;
+  const many =
+    Array.isArray(body.environments) && body.environments.every((e) => typeof e === "string") ? (body.environments as string[]) : null;
+  if (many && (one === null ? body.environment === undefined || many.length === 0 : many[0] === one)) return many;
+  return one ? [one] : [];
 }
 
 type Obj = Record<string, unknown>;
@@ -119,7 +135,7 @@ export function fromSentryRule(body: unknown): unknown {
     enabled: body.status === undefined ? true : body.status !== "disabled",
     triggers,
     filters: {
-      environments: typeof body.environment === "string" && body.environment ? [body.environment] : [],
+      environments: environmentsOf(body),
       levels,
       tags,
       maxIssueAgeMinutes,
