@@ -246,6 +246,13 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
       expect(down.issueId).not.toBeNull();
       healthy = true;
       expect((await until("up")).issueId).toBeNull();
+      const detail = await api<{ id: number; recent: Array<{ up: boolean }>; availability: { day: number | null } }>(
+        `/uptime/${created.body.id}/`,
+      );
+      expect(detail.status).toBe(200);
+      expect(detail.body.recent.some((r) => !r.up)).toBe(true);
+      expect(detail.body.availability.day).toBeGreaterThan(0);
+      expect((await api("/uptime/999999/")).status).toBe(404);
       const bad = await api<{ error: { code: string } }>("/uptime/", {
         method: "POST",
         body: JSON.stringify({ project: "jobs", name: "x", config: { url, interval_seconds: 5 } }),
