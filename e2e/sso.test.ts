@@ -194,6 +194,9 @@ describe.skipIf(!canRun).each(await dialects())("single sign-on with a real Open
     await invited.waitForURL(/\/acme\/issues/);
 
     await configure(true);
+    // Switching it on signed the member's open (password) session out.
+    await invited.goto(`${server.url}/acme/issues`);
+    await invited.waitForURL((u) => u.pathname === "/login");
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${server.url}/login`);
     await page.getByLabel("Email").fill("pat@example.com");

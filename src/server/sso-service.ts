@@ -19,7 +19,7 @@ import { guardedFetch } from "../net/guarded-fetch";
 import { addressAllowed, OutboundError, type OutboundPolicy } from "../net/safe-request";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
-import { findMemberRole } from "../storage/members";
+import { findMemberRole, listMembers } from "../storage/members";
 import { findOrgBySlug, type OrgRow, upsertMember } from "../storage/orgs";
 import {
   deleteOrgSso,
@@ -32,7 +32,7 @@ import {
   upsertOrgSso,
 } from "../storage/sso";
 import { addToDefaultTeam } from "../storage/teams";
-import { type Auth, createUserWithoutPassword, findUserByEmail } from "./auth";
+import { type Auth, createUserWithoutPassword, findUserByEmail, revokeUserSessions } from "./auth";
 import { createSecretBox, type SecretBox } from "./secret-box";
 import type { OrgSummary, Viewer } from "./types";
 
@@ -67,8 +67,11 @@ export interface SsoBegin {
 
 export interface SsoServices {
   settings(viewer: Viewer, orgSlug: string): Promise<SsoSettingsView>;
-  /** Saves the settings after checking the provider answers its discovery document. */
-  configure(viewer: Viewer, orgSlug: string, input: unknown): Promise<SsoSettingsView>;
+  /**
+   * Saves the settings after checking the provider answers its discovery document. Switching
+   * "Require SSO" on signs out every member but the owners (`signedOut` of them).
+   */
+  configure(viewer: Viewer, orgSlug: string, input: unknown): Promise<SsoSettingsView & { signedOut: number }>;
   remove(viewer: Viewer, orgSlug: string): Promise<void>;
   begin(orgSlug: string, next: string | null): Promise<SsoBegin>;
   /** Verifies the provider's answer and provisions; the caller signs `userId` in. */
@@ -267,6 +270,12 @@ export function createSsoServices(deps: {
     return id;
   }
 
+  async function signOutNonOwners(orgId: number): Promise<number> {
+    const affected = (await listMembers(db, orgId)).filter((m) => m.role !== "owner");
+    for (const m of affected) await revokeUserSessions(auth, m.userId);
+    return affected.length;
+  }
+
   return {
     redirectUri,
 
@@ -304,8 +313,11 @@ export function createSsoServices(deps: {
         updatedAt,
       };
       await writeTx(db, (tx) => upsertOrgSso(tx, row));
-      log.info({ org: org.slug, issuer, required: input.required }, "sso settings changed");
-      return view(org, row);
+      // Turning "Require SSO" on ends the sessions of everyone it now applies to: a password
+      // session (or one of someone the provider has since disabled) must not outlive the switch.
+      const signedOut = input.required && !stored?.required ? await signOutNonOwners(org.id) : 0;
+      log.info({ org: org.slug, issuer, required: input.required, signedOut }, "sso settings changed");
+      return { ...view(org, row), signedOut };
     },
 
     async remove(viewer, orgSlug) {
