@@ -13,8 +13,9 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, startServer, type TestServer } from "../test/helpers/server.js";
 import { tempDir } from "../test/helpers/test-db.js";
+import { shoot } from "./helpers/screenshots.js";
 
 const canRun = chromiumAvailable();
 const MIN = 60_000;
@@ -56,15 +57,6 @@ describe.skipIf(!canRun)("monitor screens", () => {
     await page.getByLabel(/password/i).fill(PASSWORD);
     await page.getByRole("button", { name: /sign in|log in/i }).click();
     await page.waitForURL(/\/acme\//);
-  }
-
-  async function shoot(page: Page, name: string) {
-    if (process.env.ERRATA_SCREENSHOTS !== "1") return;
-    for (const scheme of ["light", "dark"] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.screenshot({ path: path.join(ROOT, "docs/screenshots", `${name}-${scheme}.png`), fullPage: true });
-    }
-    await page.emulateMedia({ colorScheme: "light" });
   }
 
   beforeAll(async () => {

@@ -1,61 +1,28 @@
-/**
- * "Forgot password?" in real Chromium with a real SMTP server (smtp-server, parsed with
- * mailparser): the sign-in page offers it, the mailed link sets a new password, the session that
- * was open elsewhere is refused on its next request, and the link does not work twice.
- * SCREENSHOTS=1 also saves the two new screens, light and dark.
- */
-import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { type ParsedMail, simpleParser } from "mailparser";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, startServer, type TestServer } from "../test/helpers/server.js";
+import { type SmtpInbox, startSmtpInbox } from "../test/helpers/smtp-inbox.js";
+import { shoot } from "./helpers/screenshots.js";
 import { createTriageTenant, PASSWORD } from "./helpers/triage-fixtures.js";
 
 const canRun = chromiumAvailable();
-const SHOTS = process.env.SCREENSHOTS === "1";
 const NEW_PASSWORD = "a fresh and long password";
 
-async function shoot(page: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  for (const theme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme: theme });
-    await page.screenshot({ path: path.join(ROOT, "docs", "screenshots", `${name}-${theme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
 describe.skipIf(!canRun)("forgot password in the browser", () => {
-  const inbox: ParsedMail[] = [];
-  let smtp: SMTPServer;
+  let smtp: SmtpInbox;
   let server: TestServer;
   let browser: Browser;
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ["STARTTLS"],
-      logger: false,
-      onData(stream, _session, done) {
-        simpleParser(stream)
-          .then((m) => {
-            inbox.push(m);
-            done();
-          })
-          .catch(done);
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-    const port = (smtp.server.address() as AddressInfo).port;
-    server = await startServer({ env: { SMTP_HOST: "127.0.0.1", SMTP_PORT: String(port), SMTP_FROM: "Errata <errata@example.com>" } });
+    smtp = await startSmtpInbox();
+    server = await startServer({ env: smtp.env });
     await createTriageTenant(server, "acme", "web", "owner@example.com");
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
-    await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+    await smtp?.close();
   });
 
   async function signIn(password: string): Promise<Page> {
@@ -83,8 +50,8 @@ describe.skipIf(!canRun)("forgot password in the browser", () => {
       .getByText(/a link to choose a new password is on its way/)
       .waitFor();
 
-    await eventually(async () => inbox.length > 0, 20_000, "the reset mail");
-    const link = inbox[0]?.text?.match(/http:\/\/127\.0\.0\.1:\d+\/reset-password\/\S+/)?.[0];
+    await eventually(async () => smtp.mails.length > 0, 20_000, "the reset mail");
+    const link = smtp.mails[0]?.text?.match(/http:\/\/127\.0\.0\.1:\d+\/reset-password\/\S+/)?.[0];
     expect(link).toBeDefined();
     await page.goto(link as string);
     await page.getByText("For owner@example.com").waitFor();

@@ -8,27 +8,17 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
 import Provider from "oidc-provider";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, startServer, type TestServer } from "../test/helpers/server.js";
 import { dialects } from "../test/helpers/test-db.js";
+import { shoot } from "./helpers/screenshots.js";
 import { createTriageTenant, PASSWORD, sendEvent } from "./helpers/triage-fixtures.js";
 
 const canRun = chromiumAvailable();
-const SHOTS = process.env.SCREENSHOTS === "1";
 const CLIENT_SECRET = "a-client-secret-of-the-test-provider";
 const NEW_PASSWORD = "a long enough password";
-
-async function shoot(page: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  for (const theme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme: theme });
-    await page.screenshot({ path: path.join(ROOT, "docs", "screenshots", `${name}-${theme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-}
 
 /** A real OIDC provider; every login name is an account `<name>@example.com` with a verified email. */
 async function startProvider(redirectUri: string): Promise<{ issuer: string; close(): Promise<void> }> {

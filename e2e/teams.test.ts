@@ -1,57 +1,23 @@
-/**
- * The team in real Chromium against the real build, with a real SMTP server (smtp-server, parsed
- * with mailparser): the owner invites a member by link and an admin by email; both accept and land
- * in the org; the member resolves an issue but cannot open settings; a viewer sees no mutation
- * controls; the owner removes the member, whose open session is refused on the next request.
- * SCREENSHOTS=1 also saves the new screens, light and dark, in docs/screenshots/.
- */
-import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { type ParsedMail, simpleParser } from "mailparser";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, startServer, type TestServer } from "../test/helpers/server.js";
+import { type SmtpInbox, startSmtpInbox } from "../test/helpers/smtp-inbox.js";
+import { shoot } from "./helpers/screenshots.js";
 import { createTriageTenant, PASSWORD, sendEvent } from "./helpers/triage-fixtures.js";
 
 const canRun = chromiumAvailable();
-const SHOTS = process.env.SCREENSHOTS === "1";
 const NEW_PASSWORD = "a long enough password";
 
-async function shoot(page: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  for (const theme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme: theme });
-    await page.screenshot({ path: path.join(ROOT, "docs", "screenshots", `${name}-${theme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
 describe.skipIf(!canRun)("members and invitations in the browser", () => {
-  const inbox: ParsedMail[] = [];
-  let smtp: SMTPServer;
+  let smtp: SmtpInbox;
   let server: TestServer;
   let browser: Browser;
   let owner: Page;
   const members = () => `${server.url}/acme/settings/members`;
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ["STARTTLS"],
-      logger: false,
-      onData(stream, _session, done) {
-        simpleParser(stream)
-          .then((m) => {
-            inbox.push(m);
-            done();
-          })
-          .catch(done);
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-    const port = (smtp.server.address() as AddressInfo).port;
-    server = await startServer({ env: { SMTP_HOST: "127.0.0.1", SMTP_PORT: String(port), SMTP_FROM: "Errata <errata@example.com>" } });
+    smtp = await startSmtpInbox();
+    server = await startServer({ env: smtp.env });
     const tenant = await createTriageTenant(server, "acme", "web", "owner@example.com");
     await sendEvent(server, tenant.dsn, { level: "error", message: "Checkout failed" });
     const apiDsn = await server.cli("project", "create", "--org", "acme", "--name", "api", "--platform", "node");
@@ -62,7 +28,7 @@ describe.skipIf(!canRun)("members and invitations in the browser", () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
-    await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+    await smtp?.close();
   });
 
   async function signIn(email: string, password: string): Promise<Page> {
@@ -158,7 +124,7 @@ describe.skipIf(!canRun)("members and invitations in the browser", () => {
 
   test("an admin invited by email follows the mailed link and can open settings", async () => {
     await invite("admin@example.com", "admin", true);
-    const mail = await eventually(async () => inbox.find((m) => m.text?.includes("/invite/")), 20_000, "invitation mail");
+    const mail = await eventually(async () => smtp.mails.find((m) => m.text?.includes("/invite/")), 20_000, "invitation mail");
     expect(mail.subject).toContain("acme");
     const link = mail.text?.match(/(http:\/\/\S+\/invite\/\S+)/)?.[1] as string;
     const admin = await accept(link, "Ada Admin");

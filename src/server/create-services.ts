@@ -60,8 +60,6 @@ export function createServices(deps: {
   const { membershipOrThrow, requireScope, projectMap, projectSummary } = access;
   const issueDetail = (issue: Parameters<typeof toIssueDetail>[1], projects: Parameters<typeof toIssueDetail>[2]) =>
     toIssueDetail(db, issue, projects);
-  const issueInOrg = access.issueInOrg;
-  const toSummary = toIssueSummary;
   const mailer = createMailer(config.smtp);
 
   const issueStream = createIssueStream({
@@ -70,7 +68,7 @@ export function createServices(deps: {
     membership: membershipOrThrow,
     requireScope,
     projectsOf: projectMap,
-    toSummary,
+    toSummary: toIssueSummary,
     toDetail: issueDetail,
     toEventDetail,
   });
@@ -91,7 +89,7 @@ export function createServices(deps: {
     projects: { ...createProjectReads({ db, access }), ...admin.projects },
 
     keys: admin.keys,
-    releases: createReleaseServices({ db, now, membershipOrThrow, projectsOf: projectMap, toSummary }),
+    releases: createReleaseServices({ db, now, membershipOrThrow, projectsOf: projectMap, toSummary: toIssueSummary }),
     feedback: createFeedbackServices({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
     monitors: createMonitorServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
     uptime: createUptimeServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
@@ -116,7 +114,7 @@ export function createServices(deps: {
     traces: createTraceServices({
       db,
       requireScope,
-      issueProject: async (viewer, orgSlug, issueId) => (await issueInOrg(viewer, orgSlug, issueId)).issue.projectId,
+      issueProject: async (viewer, orgSlug, issueId) => (await access.issueInOrg(viewer, orgSlug, issueId)).issue.projectId,
     }),
     issueRedirects: createIssueRedirects({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
     issueUnmerge: createIssueUnmerge({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),

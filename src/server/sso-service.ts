@@ -78,7 +78,8 @@ export interface SsoServices {
   complete(
     orgSlug: string,
     search: string,
-    stateCookie: string | undefined,
+    /** the request's Cookie header, which carries the sealed state of the sign-in */
+    cookieHeader: string | null,
     current: Viewer | null,
   ): Promise<{ userId: string; next: string }>;
   /** The viewer's organizations with SSO, linked or not (the account page offers to link). */
@@ -346,7 +347,8 @@ export function createSsoServices(deps: {
       return { location: location.toString(), stateCookie: (await secretBoxes()).state.seal(JSON.stringify(payload)) };
     },
 
-    async complete(orgSlug, search, stateCookie, current) {
+    async complete(orgSlug, search, cookieHeader, current) {
+      const stateCookie = cookieValue(cookieHeader, SSO_STATE_COOKIE);
       const opened = stateCookie ? (await secretBoxes()).state.open(stateCookie) : null;
       const parsed = opened ? StateSchema.safeParse(JSON.parse(opened)) : undefined;
       const st = parsed?.success ? parsed.data : undefined;
@@ -389,4 +391,13 @@ export function createSsoServices(deps: {
       return new AppError("sso_required", `${org.name} requires single sign-on: choose “Sign in with SSO” and enter ${org.slug}.`);
     },
   };
+}
+
+/** One cookie's value from a Cookie header (the sealed state is base64url and dots: no decoding). */
+function cookieValue(header: string | null, name: string): string | undefined {
+  for (const part of header?.split(";") ?? []) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return v.join("=");
+  }
+  return undefined;
 }

@@ -5,39 +5,20 @@
  * (private addresses refused by default, allowed by the installation's settings).
  */
 import { createHmac } from "node:crypto";
-import type { AddressInfo } from "node:net";
-import { type ParsedMail, simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { deliverDue } from "../../src/pipeline/alerts/delivery-loop";
 import type { SendDeps } from "../../src/pipeline/alerts/send-notification";
+import { type SmtpInbox, startSmtpInbox } from "../helpers/smtp-inbox";
 import { dialects } from "../helpers/test-db";
 import { silentLog } from "../pipeline/helpers";
 import { type AlertWorld, createAlertWorld, type Received, startReceiver } from "./helpers";
 
-async function startSmtp(): Promise<{ port: number; mails: ParsedMail[]; close(): Promise<void> }> {
-  const mails: ParsedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((m) => {
-          mails.push(m);
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { port: (server.server.address() as AddressInfo).port, mails, close: () => new Promise((r) => server.close(() => r())) };
-}
-
 describe.each(await dialects())("alert delivery on %s", (dialect) => {
   let w: AlertWorld;
   let rx: Awaited<ReturnType<typeof startReceiver>>;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: SmtpInbox;
   let deps: SendDeps;
   const byPath = (p: string) => rx.received.filter((r) => r.path.startsWith(p));
   const json = (r: Received | undefined) => JSON.parse(r?.body ?? "null");
@@ -56,7 +37,7 @@ describe.each(await dialects())("alert delivery on %s", (dialect) => {
       if (r.path.startsWith("/telegram/bot")) return { status: 200, body: '{"ok":true,"result":{"message_id":1}}' };
       return { status: 200, body: "ok" };
     });
-    smtp = await startSmtp();
+    smtp = await startSmtpInbox();
     const config = loadConfig({
       ALERTS_ALLOW_PRIVATE_WEBHOOKS: "true",
       ALERTS_BACKOFF_MS: "1000",

@@ -5,9 +5,6 @@
  * only when signed in. Removing a member and resetting a password (the CLI's too) end sessions.
  */
 import { createHash } from "node:crypto";
-import type { AddressInfo } from "node:net";
-import { type ParsedMail, simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
@@ -17,6 +14,7 @@ import type { Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
 import { insertOrg, upsertMember } from "../../src/storage/orgs";
+import { type SmtpInbox, startSmtpInbox } from "../helpers/smtp-inbox";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db";
 
 const DAY = 24 * 3600 * 1000;
@@ -30,31 +28,16 @@ async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
   }
 }
 
-const inbox: ParsedMail[] = [];
-let smtp: SMTPServer;
-let smtpPort = 0;
-
+let smtp: SmtpInbox;
+let inbox: SmtpInbox["mails"];
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, _session, done) {
-      simpleParser(stream)
-        .then((mail) => {
-          inbox.push(mail);
-          done();
-        })
-        .catch(done);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpInbox();
+  inbox = smtp.mails;
 });
-afterAll(async () => new Promise<void>((resolve) => smtp.close(() => resolve())));
+afterAll(async () => smtp.close());
 
 function linkTo(address: string): string {
-  const mail = inbox.findLast((m) => (Array.isArray(m.to) ? m.to : [m.to]).some((t) => t?.text.includes(address)));
+  const mail = smtp.mailsTo(address).at(-1);
   const link = mail?.text?.match(/https:\/\/errata\.example\/invite\/(\S+)/);
   if (!link) throw new Error(`no invitation mail to ${address}`);
   return link[1] as string;
@@ -74,9 +57,7 @@ describe.each(await dialects())("invitations on %s", (dialect) => {
       DATA_DIR: tempDir(),
       LOG_LEVEL: "silent",
       PUBLIC_URL: "https://errata.example",
-      SMTP_HOST: "127.0.0.1",
-      SMTP_PORT: String(smtpPort),
-      SMTP_FROM: "Errata <errata@example.com>",
+      ...smtp.env,
     });
     auth = createAuth(db, config, "x".repeat(32));
     await migrateAuth(db, config, "x".repeat(32));

@@ -6,9 +6,6 @@
  * password) gets one.
  */
 import { createHash } from "node:crypto";
-import type { AddressInfo } from "node:net";
-import { type ParsedMail, simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
@@ -16,32 +13,15 @@ import { createAuth, createUserWithoutPassword, createUserWithPassword, migrateA
 import { createServices } from "../../src/server/create-services";
 import type { Db } from "../../src/storage/db";
 import { eventually } from "../helpers/server";
+import { type SmtpInbox, startSmtpInbox } from "../helpers/smtp-inbox";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db";
 
-const inbox: ParsedMail[] = [];
-let smtp: SMTPServer;
-let smtpPort = 0;
-
+let smtp: SmtpInbox;
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, _session, done) {
-      simpleParser(stream)
-        .then((mail) => {
-          inbox.push(mail);
-          done();
-        })
-        .catch(done);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpInbox();
 });
-afterAll(async () => new Promise<void>((resolve) => smtp.close(() => resolve())));
-
-const mailsTo = (address: string) => inbox.filter((m) => (Array.isArray(m.to) ? m.to : [m.to]).some((t) => t?.text.includes(address)));
+afterAll(async () => smtp.close());
+const mailsTo = (address: string) => smtp.mailsTo(address);
 
 async function nextLink(address: string, count: number): Promise<string> {
   await eventually(async () => mailsTo(address).length >= count, 20_000, `reset mail #${count} to ${address}`);
@@ -72,9 +52,7 @@ describe.each(await dialects())("password reset by email on %s", (dialect) => {
       DATA_DIR: tempDir(),
       LOG_LEVEL: "silent",
       PUBLIC_URL: "https://errata.example",
-      SMTP_HOST: "127.0.0.1",
-      SMTP_PORT: String(smtpPort),
-      SMTP_FROM: "Errata <errata@example.com>",
+      ...smtp.env,
     });
     auth = createAuth(db, config, "x".repeat(32));
     await migrateAuth(db, config, "x".repeat(32));

@@ -49,8 +49,14 @@ type Project = NonNullable<ProjectAlerting["project"]>;
 
 /** Evaluates the crash-free rules of every touched release (inside the batch transaction). */
 export async function recordCrashFreeTriggers(tx: Tx, touched: TouchedReleases, now: number): Promise<void> {
+  // One read of a project's rules however many of its releases the batch touched.
+  const alertingOf = new Map<number, ProjectAlerting>();
   for (const t of touched.list()) {
-    const alerting = await projectAlerting(tx, t.projectId, now);
+    let alerting = alertingOf.get(t.projectId);
+    if (!alerting) {
+      alerting = await projectAlerting(tx, t.projectId, now);
+      alertingOf.set(t.projectId, alerting);
+    }
     const project = alerting.project;
     if (!project) continue;
     // Only rules whose environments got sessions: the others' totals did not change.

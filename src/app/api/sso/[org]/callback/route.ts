@@ -1,7 +1,6 @@
 import { ssoErrorRedirect } from "@/app/api/sso/sso-redirects";
 import { app } from "@/server/app-context";
 import { createSessionCookies } from "@/server/auth";
-import { SSO_STATE_COOKIE } from "@/server/sso-service";
 
 // Where the identity provider sends the browser back: the answer is verified against the state
 // cookie, the person provisioned, and a session made exactly as a password sign-in makes one.
@@ -10,8 +9,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ org: str
   const s = app();
   try {
     const current = await s.session.viewerFromHeaders(req.headers);
-    const state = cookieValue(req.headers.get("cookie"), SSO_STATE_COOKIE);
-    const done = await s.sso.complete(org, new URL(req.url).search, state, current);
+    const done = await s.sso.complete(org, new URL(req.url).search, req.headers.get("cookie"), current);
     const headers = new Headers({ location: done.next });
     headers.append("set-cookie", s.sso.stateCookieHeader(null));
     for (const c of await createSessionCookies(s.auth, done.userId, req.headers)) headers.append("set-cookie", c);
@@ -23,11 +21,4 @@ export async function GET(req: Request, { params }: { params: Promise<{ org: str
   }
 }
 
-function cookieValue(header: string | null, name: string): string | undefined {
-  for (const part of header?.split(";") ?? []) {
-    const [k, ...v] = part.trim().split("=");
-    if (k === name) return v.join("=");
-  }
-  return undefined;
-}
 export const dynamic = "force-dynamic";
