@@ -69,6 +69,19 @@ describe("acceptEnvelope: event id", () => {
     expect(acceptEnvelope(b('{}\n{"type":"session"}\n{oops'), limits).empty).toBe(false);
   });
 
+  test("no id anywhere: the event is not parsed, but an id it could hold is still found", () => {
+    const noId = acceptEnvelope(b('{}\n{"type":"event"}\n{"message":"x","extra":{"id":"a"}}'), limits);
+    expect(noId.eventId).toMatch(/^[0-9a-f]{32}$/);
+    expect(JSON.parse(noId.body.toString().split("\n")[0] as string)).toEqual({ event_id: noId.eventId });
+    // The id spelled with an escape, or nested beside a top-level one: both parse (last key wins).
+    const escaped = acceptEnvelope(b(`{}\n{"type":"event"}\n{"\\u0065vent_id":"${ID}"}`), limits);
+    expect(escaped.eventId).toBe(ID);
+    const nested = acceptEnvelope(b(`{}\n{"type":"event"}\n{"extra":{"event_id":"x"},"event_id":"${ID}"}`), limits);
+    expect(nested.eventId).toBe(ID);
+    // Object-shaped but broken and without an id: accepted, the worker stores it with a note.
+    expect(acceptEnvelope(b('{}\n{"type":"event"}\n{"message": oops}'), limits).eventId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
   test("the envelope header dsn is surfaced for tunnel auth", () => {
     expect(acceptEnvelope(b('{"dsn":"http://k@h/1"}\n{"type":"session"}\n{}'), limits).dsn).toBe("http://k@h/1");
   });

@@ -4,10 +4,10 @@
  * worker trusts the header), and item types Errata does not store (transactions, replays,
  * profiles, …) are cut out so they never reach the queue. No other normalisation happens here.
  *
- * The event JSON itself is parsed only when its id is needed (no valid id in the header): modern
- * SDKs always put it there, and parsing 5–50 KB per request is most of ingest's CPU. A broken
- * event behind a valid header id is accepted; the worker stores it empty with a note saying why
- * (what ingest acknowledged is never dropped).
+ * The event JSON itself is parsed only when its id is needed (no valid id in the header, and the
+ * bytes could hold one): modern SDKs always put it in the header, and parsing 5–50 KB per request
+ * is most of ingest's CPU. A broken event behind a valid header id is accepted; the worker stores
+ * it empty with a note saying why (what ingest acknowledged is never dropped).
  */
 import { randomUUID } from "node:crypto";
 import { AppError } from "../core/errors";
@@ -83,7 +83,9 @@ export function acceptEnvelope(buf: Buffer, limits: EnvelopeLimits): AcceptedEnv
   const headerId = env.headers.event_id;
   let eventId = explicitId(headerId);
   // Only when the header has no id: see the file comment. Other items are the worker's business.
-  if (eventPayload !== undefined && eventId === undefined) eventId = explicitId(parseJsonObject(eventPayload, "event").event_id);
+  if (eventPayload !== undefined && eventId === undefined && mayHoldEventId(eventPayload)) {
+    eventId = explicitId(parseJsonObject(eventPayload, "event").event_id);
+  }
   if (eventId === undefined && eventBound) eventId = newEventId();
 
   const newHeader = eventId !== undefined && headerId !== eventId;
@@ -124,6 +126,34 @@ function withEventId(json: Buffer, eventId: string): Buffer {
   while (before > 0 && (json[before] === 0x20 || json[before] === 0x0a || json[before] === 0x0d || json[before] === 0x09)) before -= 1;
   const empty = json[before] === 0x7b; // `{}`
   return Buffer.concat([json.subarray(0, end), Buffer.from(`${empty ? "" : ","}"event_id":"${eventId}"}`)]);
+}
+
+const EVENT_ID_KEY = Buffer.from('"event_id"');
+const UNICODE_ESCAPE = Buffer.from("\\u");
+
+/**
+ * Whether parsing the event could find an `event_id` in it. Without the bytes `"event_id"` and
+ * without any `\u` escape (the only way to spell those letters differently in JSON) it has none,
+ * and a payload that is at least shaped like one object skips the parse: it is most of ingest's
+ * CPU for an envelope without a header id. A body that then fails to parse is the worker's to
+ * store empty with a note, as behind a header id; anything else is parsed and checked here.
+ */
+function mayHoldEventId(payload: Uint8Array): boolean {
+  const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.length);
+  if (!looksLikeObject(bytes)) return true;
+  return bytes.indexOf(EVENT_ID_KEY) !== -1 || bytes.indexOf(UNICODE_ESCAPE) !== -1;
+}
+
+function looksLikeObject(bytes: Buffer): boolean {
+  let start = 0;
+  let end = bytes.length - 1;
+  while (start <= end && isJsonSpace(bytes[start] as number)) start += 1;
+  while (end >= start && isJsonSpace(bytes[end] as number)) end -= 1;
+  return end > start && bytes[start] === 0x7b && bytes[end] === 0x7d;
+}
+
+function isJsonSpace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
 /** Normalised id when present, undefined when absent; 400 when present but not a UUID. */

@@ -1,5 +1,9 @@
 /**
- * Starts the digest worker in a worker_thread and returns a handle to wake and stop it.
+ * Starts the digest worker in worker_threads and returns one handle to wake and stop them all.
+ * Up to `config.worker.threads` threads: the primary runs the digest loop and the periodic jobs
+ * and is always there; helpers only digest, start when the primary reports a backlog and leave
+ * when it is gone (claims are leased, and every lookup that decides an event's issue runs inside the
+ * write transaction, so concurrent digesters are safe: they are on PostgreSQL across processes too).
  * Entry: `worker.mjs` next to this module when bundled (dist/), else the tsx bootstrap next to
  * the source file (dev, tests).
  */
@@ -10,10 +14,17 @@ import type { Config } from "../config";
 import type { Logger } from "../log";
 
 export interface WorkerThreadHandle {
-  /** Ingest calls this after committing queue rows: the worker stops idling at once. */
+  /** Ingest calls this after committing queue rows: the workers stop idling at once. */
   wake(): void;
-  /** Asks the loop to finish its batch, close the database and exit; resolves when it has. */
+  /** Asks the loops to finish their batch, close the database and exit; resolves when they have. */
   stop(): Promise<void>;
+}
+
+/** What a digest thread receives as workerData. */
+export interface WorkerThreadData {
+  config: Config;
+  /** a helper: digests only, the primary thread runs the periodic jobs */
+  digestOnly: boolean;
 }
 
 const STOP_TIMEOUT_MS = 15_000;
@@ -25,44 +36,98 @@ export function workerEntry(): URL {
   return new URL("./worker-bootstrap.mjs", import.meta.url);
 }
 
-export function startWorkerThread(config: Config, log: Logger): WorkerThreadHandle {
+export interface WorkerThreadsHandle extends WorkerThreadHandle {
+  /** Digest threads running now: the primary plus the helpers a backlog started. */
+  running(): number;
+}
+
+export function startWorkerThread(config: Config, log: Logger): WorkerThreadsHandle {
+  const maxHelpers = Math.max(1, config.worker.threads) - 1;
+  const helpers = new Set<WorkerThreadHandle>();
+  let stopping = false;
+  const onBacklog = () => {
+    // On demand: an idle server keeps one digest thread (and its memory); a backlog gets the rest.
+    while (!stopping && helpers.size < maxHelpers) {
+      const helper: WorkerThreadHandle = startOneThread({ config, digestOnly: true }, log.child({ helper: helpers.size + 1 }), {
+        onExit: () => helpers.delete(helper),
+      });
+      helpers.add(helper);
+    }
+  };
+  const primary = startOneThread({ config, digestOnly: false }, log, { onBacklog, restart: true });
+  let wakeQueued = false;
+  return {
+    wake() {
+      // Many ingest commits in one tick need one message per thread.
+      if (wakeQueued) return;
+      wakeQueued = true;
+      queueMicrotask(() => {
+        wakeQueued = false;
+        primary.wake();
+        for (const h of helpers) h.wake();
+      });
+    },
+    async stop() {
+      stopping = true;
+      await Promise.all([primary.stop(), ...[...helpers].map((h) => h.stop())]);
+    },
+    running: () => 1 + helpers.size,
+  };
+}
+
+interface ThreadHooks {
+  /** the thread asked for helpers */
+  onBacklog?: () => void;
+  /** the thread is gone (stopped, left when idle, or crashed) */
+  onExit?: () => void;
+  /** a crash restarts it (the primary); a helper is simply gone, re-started on the next backlog */
+  restart?: boolean;
+}
+
+function startOneThread(data: WorkerThreadData, log: Logger, hooks: ThreadHooks): WorkerThreadHandle {
   const entry = workerEntry();
   let worker: Worker;
   let stopping = false;
-  let wakeQueued = false;
+  let exited: Promise<void>;
 
   const spawn = (): void => {
-    worker = new Worker(entry, { workerData: config });
-    worker.on("error", (err) => log.error({ err: { name: err.name, message: err.message } }, "digest worker thread failed"));
-    worker.on("exit", (code) => {
-      if (stopping) return;
-      // The loop never ends on its own; an exit is a crash (e.g. failed to open the database).
-      log.error({ code }, "digest worker thread exited; restarting");
-      setTimeout(() => {
-        if (!stopping) spawn();
-      }, RESTART_DELAY_MS).unref();
+    const w = new Worker(entry, { workerData: data });
+    worker = w;
+    w.on("message", (msg: unknown) => {
+      if (msg === "backlog") hooks.onBacklog?.();
+    });
+    w.on("error", (err) => log.error({ err: { name: err.name, message: err.message } }, "digest worker thread failed"));
+    exited = new Promise<void>((resolve) => {
+      w.once("exit", (code) => {
+        resolve();
+        if (stopping) return hooks.onExit?.();
+        if (!hooks.restart) {
+          // A helper leaves with 0 once the backlog is gone.
+          if (code !== 0) log.error({ code }, "digest helper thread exited");
+          return hooks.onExit?.();
+        }
+        // The primary loop never ends on its own; an exit is a crash (e.g. failed to open the database).
+        log.error({ code }, "digest worker thread exited; restarting");
+        setTimeout(() => {
+          if (!stopping) spawn();
+        }, RESTART_DELAY_MS).unref();
+      });
     });
   };
   spawn();
 
   return {
     wake() {
-      // Many ingest commits in one tick need one message.
-      if (stopping || wakeQueued) return;
-      wakeQueued = true;
-      queueMicrotask(() => {
-        wakeQueued = false;
-        worker.postMessage("wake");
-      });
+      if (!stopping) worker.postMessage("wake");
     },
     async stop() {
       if (stopping) return;
       stopping = true;
       const w = worker;
-      const exited = new Promise<void>((resolve) => w.once("exit", () => resolve()));
+      const gone = exited;
       w.postMessage("stop");
       const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), STOP_TIMEOUT_MS).unref());
-      if ((await Promise.race([exited, timeout])) === "timeout") {
+      if ((await Promise.race([gone, timeout])) === "timeout") {
         log.warn("digest worker did not stop in time; terminating");
         await w.terminate();
       }

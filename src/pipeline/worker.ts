@@ -84,9 +84,23 @@ export interface WorkerOptions {
   now?: () => number;
   /** called after every digested batch (metrics, tests) */
   onBatch?: (r: DigestResult) => void;
+  /**
+   * A helper thread: digests the queue and nothing else. The periodic jobs (retention, alert
+   * delivery, monitors, uptime, late source maps) run in the primary thread only.
+   */
+  digestOnly?: boolean;
+  /**
+   * Called when a claim came back full (a backlog: the queue holds more than one batch); the
+   * thread starter answers with helper threads.
+   */
+  onBacklog?: () => void;
+  /** A helper stops (the promise resolves) after this long without work; undefined = never. */
+  idleExitMs?: number;
 }
 
 const MAX_BACKOFF_MS = 30_000;
+/** A helper's pause while ingest in this process is committing (then only the primary digests). */
+const HELPER_YIELD_MS = 50;
 
 /**
  * SQLite: how long one digest transaction should hold the write lock. Ingest in the same process
@@ -116,38 +130,41 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   let backoff = 0;
   let claimSize = config.worker.batchSize;
   let busy = false;
-  log.info({ batchSize: config.worker.batchSize }, "digest worker started");
+  let idleSince = now();
+  let fullClaims = 0;
+  log.info({ batchSize: config.worker.batchSize, digestOnly: opts.digestOnly === true }, "digest worker started");
   // Source maps: applied at digest time; maps that arrive late re-symbolicate recent events.
   const sourcemaps = createSourcemapPipeline(db, log, config.sourcemaps, now);
-  const { retention, lifecycle } = config;
-  const maintenance = retention && lifecycle ? runMaintenance({ db, config: { retention, lifecycle }, log, signal, now }) : undefined;
-  // Alert delivery (issue 11): the outbox the digest fills, sent alongside it.
-  const { alerts, smtp, publicUrl } = config;
-  const delivery =
-    alerts && publicUrl ? runDeliveryLoop({ db, config: { alerts, smtp: smtp ?? null, publicUrl }, log, signal }) : undefined;
-  const monitors = startMonitors(db, config.monitors, log, signal, lifecycle);
-  const uptime = config.uptime
-    ? runUptimeLoop({
-        db,
-        policy: { allowPrivate: config.uptime.allowPrivate, allowHosts: config.uptime.allowHosts },
-        now: monitorNow,
-        log: log.child({ job: "uptime" }),
-        tickMs: config.uptime.tickMs,
-        signal,
-      })
-    : undefined;
+  const { lifecycle } = config;
+  const primary = opts.digestOnly !== true;
+  const jobs = primary ? startPeriodicJobs(opts) : undefined;
   while (!signal.aborted) {
     try {
-      await sourcemaps.tick();
-      const items = await claimBatch(db, now(), claimSize, config.worker.leaseMs);
+      // Late source maps: one thread looks for due jobs (a job is claimed, so two would be safe too).
+      if (primary) await sourcemaps.tick();
+      // A helper leaves the CPU to ingest while requests are coming in (ingest first, the digest
+      // catches up), and drains the backlog with the primary once they stop.
+      if (opts.digestOnly && opts.ingestWakes && waker.takeActivity()) {
+        await pause(HELPER_YIELD_MS, signal);
+        continue;
+      }
+      const wanted = claimSize;
+      const items = await claimBatch(db, now(), wanted, config.worker.leaseMs);
       if (items.length === 0) {
         // Idle after a burst: hand SQLite's page cache back, so a quiet server stays small.
-        if (busy) db.sqlite?.pragma("shrink_memory");
+        if (busy) {
+          db.sqlite?.pragma("shrink_memory");
+          idleSince = now();
+        }
         busy = false;
+        if (opts.idleExitMs !== undefined && now() - idleSince >= opts.idleExitMs) break;
         await waker.sleep(config.worker.idlePollMs, signal);
         continue;
       }
       busy = true;
+      // Two full claims in a row: the queue holds more than the primary takes at once.
+      fullClaims = items.length >= wanted ? fullClaims + 1 : 0;
+      if (fullClaims >= 2) opts.onBacklog?.();
       const started = performance.now();
       // Parsing, grouping and compression run before the write transaction, without the lock:
       // only the time the lock was held needs a matching window for other writers. The fallback
@@ -183,11 +200,32 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       await pause(backoff, signal);
     }
   }
-  await maintenance;
-  await delivery;
-  await monitors;
-  await uptime;
+  await jobs;
   log.info("digest worker stopped");
+}
+
+/** The jobs that run once per worker process, beside the digest loop; resolves when all have stopped. */
+async function startPeriodicJobs(opts: WorkerOptions): Promise<void> {
+  const { db, config, log, signal } = opts;
+  const now = opts.now ?? Date.now;
+  const { retention, lifecycle } = config;
+  const maintenance = retention && lifecycle ? runMaintenance({ db, config: { retention, lifecycle }, log, signal, now }) : undefined;
+  // Alert delivery (issue 11): the outbox the digest fills, sent alongside it.
+  const { alerts, smtp, publicUrl } = config;
+  const delivery =
+    alerts && publicUrl ? runDeliveryLoop({ db, config: { alerts, smtp: smtp ?? null, publicUrl }, log, signal }) : undefined;
+  const monitors = startMonitors(db, config.monitors, log, signal, lifecycle);
+  const uptime = config.uptime
+    ? runUptimeLoop({
+        db,
+        policy: { allowPrivate: config.uptime.allowPrivate, allowHosts: config.uptime.allowHosts },
+        now: monitorNow,
+        log: log.child({ job: "uptime" }),
+        tickMs: config.uptime.tickMs,
+        signal,
+      })
+    : undefined;
+  await Promise.all([maintenance, delivery, monitors, uptime]);
 }
 
 /** Cron monitors' evaluator (and the test clock check-ins use), when the worker is configured for them. */

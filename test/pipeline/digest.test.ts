@@ -289,7 +289,7 @@ describe.each(await dialects())("digest on %s", (dialect) => {
     let seen = 0;
     const done = runWorker({
       db,
-      config: { worker: { batchSize: 2, idlePollMs: 20, leaseMs: 60_000, nice: 0 }, limits: LIMITS },
+      config: { worker: { batchSize: 2, idlePollMs: 20, leaseMs: 60_000, nice: 0, threads: 1 }, limits: LIMITS },
       log: silentLog,
       signal: controller.signal,
       onBatch: (r) => {

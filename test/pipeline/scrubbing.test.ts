@@ -10,7 +10,7 @@ import { gunzipSync } from "node:zlib";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/storage/db";
-import { getEvent } from "../../src/storage/events";
+import { decodePayloadText, getEvent } from "../../src/storage/events";
 import { getIssue } from "../../src/storage/issues";
 import { enqueueMany, queueDepth } from "../../src/storage/queue";
 import { dialects, openTestDb, type TestDatabase } from "../helpers/test-db";
@@ -116,13 +116,19 @@ async function allRows(db: Db): Promise<Array<{ table: string; row: Row }>> {
   return out;
 }
 
-/** The searchable text of a value: strings as they are, blobs raw and (when gzip) decompressed. */
+/** The searchable text of a value: strings as they are, blobs raw and (event payloads) decompressed. */
 function texts(v: unknown): string[] {
   if (typeof v === "string") return [v];
   if (Buffer.isBuffer(v) || v instanceof Uint8Array) {
     const buf = Buffer.from(v);
     const out = [buf.toString("latin1")];
     if (buf[0] === 0x1f && buf[1] === 0x8b) out.push(gunzipSync(buf).toString("utf8"));
+    else if (buf[0] === 0x01) {
+      // Brotli event payloads (storage/events.ts); another blob may start with the same byte.
+      try {
+        out.push(decodePayloadText(buf));
+      } catch {}
+    }
     return out;
   }
   return v === null || v === undefined ? [] : [String(v)];
@@ -183,10 +189,12 @@ describe.each(await dialects())("PII scrubbing on %s", (dialect) => {
     expect(issue?.eventCount).toBe(3);
   });
 
-  test("no secret in any row of any table (text columns, blobs raw and gunzipped); the queue is empty", async () => {
+  test("no secret in any row of any table (text columns, blobs raw and decompressed); the queue is empty", async () => {
     const rows = await allRows(db);
     expect(rows.filter((r) => r.table === "queue")).toEqual([]);
     expect(rows.filter((r) => r.table === "events")).toHaveLength(3);
+    // The search reads the decompressed payloads (a blob it could not open would hide a secret).
+    for (const r of rows.filter((x) => x.table === "events")) expect(texts(r.row.payload)[1]).toContain("[Filtered]");
     const found: string[] = [];
     for (const { table, row } of rows) {
       for (const [column, value] of Object.entries(row)) {

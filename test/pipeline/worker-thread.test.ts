@@ -65,3 +65,57 @@ describe("digest worker thread (SQLite file)", () => {
     await handle.stop();
   });
 });
+
+describe("digest helper threads (SQLite file)", () => {
+  let info: TestDatabase;
+  let db: Db;
+  beforeAll(async () => {
+    info = await createTestDatabase("sqlite");
+    db = openDb(info.config);
+    await migrateToLatest(db);
+  });
+  afterAll(async () => {
+    await db.close();
+    await info.drop();
+  });
+
+  test("a backlog starts a helper; every event is stored exactly once; the helper leaves when idle", async () => {
+    const projectId = await createProject(db, "helpers");
+    const n = 400;
+    const ids = Array.from({ length: n }, (_, i) => hexId(`helper-${i}`));
+    await enqueueMany(
+      db,
+      ids.map((id, i) => ({
+        projectId,
+        keyId: 1,
+        receivedAt: Date.now(),
+        clientIp: null,
+        kind: "store" as const,
+        body: Buffer.from(JSON.stringify({ event_id: id, message: `backlog ${i % 7}` })),
+      })),
+    );
+    // Small claims: the primary's first two come back full, which is what asks for a helper.
+    const config = {
+      ...loadConfig({ DATA_DIR: info.dataDir, LOG_LEVEL: "silent", WORKER_BATCH_SIZE: "10", WORKER_THREADS: "2" }),
+      database: info.config,
+    };
+    const handle = startWorkerThread(config, pino({ level: "silent" }));
+    let sawHelper = false;
+    try {
+      handle.wake();
+      while ((await queueDepth(db)) > 0) {
+        sawHelper ||= handle.running() === 2;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      sawHelper ||= handle.running() === 2;
+      expect(sawHelper).toBe(true);
+      const stored = await db.kysely.selectFrom("events").select(["event_id"]).where("project_id", "=", projectId).execute();
+      expect(stored.map((r) => r.event_id).sort()).toEqual([...ids].sort());
+      // Idle for a few seconds, the helper exits; the primary stays.
+      while (handle.running() > 1) await new Promise((r) => setTimeout(r, 50));
+      expect(handle.running()).toBe(1);
+    } finally {
+      await handle.stop();
+    }
+  }, 60_000);
+});
