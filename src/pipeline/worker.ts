@@ -130,8 +130,10 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   let backoff = 0;
   let claimSize = config.worker.batchSize;
   let busy = false;
-  let idleSince = now();
+  /** when this thread last claimed work (a helper leaves after idleExitMs without any) */
+  let lastWork = now();
   let fullClaims = 0;
+  const idleTooLong = () => opts.idleExitMs !== undefined && now() - lastWork >= opts.idleExitMs;
   log.info({ batchSize: config.worker.batchSize, digestOnly: opts.digestOnly === true }, "digest worker started");
   // Source maps: applied at digest time; maps that arrive late re-symbolicate recent events.
   const sourcemaps = createSourcemapPipeline(db, log, config.sourcemaps, now);
@@ -142,9 +144,11 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     try {
       // Late source maps: one thread looks for due jobs (a job is claimed, so two would be safe too).
       if (primary) await sourcemaps.tick();
-      // A helper leaves the CPU to ingest while requests are coming in (ingest first, the digest
-      // catches up), and drains the backlog with the primary once they stop.
+      // A helper leaves the CPU and the write lock to ingest while requests are coming in (ingest
+      // first; the primary alone catches up meanwhile, as without helpers), and drains the backlog
+      // with the primary once they stop. Waiting counts as idle: it may leave meanwhile.
       if (opts.digestOnly && opts.ingestWakes && waker.takeActivity()) {
+        if (idleTooLong()) break;
         await pause(HELPER_YIELD_MS, signal);
         continue;
       }
@@ -152,19 +156,16 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       const items = await claimBatch(db, now(), wanted, config.worker.leaseMs);
       if (items.length === 0) {
         // Idle after a burst: hand SQLite's page cache back, so a quiet server stays small.
-        if (busy) {
-          db.sqlite?.pragma("shrink_memory");
-          idleSince = now();
-        }
+        if (busy) db.sqlite?.pragma("shrink_memory");
         busy = false;
-        if (opts.idleExitMs !== undefined && now() - idleSince >= opts.idleExitMs) break;
+        if (idleTooLong()) break;
         await waker.sleep(config.worker.idlePollMs, signal);
         continue;
       }
       busy = true;
+      lastWork = now();
       // Two full claims in a row: the queue holds more than the primary takes at once.
       fullClaims = items.length >= wanted ? fullClaims + 1 : 0;
-      if (fullClaims >= 2) opts.onBacklog?.();
       const started = performance.now();
       // Parsing, grouping and compression run before the write transaction, without the lock:
       // only the time the lock was held needs a matching window for other writers. The fallback
@@ -190,6 +191,8 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
         claimSize = nextClaimSize(claimSize, items.length, lockMs, config.worker.batchSize);
       // Ingest in another process never wakes this worker: then it always paces.
       const ingestActive = !opts.ingestWakes || waker.takeActivity();
+      // Helpers for a backlog, unless ingest in this process is busy (they would only wait for it).
+      if (fullClaims >= 2 && !(opts.ingestWakes && ingestActive)) opts.onBacklog?.();
       await pause(db.dialect === "sqlite" && ingestActive ? Math.max(1, (lockMs ?? took) * paceRatio) : 0, signal);
     } catch (err) {
       backoff = Math.min(MAX_BACKOFF_MS, backoff === 0 ? 100 : backoff * 2);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { digestBatch } from "../../src/pipeline/digest-batch";
-import { runWorker } from "../../src/pipeline/worker";
+import { runWorker, Waker } from "../../src/pipeline/worker";
 import type { Db } from "../../src/storage/db";
 import { countEvents, getEvent, getLatestEvent, listIssueEvents } from "../../src/storage/events";
 import { type IssueSearchPage, type StorageCondition, searchIssues } from "../../src/storage/issue-search";
@@ -302,5 +302,52 @@ describe.each(await dialects())("digest on %s", (dialect) => {
     await done;
     expect(seen).toBe(5);
     expect(await countEvents(db, { projectId })).toBe(5);
+  });
+
+  test("a backlog asks for helpers only while ingest in this process is quiet; a helper leaves when idle", async () => {
+    const projectId = await createProject(db, "backlog");
+    const enqueue = (tag: string) =>
+      enqueueMany(
+        db,
+        Array.from({ length: 10 }, (_, n) =>
+          row(projectId, "store", Buffer.from(JSON.stringify({ event_id: hexId(`${tag}${n}`), message: "b" }))),
+        ),
+      );
+    const config = { worker: { batchSize: 2, idlePollMs: 20, leaseMs: 60_000, nice: 0, threads: 2 }, limits: LIMITS };
+    const waker = new Waker();
+    let ingestBusy = true;
+    let asked = 0;
+    let seen = 0;
+    const controller = new AbortController();
+    await enqueue("busy");
+    const done = runWorker({
+      db,
+      config,
+      log: silentLog,
+      signal: controller.signal,
+      waker,
+      ingestWakes: true,
+      onBacklog: () => {
+        asked += 1;
+      },
+      // Ingest commits between every two batches while busy (what its wake calls report).
+      onBatch: (r) => {
+        seen += r.events;
+        if (ingestBusy) waker.wake();
+      },
+    });
+    while (seen < 10) await new Promise((r) => setTimeout(r, 10));
+    expect(asked).toBe(0);
+    ingestBusy = false;
+    await enqueue("quiet");
+    waker.wake();
+    while (seen < 20) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    await done;
+    expect(asked).toBeGreaterThan(0);
+
+    // A helper ends by itself once there is no work (no abort needed).
+    await runWorker({ db, config, log: silentLog, signal: new AbortController().signal, digestOnly: true, idleExitMs: 50 });
+    expect(await countEvents(db, { projectId })).toBe(20);
   });
 });
