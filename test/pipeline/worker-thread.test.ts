@@ -9,7 +9,7 @@ import { enqueueMany, queueDepth } from "../../src/storage/queue";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-db";
 import { createProject, hexId } from "./helpers";
 
-// The thread needs a database both threads can open: a SQLite file (the default deployment).
+// The threads need a database they can all open: a SQLite file (the default deployment).
 describe("digest worker thread (SQLite file)", () => {
   let info: TestDatabase;
   let db: Db;
@@ -63,20 +63,6 @@ describe("digest worker thread (SQLite file)", () => {
     }
     // Stopping twice is harmless.
     await handle.stop();
-  });
-});
-
-describe("digest helper threads (SQLite file)", () => {
-  let info: TestDatabase;
-  let db: Db;
-  beforeAll(async () => {
-    info = await createTestDatabase("sqlite");
-    db = openDb(info.config);
-    await migrateToLatest(db);
-  });
-  afterAll(async () => {
-    await db.close();
-    await info.drop();
   });
 
   test("a backlog starts a helper; every event is stored exactly once; the helper leaves when idle", async () => {
