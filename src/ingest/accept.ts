@@ -123,7 +123,7 @@ function withEventId(json: Buffer, eventId: string): Buffer {
   let end = json.length - 1;
   while (end > 0 && json[end] !== 0x7d) end -= 1; // the closing brace
   let before = end - 1;
-  while (before > 0 && (json[before] === 0x20 || json[before] === 0x0a || json[before] === 0x0d || json[before] === 0x09)) before -= 1;
+  while (before > 0 && isJsonSpace(json[before] as number)) before -= 1;
   const empty = json[before] === 0x7b; // `{}`
   return Buffer.concat([json.subarray(0, end), Buffer.from(`${empty ? "" : ","}"event_id":"${eventId}"}`)]);
 }

@@ -90,8 +90,9 @@ export interface WorkerOptions {
    */
   digestOnly?: boolean;
   /**
-   * Called when a claim came back full (a backlog: the queue holds more than one batch); the
-   * thread starter answers with helper threads.
+   * Called when two claims in a row came back full (a backlog: the queue holds more than the
+   * primary takes at once) while ingest in this process is quiet; the thread starter answers with
+   * helper threads.
    */
   onBacklog?: () => void;
   /** A helper stops (the promise resolves) after this long without work; undefined = never. */
@@ -147,7 +148,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       // A helper leaves the CPU and the write lock to ingest while requests are coming in (ingest
       // first; the primary alone catches up meanwhile, as without helpers), and drains the backlog
       // with the primary once they stop. Waiting counts as idle: it may leave meanwhile.
-      if (opts.digestOnly && opts.ingestWakes && waker.takeActivity()) {
+      if (!primary && opts.ingestWakes && waker.takeActivity()) {
         if (idleTooLong()) break;
         await pause(HELPER_YIELD_MS, signal);
         continue;
