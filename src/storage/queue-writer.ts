@@ -14,7 +14,7 @@ import { Worker } from "node:worker_threads";
 import type { OutcomeCount } from "../core/outcomes";
 import type { Db } from "./db";
 import { OUTCOME_UPSERT_SQL } from "./outcomes";
-import { QUEUE_INSERT_SQL, type QueueInsert } from "./queue";
+import { QUEUE_BODY_INSERT_SQL, QUEUE_INSERT_SQL, type QueueInsert } from "./queue";
 import { sqliteModulePath } from "./sqlite-driver";
 
 export interface QueueWriter {
@@ -39,10 +39,11 @@ const nap = new Int32Array(new SharedArrayBuffer(4));
 // commits, and this thread does it only when ingest has been idle for a moment.
 db.pragma("wal_autocheckpoint = 0");
 const insert = db.prepare(workerData.insertSql);
+const insertBody = db.prepare(workerData.bodySql);
 const upsert = db.prepare(workerData.outcomeSql);
 const tx = db.transaction((msg) => {
   const bytes = Buffer.from(msg.buffer);
-  for (const r of msg.rows) insert.run(r[0], r[1], r[2], r[3], r[4], bytes.subarray(r[5], r[6]));
+  for (const r of msg.rows) insertBody.run(insert.run(r[0], r[1], r[2], r[3], r[4]).lastInsertRowid, bytes.subarray(r[5], r[6]));
   for (const o of msg.outcomes) upsert.run(o[0], o[1], o[2], o[3], o[4], o[5], o[6]);
 });
 function commit(msg) {
@@ -121,6 +122,7 @@ export function startQueueWriter(file: string, synchronous: string): QueueWriter
         file,
         synchronous,
         insertSql: QUEUE_INSERT_SQL,
+        bodySql: QUEUE_BODY_INSERT_SQL,
         outcomeSql: OUTCOME_UPSERT_SQL,
         idleCheckpointMs: IDLE_CHECKPOINT_MS,
         lockTimeoutMs: LOCK_TIMEOUT_MS,

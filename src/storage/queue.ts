@@ -37,20 +37,30 @@ export async function enqueueMany(db: Db, rows: QueueInsert[], outcomes: readonl
   }
   await db.kysely.transaction().execute(async (tx) => {
     if (rows.length > 0) {
+      // Ids first (the sequence), so each body row names its queue row: a multi-row INSERT's
+      // RETURNING order is not promised.
+      const ids = await sql<{
+        id: string;
+      }>`SELECT nextval(pg_get_serial_sequence('queue', 'id')) AS id FROM generate_series(1, ${rows.length})`.execute(tx);
+      const idOf = (i: number) => Number(ids.rows[i]?.id);
       await tx
         .insertInto("queue")
         .values(
-          rows.map((r) => ({
+          rows.map((r, i) => ({
+            id: idOf(i),
             project_id: r.projectId,
             key_id: r.keyId,
             received_at: r.receivedAt,
             client_ip: r.clientIp,
             kind: r.kind,
-            body: r.body,
             available_at: FRESH_AVAILABLE_AT,
             attempts: 0,
           })),
         )
+        .execute();
+      await tx
+        .insertInto("queue_bodies")
+        .values(rows.map((r, i) => ({ id: idOf(i), body: r.body })))
         .execute();
     }
     if (outcomes.length > 0) await addOutcomes(tx, outcomes);
@@ -64,9 +74,10 @@ function preparedEnqueue(db: Db): EnqueueTx {
   const handle = db.sqlite as NonNullable<Db["sqlite"]>;
   let tx = enqueueCache.get(handle);
   if (!tx) {
-    const stmt = preparedInsert(db);
+    const stmt = handle.prepare<unknown[]>(QUEUE_INSERT_SQL);
+    const bodyStmt = handle.prepare<unknown[]>(QUEUE_BODY_INSERT_SQL);
     tx = handle.transaction((rows: QueueInsert[], outcomes: readonly OutcomeCount[]) => {
-      for (const r of rows) stmt.run(r.projectId, r.keyId, r.receivedAt, r.clientIp, r.kind, r.body);
+      for (const r of rows) bodyStmt.run(stmt.run(r.projectId, r.keyId, r.receivedAt, r.clientIp, r.kind).lastInsertRowid, r.body);
       if (outcomes.length > 0) addOutcomesSqlite(handle, outcomes);
     }) as unknown as EnqueueTx;
     enqueueCache.set(handle, tx);
@@ -75,31 +86,18 @@ function preparedEnqueue(db: Db): EnqueueTx {
 }
 
 /**
- * `available_at` of a row never claimed. SQLite stores an integer in the fewest bytes that hold it
- * and stores a row's columns in order, so `available_at` and `attempts` sit after the body, at the
- * end of its overflow chain. A claim that changes the record's size (0 → a 6-byte deadline)
- * rewrites the whole row, body included (measured: ~200 µs per 8 KB row, more than digesting it).
- * Born with a 6-byte value (2^40 ms, in 2004: always in the past) and `attempts` going 0 → 1 (both
- * stored in zero bytes), the record keeps its size and SQLite overwrites the two changed pages in
- * place. Rows queued before this value (available_at 0) are claimed like expired leases.
+ * `available_at` of a row never claimed: a 6-byte integer (2^40 ms, in 2004: always in the past),
+ * the size of every lease deadline, with `attempts` going 0 → 1 (both stored in zero bytes). A
+ * claim then keeps the record's size and SQLite overwrites the changed page in place. (It mattered
+ * more while the body shared the row: a size change rewrote its whole overflow chain.) Rows queued
+ * before this value (available_at 0) are claimed like expired leases.
  */
 export const FRESH_AVAILABLE_AT = 2 ** 40;
 
-/** One queue row (project, key, received_at, client_ip, kind, body); also run by queue-writer.ts. */
-export const QUEUE_INSERT_SQL = `INSERT INTO queue (project_id, key_id, received_at, client_ip, kind, body, available_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ${FRESH_AVAILABLE_AT}, 0)`;
-
-type InsertStatement = { run: (...args: unknown[]) => unknown };
-const insertCache = new WeakMap<object, InsertStatement>();
-function preparedInsert(db: Db): InsertStatement {
-  const handle = db.sqlite as NonNullable<Db["sqlite"]>;
-  let stmt = insertCache.get(handle);
-  if (!stmt) {
-    const prepared = handle.prepare<unknown[]>(QUEUE_INSERT_SQL);
-    insertCache.set(handle, prepared);
-    stmt = prepared;
-  }
-  return stmt;
-}
+/** One queue row (project, key, received_at, client_ip, kind); also run by queue-writer.ts. */
+export const QUEUE_INSERT_SQL = `INSERT INTO queue (project_id, key_id, received_at, client_ip, kind, available_at, attempts) VALUES (?, ?, ?, ?, ?, ${FRESH_AVAILABLE_AT}, 0)`;
+/** Its body (queue id, body), in the same transaction; also run by queue-writer.ts. */
+export const QUEUE_BODY_INSERT_SQL = "INSERT INTO queue_bodies (id, body) VALUES (?, ?)";
 
 /**
  * Claims up to `limit` rows whose lease has expired, pushing their availability `leaseMs` into
@@ -109,9 +107,11 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
   const until = now + leaseMs;
   if (db.dialect === "postgres") {
     const res = await sql<RawRow>`
-      UPDATE queue SET available_at = ${until}, attempts = attempts + 1
-      WHERE id IN (SELECT id FROM queue WHERE (available_at <= ${now} OR available_at = ${FRESH_AVAILABLE_AT}) ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-      RETURNING id, project_id, key_id, received_at, client_ip, kind, body, attempts`.execute(db.kysely);
+      WITH claimed AS (
+        UPDATE queue SET available_at = ${until}, attempts = attempts + 1
+        WHERE id IN (SELECT id FROM queue WHERE (available_at <= ${now} OR available_at = ${FRESH_AVAILABLE_AT}) ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING id, project_id, key_id, received_at, client_ip, kind, attempts)
+      SELECT c.*, b.body FROM claimed c LEFT JOIN queue_bodies b ON b.id = c.id`.execute(db.kysely);
     return res.rows.map(toItem).sort((a, b) => a.id - b.id);
   }
   return writeTx(db, async (tx) => {
@@ -149,17 +149,23 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
 
 type ClaimQuery = ReturnType<typeof claimQuery>;
 function claimQuery(tx: Tx) {
-  return tx.selectFrom("queue").select(["id", "project_id", "key_id", "received_at", "client_ip", "kind", "body", "attempts"]);
+  // A missing body (never expected) reads as an empty one: the digest then drops the row as
+  // unreadable instead of claiming it again and again.
+  return tx
+    .selectFrom("queue")
+    .leftJoin("queue_bodies as b", "b.id", "queue.id")
+    .select(["queue.id", "project_id", "key_id", "received_at", "client_ip", "kind", "b.body", "attempts"]);
 }
 
 async function selectClaimable(tx: Tx, limit: number, where: (q: ClaimQuery) => ClaimQuery): Promise<RawRow[]> {
-  return where(claimQuery(tx)).orderBy("available_at").orderBy("id").limit(limit).execute();
+  return where(claimQuery(tx)).orderBy("available_at").orderBy("queue.id").limit(limit).execute();
 }
 
-/** Removes processed rows; call inside the transaction that stored their results. */
+/** Removes processed rows and their bodies; call inside the transaction that stored their results. */
 export async function deleteQueued(tx: Tx, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   await tx.deleteFrom("queue").where("id", "in", ids).execute();
+  await tx.deleteFrom("queue_bodies").where("id", "in", ids).execute();
 }
 
 /**
@@ -191,7 +197,7 @@ interface RawRow {
   received_at: number;
   client_ip: string | null;
   kind: string;
-  body: Buffer;
+  body: Buffer | null;
   attempts: number;
 }
 
@@ -203,7 +209,7 @@ function toItem(r: RawRow): QueueItem {
     receivedAt: Number(r.received_at),
     clientIp: r.client_ip,
     kind: r.kind === "store" ? "store" : "envelope",
-    body: Buffer.isBuffer(r.body) ? r.body : Buffer.from(r.body as unknown as Uint8Array),
+    body: r.body === null ? Buffer.alloc(0) : Buffer.isBuffer(r.body) ? r.body : Buffer.from(r.body as Uint8Array),
     attempts: Number(r.attempts),
   };
 }

@@ -68,11 +68,17 @@ export interface QueueTable {
   client_ip: string | null;
   /** what the ingest endpoint accepted: "envelope" or "store" */
   kind: string;
-  /** decompressed request body */
-  body: Buffer;
   /** epoch ms from which a worker may (re)claim the row */
   available_at: number;
   attempts: number;
+}
+
+/** A queue row's body, apart so that claiming (a lease update) never rewrites it (migration 0023). */
+export interface QueueBodiesTable {
+  /** the queue row's id */
+  id: number;
+  /** decompressed request body */
+  body: Buffer;
 }
 
 export interface IssuesTable {
@@ -680,6 +686,7 @@ export interface Database {
   project_keys: ProjectKeysTable;
   api_tokens: ApiTokensTable;
   queue: QueueTable;
+  queue_bodies: QueueBodiesTable;
   issues: IssuesTable;
   issue_hashes: IssueHashesTable;
   issue_users: IssueUsersTable;

@@ -17,7 +17,13 @@ let idSeq = 0;
 const newId = () => (++idSeq).toString(16).padStart(8, "0") + "e".repeat(24);
 
 async function queuedBodies(db: Db, projectId: number): Promise<Buffer[]> {
-  const rows = await db.kysely.selectFrom("queue").select("body").where("project_id", "=", projectId).orderBy("id").execute();
+  const rows = await db.kysely
+    .selectFrom("queue")
+    .innerJoin("queue_bodies as b", "b.id", "queue.id")
+    .select("b.body")
+    .where("project_id", "=", projectId)
+    .orderBy("queue.id")
+    .execute();
   return rows.map((r) => Buffer.from(r.body));
 }
 

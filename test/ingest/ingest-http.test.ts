@@ -88,8 +88,9 @@ function expectCatalogueError(r: Reply, status: number, code: string): void {
 async function lastQueued(db: Db): Promise<{ body: Buffer; kind: string; project_id: number; key_id: number; client_ip: string | null }> {
   const row = await db.kysely
     .selectFrom("queue")
-    .select(["body", "kind", "project_id", "key_id", "client_ip"])
-    .orderBy("id", "desc")
+    .innerJoin("queue_bodies as b", "b.id", "queue.id")
+    .select(["b.body", "kind", "project_id", "key_id", "client_ip"])
+    .orderBy("queue.id", "desc")
     .limit(1)
     .executeTakeFirstOrThrow();
   return { ...row, body: Buffer.from(row.body), project_id: Number(row.project_id), key_id: Number(row.key_id) };
@@ -457,7 +458,13 @@ describe.each(await dialects())("ingest over HTTP on %s", (dialect) => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     expect(await queueDepth(db)).toBeGreaterThan(before);
-    const rows = await db.kysely.selectFrom("queue").select(["body"]).orderBy("id", "desc").limit(5).execute();
+    const rows = await db.kysely
+      .selectFrom("queue")
+      .innerJoin("queue_bodies as b", "b.id", "queue.id")
+      .select(["b.body"])
+      .orderBy("queue.id", "desc")
+      .limit(5)
+      .execute();
     const bodies = rows.map((r) => Buffer.from(r.body).toString("utf8"));
     const withEvent = bodies.find((b) => b.includes("hello from the real node sdk"));
     expect(withEvent).toBeDefined();

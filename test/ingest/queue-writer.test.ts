@@ -44,7 +44,12 @@ describe("queue writer thread (SQLite file)", () => {
     };
     await writer.write([row("a"), row("bb"), row("ccc")], [count]);
     expect(await queueDepth(db)).toBe(3);
-    const bodies = await db.kysely.selectFrom("queue").select("body").orderBy("id").execute();
+    const bodies = await db.kysely
+      .selectFrom("queue")
+      .innerJoin("queue_bodies as b", "b.id", "queue.id")
+      .select("b.body")
+      .orderBy("queue.id")
+      .execute();
     expect(bodies.map((b) => Buffer.from(b.body).toString())).toEqual(["a", "bb", "ccc"]);
     // NOT NULL violated → the whole batch rolls back (its counts too), and the writer goes on.
     await expect(writer.write([row("d"), row("e", null as unknown as number)], [count])).rejects.toThrow(/NOT NULL/);

@@ -46,7 +46,12 @@ async function close(server: http.Server): Promise<void> {
 }
 
 async function queuedBodies(db: Db): Promise<string[]> {
-  const rows = await db.kysely.selectFrom("queue").select(["body"]).orderBy("id").execute();
+  const rows = await db.kysely
+    .selectFrom("queue")
+    .innerJoin("queue_bodies as b", "b.id", "queue.id")
+    .select(["b.body"])
+    .orderBy("queue.id")
+    .execute();
   return rows.map((r) => Buffer.from(r.body).toString("utf8"));
 }
 

@@ -188,7 +188,12 @@ describe("@sentry/node against Errata's ingest (SQLite)", () => {
       expect(events[0]?.url).toBe("/monitoring");
       expect(events[0]?.status).toBe(200);
       expect(events[0]?.headers.dsn).toBe(`http://${p.key}@sentry.invalid/${p.projectId}`);
-      const rows = await db.kysely.selectFrom("queue").select(["body", "key_id"]).where("project_id", "=", p.projectId).execute();
+      const rows = await db.kysely
+        .selectFrom("queue")
+        .innerJoin("queue_bodies as b", "b.id", "queue.id")
+        .select(["b.body", "key_id"])
+        .where("project_id", "=", p.projectId)
+        .execute();
       const queued = rows.map((r) => Buffer.from(r.body).toString()).find((b) => b.includes("through the tunnel"));
       expect(queued).toBeDefined();
       expect(rows.every((r) => Number(r.key_id) === p.keyId)).toBe(true);

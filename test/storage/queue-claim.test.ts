@@ -20,6 +20,7 @@ function rows(n: number, bodyBytes = 64): QueueInsert[] {
 
 async function clear(db: Db): Promise<void> {
   await db.kysely.deleteFrom("queue").execute();
+  await db.kysely.deleteFrom("queue_bodies").execute();
 }
 
 describe.each(await dialects())("queue claims on %s", (dialect) => {
@@ -33,7 +34,7 @@ describe.each(await dialects())("queue claims on %s", (dialect) => {
   test("claims fresh rows, expired leases and rows queued before FRESH_AVAILABLE_AT, oldest id first, each once per lease", async () => {
     await clear(db);
     // A row queued by an older version (available_at 0) must still be claimed.
-    await db.kysely
+    const old = await db.kysely
       .insertInto("queue")
       .values({
         project_id: 1,
@@ -41,10 +42,14 @@ describe.each(await dialects())("queue claims on %s", (dialect) => {
         received_at: NOW,
         client_ip: null,
         kind: "envelope",
-        body: Buffer.from("old"),
         available_at: 0,
         attempts: 0,
       })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await db.kysely
+      .insertInto("queue_bodies")
+      .values({ id: Number(old.id), body: Buffer.from("old") })
       .execute();
     await enqueueMany(db, rows(5));
     const first = await claimBatch(db, NOW, 3, LEASE);
@@ -65,6 +70,40 @@ describe.each(await dialects())("queue claims on %s", (dialect) => {
         [...first, ...second].map((r) => r.id),
       ),
     );
+  });
+
+  test("each row comes back with its own body, and deleting a row deletes its body", async () => {
+    await clear(db);
+    const distinct = (tag: string, n: number): QueueInsert[] =>
+      Array.from({ length: n }, (_, i) => ({ ...rows(1)[0], body: Buffer.from(`${tag}-${i}-${"x".repeat(i * 37)}`) }) as QueueInsert);
+    // Two group commits, the second larger: ids interleave with nothing, bodies must follow them.
+    await enqueueMany(db, distinct("a", 3));
+    await enqueueMany(db, distinct("b", 7));
+    const claimed = await claimBatch(db, NOW, 100, LEASE);
+    expect(claimed.map((r) => r.body.toString().split("-").slice(0, 2).join("-"))).toEqual([
+      ...["a-0", "a-1", "a-2"],
+      ...Array.from({ length: 7 }, (_, i) => `b-${i}`),
+    ]);
+    await writeTx(db, (tx) =>
+      deleteQueued(
+        tx,
+        claimed.map((r) => r.id),
+      ),
+    );
+    const left = await db.kysely
+      .selectFrom("queue_bodies")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    expect(Number(left.n)).toBe(0);
+  });
+
+  test("a row whose body is missing is claimed with an empty body (dropped by the digest), not claimed forever", async () => {
+    await clear(db);
+    await enqueueMany(db, rows(2));
+    const [first] = await db.kysely.selectFrom("queue").select("id").orderBy("id").execute();
+    await db.kysely.deleteFrom("queue_bodies").where("id", "=", Number(first?.id)).execute();
+    const claimed = await claimBatch(db, NOW, 10, LEASE);
+    expect(claimed.map((r) => r.body.length)).toEqual([0, 64]);
   });
 
   test("new rows are born with the 6-byte FRESH_AVAILABLE_AT", async () => {

@@ -25,6 +25,7 @@ import * as m0019traces from "./0019-traces";
 import * as m0020sso from "./0020-sso";
 import * as m0021passwordResets from "./0021-password-resets";
 import * as m0022alertRuleReleases from "./0022-alert-rule-releases";
+import * as m0023queueBodies from "./0023-queue-bodies";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -49,6 +50,7 @@ const steps: Record<string, Step> = {
   "0020-sso": m0020sso,
   "0021-password-resets": m0021passwordResets,
   "0022-alert-rule-releases": m0022alertRuleReleases,
+  "0023-queue-bodies": m0023queueBodies,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
