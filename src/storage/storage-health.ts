@@ -130,7 +130,8 @@ function createStorageHealth(db: Db): StorageHealth {
 async function probeWritable(db: Db): Promise<void> {
   const sqlite = db.sqlite;
   if (!sqlite) {
-    await sql`select 1`.execute(db.kysely);
+    // A dead idle client in the pool is not the server being down: try a fresh one.
+    await retryOnLostConnection(() => sql`select 1`.execute(db.kysely));
     return;
   }
   // A write needs the file writable, which BEGIN IMMEDIATE does not check on its own.
@@ -163,20 +164,25 @@ function isLostConnection(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string" && LOST_CONNECTION_CODES.has(code)) return true;
   const message = (err as { message?: unknown }).message;
-  return typeof message === "string" && /Connection terminated|terminating connection/i.test(message);
+  // "…is not queryable": pg's answer for a client whose socket already died (checked out before
+  // the pool saw the close).
+  return typeof message === "string" && /Connection terminated|terminating connection|is not queryable/i.test(message);
 }
 
 /**
  * Runs `fn` (one transaction) again when its PostgreSQL connection was lost under it: the pool has
  * dropped that client, so the retry gets a fresh one. A commit whose acknowledgement was lost may
- * run twice; callers are idempotent (queue rows are digested once per event id).
+ * run twice; callers are idempotent (queue rows are digested once per event id). When every
+ * backend was terminated at once, the pool may still hold other dead idle clients whose close it
+ * has not processed yet: each retry first yields to the event loop a little longer, so it does.
  */
-export async function retryOnLostConnection<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+export async function retryOnLostConnection<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await fn();
     } catch (err) {
       if (i >= attempts || !isLostConnection(err)) throw err;
     }
+    await new Promise((r) => setTimeout(r, 10 * i));
   }
 }
