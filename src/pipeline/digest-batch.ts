@@ -29,7 +29,7 @@ import { recordEventDebugIds } from "../storage/artifacts";
 import type { Db } from "../storage/db";
 import { type Tx, writeTx } from "../storage/dialect";
 import { addIssueFlag } from "../storage/digests";
-import { encodePayload, existingEventIds, insertEvent } from "../storage/events";
+import { encodePayload, eventKey, existingEventIds, insertEvents, type NewEvent } from "../storage/events";
 import { IssueStatsBatch, writeIssueStats } from "../storage/issue-stats";
 import { addIssueHashes, addIssueUser, deleteIssueRows, findIssueByHashes, insertIssue, recordIssueEvent } from "../storage/issues";
 import { readProjectProcessing } from "../storage/project-processing";
@@ -147,7 +147,7 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
       const stats = new IssueStatsBatch();
       await recordReleases(tx, releasesOf(prepared), deps.now);
       const memo = await BatchMemo.load(tx, prepared, deps);
-      for (const p of prepared) all.push(...(await storeItem(tx, p, deps, tally, memo, stats)));
+      all.push(...(await storeItems(tx, prepared, deps, tally, memo, stats)));
       await memo.counters.flush(tx);
       await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
       await writeIssueStats(tx, stats);
@@ -192,7 +192,7 @@ async function digestOneByOne(
         await recordReleases(tx, releasesOf([p]), deps.now);
         const stats = new IssueStatsBatch();
         const memo = await BatchMemo.load(tx, [p], deps);
-        const o = await storeItem(tx, p, deps, tally, memo, stats);
+        const o = await storeItems(tx, [p], deps, tally, memo, stats);
         await memo.counters.flush(tx);
         await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
         await writeIssueStats(tx, stats);
@@ -393,7 +393,7 @@ function releasesOf(prepared: PreparedItem[]): SeenRelease[] {
 /**
  * What one write transaction learnt, so the next events of the batch skip a query:
  * - the (project, event id) pairs already stored: one query per batch instead of one per event,
- *   kept up to date as the batch stores events (an id twice in one batch is a duplicate then);
+ *   kept up to date as the batch places events (an id twice in one batch is a duplicate then);
  * - the issue found for a set of grouping hashes, remembered once an event stored with them has
  *   registered every one of them: owned hashes never change owner inside the transaction (hashes
  *   are only inserted, ON CONFLICT DO NOTHING), so the same lookup would give the same answer.
@@ -446,35 +446,65 @@ class BatchMemo {
   }
 }
 
-async function storeItem(
+/**
+ * Stores a batch's items in three steps, so that the events go in with one INSERT (on PostgreSQL
+ * one round trip for the batch instead of one per event):
+ *   1. each event's issue, found or created, in batch order (a later event finds the issue an
+ *      earlier one created; an event id seen before, stored or earlier in the batch, is a duplicate);
+ *   2. the events, ON CONFLICT DO NOTHING (another worker may have stored one meanwhile);
+ *   3. in batch order, what each stored event does to its issue (users, flags, stats, counters,
+ *      lifecycle and alerts), then the item's other contents. An issue created in step 1 none of
+ *      whose events was stored is removed again.
+ */
+async function storeItems(
   tx: Tx,
-  p: PreparedItem,
+  prepared: PreparedItem[],
   deps: DigestDeps,
   tally: OutcomeTally,
   memo: BatchMemo,
   stats?: IssueStatsBatch,
 ): Promise<Outcome[]> {
-  const out: Outcome[] = [];
-  for (const e of p.events) {
-    const o = await storeEvent(tx, p.item, e, deps, memo, stats);
-    recordEventOutcome(tally, p.item, e.event, o === "stored");
-    out.push(o);
+  const placed: Array<Array<Placed | undefined>> = [];
+  for (const p of prepared) {
+    const list: Array<Placed | undefined> = [];
+    for (const e of p.events) list.push(await placeEvent(tx, p.item, e, memo));
+    placed.push(list);
   }
-  await storeExtras(tx, p.item, p.extras, tally, deps.now, memo.sessionReleases);
+  const rows = placed.flat().filter((x): x is Placed => x !== undefined);
+  const inserted = await insertEvents(
+    tx,
+    rows.map((x) => x.row),
+  );
+  await dropUnusedIssues(tx, rows, inserted, memo);
+  const out: Outcome[] = [];
+  for (const [i, p] of prepared.entries()) {
+    for (const [j, e] of p.events.entries()) {
+      const x = placed[i]?.[j];
+      const stored = x !== undefined && inserted.has(eventKey(x.row.projectId, x.row.eventId));
+      if (stored) await recordStored(tx, p.item, e, x, deps, memo, stats);
+      recordEventOutcome(tally, p.item, e.event, stored);
+      out.push(stored ? "stored" : "duplicate");
+    }
+    await storeExtras(tx, p.item, p.extras, tally, deps.now, memo.sessionReleases);
+  }
   return out;
 }
 
-async function storeEvent(
-  tx: Tx,
-  item: QueueItem,
-  p: PreparedEvent,
-  deps: DigestDeps,
-  memo: BatchMemo,
-  stats?: IssueStatsBatch,
-): Promise<Outcome> {
+/** An event with its issue, ready to insert (step 1 of storeItems). */
+interface Placed {
+  issueId: number;
+  /** this event created the issue */
+  created: boolean;
+  row: NewEvent;
+}
+
+/** Step 1: the event's issue, found or created; undefined when the event id is a duplicate. */
+async function placeEvent(tx: Tx, item: QueueItem, p: PreparedEvent, memo: BatchMemo): Promise<Placed | undefined> {
   const { event, grouping } = p;
   const projectId = item.projectId;
-  if (memo.has(projectId, event.event_id)) return "duplicate";
+  if (memo.has(projectId, event.event_id)) return undefined;
+  // Taken now: the same id later in the batch is a duplicate, stored or not.
+  memo.add(projectId, event.event_id);
 
   const seenAt = item.receivedAt;
   const release = event.release ?? null;
@@ -499,8 +529,13 @@ async function storeEvent(
     issueId = res.id;
     created = res.created;
   }
-
-  const inserted = await insertEvent(tx, {
+  // Every variant (and, in a transition, the new version's hashes) now points at this issue.
+  const unknown = found ? grouping.hashes.filter((h) => !found.known.has(h)) : [];
+  if (unknown.length > 0) await addIssueHashes(tx, projectId, issueId, unknown, grouping.version);
+  // Every grouping hash now has an owner, so the lookup's answer is settled (see BatchMemo); not
+  // after losing a creation race, where the issue kept is not necessarily the lookup's answer.
+  if (grouping.hashes.length > 0 && (found !== undefined || created)) memo.rememberIssue(projectId, lookup, issueId);
+  const row: NewEvent = {
     projectId,
     issueId,
     eventId: event.event_id,
@@ -517,23 +552,39 @@ async function storeEvent(
     digest: p.nextjs.digest?.key ?? null,
     payload: event,
     encoded: p.encoded,
-  });
-  if (!inserted) {
-    // Another worker stored the same event concurrently; don't leave an empty issue behind.
-    if (created) {
-      await deleteIssueRows(tx, issueId);
-      memo.forgetIssues();
-      memo.counters.forget(issueId);
-    }
-    return "duplicate";
+  };
+  return { issueId, created, row };
+}
+
+/**
+ * Another worker stored an event concurrently (PostgreSQL): an issue this batch created for events
+ * of which none was stored would stay empty; it goes.
+ */
+async function dropUnusedIssues(tx: Tx, rows: Placed[], inserted: Set<string>, memo: BatchMemo): Promise<void> {
+  const used = new Set(rows.filter((x) => inserted.has(eventKey(x.row.projectId, x.row.eventId))).map((x) => x.issueId));
+  for (const x of rows) {
+    if (!x.created || used.has(x.issueId)) continue;
+    await deleteIssueRows(tx, x.issueId);
+    memo.forgetIssues();
+    memo.counters.forget(x.issueId);
   }
-  memo.add(projectId, event.event_id);
-  // Every variant (and, in a transition, the new version's hashes) now points at this issue.
-  const unknown = found ? grouping.hashes.filter((h) => !found.known.has(h)) : [];
-  if (unknown.length > 0) await addIssueHashes(tx, projectId, issueId, unknown, grouping.version);
-  // Every grouping hash now has an owner, so the lookup's answer is settled (see BatchMemo); not
-  // after losing a creation race, where the issue kept is not necessarily the lookup's answer.
-  if (grouping.hashes.length > 0 && (found !== undefined || created)) memo.rememberIssue(projectId, lookup, issueId);
+}
+
+/** Step 3: what a stored event does to its issue. */
+async function recordStored(
+  tx: Tx,
+  item: QueueItem,
+  p: PreparedEvent,
+  placed: Placed,
+  deps: DigestDeps,
+  memo: BatchMemo,
+  stats?: IssueStatsBatch,
+): Promise<void> {
+  const { event, grouping } = p;
+  const { issueId, created } = placed;
+  const projectId = item.projectId;
+  const seenAt = item.receivedAt;
+  const release = event.release ?? null;
   if (p.missingDebugIds?.length)
     await recordEventDebugIds(tx, { projectId, eventId: event.event_id, debugIds: p.missingDebugIds, receivedAt: item.receivedAt });
   const newUser = p.userKey ? await addIssueUser(tx, issueId, p.userKey) : false;
@@ -544,7 +595,7 @@ async function storeEvent(
   // (unless a frequency rule of the project must see each event).
   if (!created && memo.counters.canDefer(issueId) && !(await countsEachEvent(tx, projectId, deps.now))) {
     memo.counters.defer(issueId, update);
-    return "stored";
+    return;
   }
   const state = await recordIssueEvent(tx, issueId, update);
   memo.counters.counted(issueId, state);
@@ -563,7 +614,6 @@ async function storeEvent(
     deps.now,
     deps.lifecycle,
   );
-  return "stored";
 }
 
 /** How a project's events are processed: grouping version (+ transition) and PII scrubbing. */

@@ -97,37 +97,62 @@ export function decodePayload(blob: Buffer | Uint8Array): Record<string, unknown
   }
 }
 
+function eventRow(e: NewEvent) {
+  const { blob, size } = e.encoded ?? encodePayload(e.payload);
+  return {
+    project_id: e.projectId,
+    issue_id: e.issueId,
+    event_id: e.eventId,
+    received_at: e.receivedAt,
+    timestamp: Math.round(e.timestamp),
+    level: e.level,
+    platform: clean(e.platform),
+    release: cleanOrNull(e.release),
+    environment: cleanOrNull(e.environment),
+    title: clean(e.title),
+    culprit: clean(e.culprit),
+    user_key: cleanOrNull(e.userKey),
+    trace_id: cleanOrNull(e.traceId),
+    digest: cleanOrNull(e.digest),
+    size,
+    payload: blob,
+  };
+}
+
 /**
  * Inserts an event; returns false (without failing the transaction) when the project already has
  * an event with this id — the at-least-once queue delivers some items twice.
  */
 export async function insertEvent(tx: Tx, e: NewEvent): Promise<boolean> {
-  const { blob, size } = e.encoded ?? encodePayload(e.payload);
-  const res = await tx
-    .insertInto("events")
-    .values({
-      project_id: e.projectId,
-      issue_id: e.issueId,
-      event_id: e.eventId,
-      received_at: e.receivedAt,
-      timestamp: Math.round(e.timestamp),
-      level: e.level,
-      platform: clean(e.platform),
-      release: cleanOrNull(e.release),
-      environment: cleanOrNull(e.environment),
-      title: clean(e.title),
-      culprit: clean(e.culprit),
-      user_key: cleanOrNull(e.userKey),
-      trace_id: cleanOrNull(e.traceId),
-      digest: cleanOrNull(e.digest),
-      size,
-      payload: blob,
-    })
-    // ON CONFLICT instead of catching the error: on PostgreSQL a failed statement aborts the
-    // whole transaction, and with it the rest of the batch.
-    .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
-    .executeTakeFirst();
-  return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
+  return (await insertEvents(tx, [e])).size > 0;
+}
+
+/** Rows per INSERT: 16 columns each, well under SQLite's (32,766) and PostgreSQL's (65,535) bound-parameter limits. */
+const INSERT_CHUNK = 250;
+
+/**
+ * Inserts events, one statement per chunk (the digest's batch: on PostgreSQL one round trip instead
+ * of one per event). Returns the `${projectId}:${eventId}` keys actually inserted; an event the
+ * project already has is skipped without failing the transaction (ON CONFLICT instead of catching
+ * the error: on PostgreSQL a failed statement aborts the whole transaction).
+ */
+export async function insertEvents(tx: Tx, events: NewEvent[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  for (let i = 0; i < events.length; i += INSERT_CHUNK) {
+    const rows = await tx
+      .insertInto("events")
+      .values(events.slice(i, i + INSERT_CHUNK).map(eventRow))
+      .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
+      .returning(["project_id", "event_id"])
+      .execute();
+    for (const r of rows) inserted.add(eventKey(Number(r.project_id), r.event_id));
+  }
+  return inserted;
+}
+
+/** How insertEvents names an event. */
+export function eventKey(projectId: number, eventId: string): string {
+  return `${projectId}:${eventId}`;
 }
 
 /** Which of these event ids the project already stores (duplicate check before grouping). */
