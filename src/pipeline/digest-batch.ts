@@ -31,7 +31,15 @@ import { type Tx, writeTx } from "../storage/dialect";
 import { addIssueFlag } from "../storage/digests";
 import { encodePayload, eventKey, existingEventIds, insertEvents, type NewEvent } from "../storage/events";
 import { IssueStatsBatch, writeIssueStats } from "../storage/issue-stats";
-import { addIssueHashes, addIssueUser, deleteIssueRows, findIssueByHashes, insertIssue, recordIssueEvent } from "../storage/issues";
+import {
+  addIssueHashes,
+  addIssueUsers,
+  deleteIssueRows,
+  findIssueByHashes,
+  insertIssue,
+  issueUserKey,
+  recordIssueEvent,
+} from "../storage/issues";
 import { readProjectProcessing } from "../storage/project-processing";
 import { deleteQueued, type QueueItem } from "../storage/queue";
 import { recordReleases, type SeenRelease } from "../storage/releases";
@@ -451,10 +459,10 @@ class BatchMemo {
  * one round trip for the batch instead of one per event):
  *   1. each event's issue, found or created, in batch order (a later event finds the issue an
  *      earlier one created; an event id seen before, stored or earlier in the batch, is a duplicate);
- *   2. the events, ON CONFLICT DO NOTHING (another worker may have stored one meanwhile);
- *   3. in batch order, what each stored event does to its issue (users, flags, stats, counters,
- *      lifecycle and alerts), then the item's other contents. An issue created in step 1 none of
- *      whose events was stored is removed again.
+ *   2. the events, ON CONFLICT DO NOTHING (another worker may have stored one meanwhile); an
+ *      issue created in step 1 none of whose events was stored is removed again;
+ *   3. the stored events' users, one INSERT too; then, in batch order, what each stored event does
+ *      to its issue (flags, stats, counters, lifecycle and alerts) and the item's other contents.
  */
 async function storeItems(
   tx: Tx,
@@ -476,12 +484,18 @@ async function storeItems(
     rows.map((x) => x.row),
   );
   await dropUnusedIssues(tx, rows, inserted, memo);
+  const isStored = (x: Placed) => inserted.has(eventKey(x.row.projectId, x.row.eventId));
+  // Users too in one statement; each new (issue, user) pair is new for its first event only.
+  const newUsers = await addIssueUsers(
+    tx,
+    rows.filter((x) => x.row.userKey !== null && isStored(x)).map((x) => ({ issueId: x.issueId, userKey: x.row.userKey as string })),
+  );
   const out: Outcome[] = [];
   for (const [i, p] of prepared.entries()) {
     for (const [j, e] of p.events.entries()) {
       const x = placed[i]?.[j];
-      const stored = x !== undefined && inserted.has(eventKey(x.row.projectId, x.row.eventId));
-      if (stored) await recordStored(tx, p.item, e, x, deps, memo, stats);
+      const stored = x !== undefined && isStored(x);
+      if (stored) await recordStored(tx, p.item, e, x, newUsers, deps, memo, stats);
       recordEventOutcome(tally, p.item, e.event, stored);
       out.push(stored ? "stored" : "duplicate");
     }
@@ -576,6 +590,7 @@ async function recordStored(
   item: QueueItem,
   p: PreparedEvent,
   placed: Placed,
+  newUsers: Set<string>,
   deps: DigestDeps,
   memo: BatchMemo,
   stats?: IssueStatsBatch,
@@ -587,7 +602,8 @@ async function recordStored(
   const release = event.release ?? null;
   if (p.missingDebugIds?.length)
     await recordEventDebugIds(tx, { projectId, eventId: event.event_id, debugIds: p.missingDebugIds, receivedAt: item.receivedAt });
-  const newUser = p.userKey ? await addIssueUser(tx, issueId, p.userKey) : false;
+  // delete: true for the pair's first stored event of the batch only.
+  const newUser = p.userKey !== null && newUsers.delete(issueUserKey(issueId, p.userKey));
   const update = { seenAt, level: event.level, eventId: event.event_id, release, newUser };
   if (p.nextjs.classification) await addIssueFlag(tx, issueId, p.nextjs.classification);
   stats?.add(issueId, projectId, seenAt, statTagsOf(event, p.nextjs.digest?.key));

@@ -188,12 +188,35 @@ export async function addIssueHashes(
  * Counts a user on an issue exactly once. Returns true when the user is new to the issue.
  */
 export async function addIssueUser(tx: Tx, issueId: number, userKey: string): Promise<boolean> {
-  const res = await tx
-    .insertInto("issue_users")
-    .values({ issue_id: issueId, user_key: clean(userKey) })
-    .onConflict((oc) => oc.columns(["issue_id", "user_key"]).doNothing())
-    .executeTakeFirst();
-  return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
+  return (await addIssueUsers(tx, [{ issueId, userKey }])).size > 0;
+}
+
+/** Pairs per INSERT (2 parameters each). */
+const USERS_CHUNK = 1000;
+
+/**
+ * Counts users on issues exactly once, one statement per chunk (a digest batch's stored events).
+ * Returns the pairs new to their issue as `issueUserKey` keys; a pair given twice is new once.
+ */
+export async function addIssueUsers(tx: Tx, pairs: Array<{ issueId: number; userKey: string }>): Promise<Set<string>> {
+  const fresh = new Set<string>();
+  const unique = new Map(pairs.map((p) => [issueUserKey(p.issueId, p.userKey), p]));
+  const list = [...unique.values()];
+  for (let i = 0; i < list.length; i += USERS_CHUNK) {
+    const rows = await tx
+      .insertInto("issue_users")
+      .values(list.slice(i, i + USERS_CHUNK).map((p) => ({ issue_id: p.issueId, user_key: clean(p.userKey) })))
+      .onConflict((oc) => oc.columns(["issue_id", "user_key"]).doNothing())
+      .returning(["issue_id", "user_key"])
+      .execute();
+    for (const r of rows) fresh.add(issueUserKey(Number(r.issue_id), r.user_key));
+  }
+  return fresh;
+}
+
+/** How addIssueUsers names a pair (the stored, cleaned user key). */
+export function issueUserKey(issueId: number, userKey: string): string {
+  return `${issueId}\u0000${clean(userKey)}`;
 }
 
 /**
