@@ -9,6 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import pg from "pg";
 
 const execFileP = promisify(execFile);
 export const ROOT = path.resolve(import.meta.dirname, "..");
@@ -136,7 +137,7 @@ export interface ErrataChild extends Child {
  * web+ingest, digest, queue writer) for a few more scavenges; two malloc arenas instead of one per
  * thread keep freed native memory from lingering (about 10 MB idle, 60 MB after load).
  */
-export const PRODUCT_NODE_ARGS = ["--max-semi-space-size=4"];
+export const PRODUCT_NODE_ARGS = ["--max-semi-space-size=4", "--expose-gc"];
 export const PRODUCT_ENV = { MALLOC_ARENA_MAX: "2" };
 
 export async function startErrata(
@@ -253,4 +254,27 @@ export function loadTemplates(): EnvelopeTemplate[] {
 
 export function fmtBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(0)} MB`;
+}
+
+/** A fresh, empty PostgreSQL database for one bench point (`drop` removes it, connections and all). */
+export async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `errata_bench_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`).catch(() => undefined);
+      await c.end();
+    },
+  };
 }

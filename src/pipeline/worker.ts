@@ -13,6 +13,7 @@ import type { Logger } from "../log";
 import type { Db } from "../storage/db";
 import { claimBatch } from "../storage/queue";
 import { runDeliveryLoop } from "./alerts/delivery-loop";
+import { collectGarbage } from "./collect-garbage";
 import { type DigestResult, digestBatch, sha256Hex } from "./digest-batch";
 import { configureMonitorClock, monitorNow } from "./monitor-clock";
 import { runMonitorEvaluator } from "./monitor-evaluator";
@@ -156,8 +157,12 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       const wanted = claimSize;
       const items = await claimBatch(db, now(), wanted, config.worker.leaseMs);
       if (items.length === 0) {
-        // Idle after a burst: hand SQLite's page cache back, so a quiet server stays small.
-        if (busy) db.sqlite?.pragma("shrink_memory");
+        // Idle after a burst: hand SQLite's page cache and the garbage of the burst back, so a
+        // quiet server stays small.
+        if (busy) {
+          db.sqlite?.pragma("shrink_memory");
+          collectGarbage();
+        }
         busy = false;
         if (idleTooLong()) break;
         await waker.sleep(config.worker.idlePollMs, signal);
