@@ -7,7 +7,10 @@
  * bodies measured in the same run, alternated per round.
  *
  * Options (node:util parseArgs): --events N (5000), --batch N (100), --rounds N (3),
- *   --only 5kb|50kb, --issues N (distinct issues the events spread over; 1 = one stack trace).
+ *   --only 5kb|50kb, --issues N (distinct issues the events spread over; 1 = one stack trace),
+ *   --postgres (a fresh PostgreSQL database per round instead of a SQLite file; the admin
+ *   connection is --url, default the test server's). On PostgreSQL "written" is this process's
+ *   writes only (none): the server's are not counted.
  * Profile: `node --cpu-prof --cpu-prof-dir=.tmp/profiles --import tsx bench/digest.ts`, then
  *   `npx tsx bench/profile-summary.ts .tmp/profiles/<file>.cpuprofile`.
  */
@@ -24,7 +27,7 @@ import { migrateToLatest } from "../src/storage/migrate";
 import { insertProject } from "../src/storage/projects";
 import { claimBatch, enqueueMany, type QueueInsert } from "../src/storage/queue";
 import Database from "../src/storage/sqlite-driver";
-import { type EnvelopeTemplate, loadTemplates } from "./helpers";
+import { createPostgresDatabase, type EnvelopeTemplate, loadTemplates } from "./helpers";
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +36,8 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     only: { type: "string" },
     issues: { type: "string", default: "1" },
+    postgres: { type: "boolean", default: false },
+    url: { type: "string", default: process.env.ERRATA_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" },
   },
 });
 const N = Number(values.events);
@@ -56,9 +61,24 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
-async function fresh(): Promise<{ db: Db; projectId: number; dir: string }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "errata-bench-digest-"));
-  const db = openDb({ kind: "sqlite", file: path.join(dir, "errata.db"), synchronous: "NORMAL" });
+async function fresh(): Promise<{ db: Db; projectId: number; drop: () => Promise<void> }> {
+  let db: Db;
+  let drop: () => Promise<void>;
+  if (values.postgres) {
+    const database = await createPostgresDatabase(String(values.url));
+    db = openDb({ kind: "postgres", url: database.url });
+    drop = async () => {
+      await db.close();
+      await database.drop();
+    };
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "errata-bench-digest-"));
+    db = openDb({ kind: "sqlite", file: path.join(dir, "errata.db"), synchronous: "NORMAL" });
+    drop = async () => {
+      await db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+  }
   await migrateToLatest(db);
   const projectId = await writeTx(db, async (tx) => {
     const org = await tx
@@ -68,7 +88,7 @@ async function fresh(): Promise<{ db: Db; projectId: number; dir: string }> {
       .executeTakeFirstOrThrow();
     return (await insertProject(tx, { orgId: Number(org.id), slug: "bench", name: "Bench", platform: "node", now: 1 })).id;
   });
-  return { db, projectId, dir };
+  return { db, projectId, drop };
 }
 
 /** The template's body with a fresh id; with --issues > 1, a distinct exception value per group. */
@@ -82,7 +102,7 @@ function body(tpl: EnvelopeTemplate, i: number): Buffer {
 }
 
 async function digestRound(tpl: EnvelopeTemplate): Promise<{ cpuUs: number; txUs: number; perSec: number; kbWritten: number }> {
-  const { db, projectId, dir } = await fresh();
+  const { db, projectId, drop } = await fresh();
   try {
     const now = Date.now();
     const rows: QueueInsert[] = [];
@@ -113,8 +133,7 @@ async function digestRound(tpl: EnvelopeTemplate): Promise<{ cpuUs: number; txUs
     if (stored !== N) throw new Error(`stored ${stored} of ${N}`);
     return { cpuUs: (cpu.user + cpu.system) / N, txUs: (txMs * 1000) / N, perSec: N / (wall / 1000), kbWritten };
   } finally {
-    await db.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await drop();
   }
 }
 

@@ -15,10 +15,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { openDb } from "../src/storage/db";
 import { countEvents } from "../src/storage/events";
-import { type ErrataChild, loadTemplates, sleep, startErrata } from "./helpers";
+import { createPostgresDatabase, type ErrataChild, loadTemplates, sleep, startErrata } from "./helpers";
 import { makeLoader } from "./load";
 
 const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts CPU in clock ticks (USER_HZ = 100 on Linux)
@@ -79,17 +78,11 @@ function postgresCpuMs(): number {
 }
 
 async function withDatabase<T>(adminUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `errata_bench_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const database = await createPostgresDatabase(adminUrl);
   try {
-    return await fn(url.toString());
+    return await fn(database.url);
   } finally {
-    await admin.query(`drop database if exists ${name} with (force)`).catch(() => undefined);
-    await admin.end();
+    await database.drop();
   }
 }
 
