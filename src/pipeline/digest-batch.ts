@@ -483,8 +483,8 @@ async function storeItems(
     tx,
     rows.map((x) => x.row),
   );
-  await dropUnusedIssues(tx, rows, inserted, memo);
   const isStored = (x: Placed) => inserted.has(eventKey(x.row.projectId, x.row.eventId));
+  await dropUnusedIssues(tx, rows, isStored, memo);
   // Users too in one statement; each new (issue, user) pair is new for its first event only.
   const newUsers = await addIssueUsers(
     tx,
@@ -574,8 +574,8 @@ async function placeEvent(tx: Tx, item: QueueItem, p: PreparedEvent, memo: Batch
  * Another worker stored an event concurrently (PostgreSQL): an issue this batch created for events
  * of which none was stored would stay empty; it goes.
  */
-async function dropUnusedIssues(tx: Tx, rows: Placed[], inserted: Set<string>, memo: BatchMemo): Promise<void> {
-  const used = new Set(rows.filter((x) => inserted.has(eventKey(x.row.projectId, x.row.eventId))).map((x) => x.issueId));
+async function dropUnusedIssues(tx: Tx, rows: Placed[], isStored: (x: Placed) => boolean, memo: BatchMemo): Promise<void> {
+  const used = new Set(rows.filter(isStored).map((x) => x.issueId));
   for (const x of rows) {
     if (!x.created || used.has(x.issueId)) continue;
     await deleteIssueRows(tx, x.issueId);

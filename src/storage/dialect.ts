@@ -44,3 +44,13 @@ export function isUniqueViolation(err: unknown): boolean {
   if (!e) return false;
   return e.code === "23505" || e.code === "SQLITE_CONSTRAINT_UNIQUE" || e.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
+
+/** Rows per multi-row INSERT by default: well under both dialects' bound-parameter limits. */
+export const INSERT_CHUNK = 200;
+
+/** `rows` in slices of `size`, one multi-row statement each. */
+export function chunks<T>(rows: T[], size = INSERT_CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}

@@ -4,7 +4,7 @@
  */
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from "node:zlib";
 import type { Db } from "./db";
-import type { Tx } from "./dialect";
+import { chunks, type Tx } from "./dialect";
 
 export interface NewEvent {
   projectId: number;
@@ -127,9 +127,6 @@ export async function insertEvent(tx: Tx, e: NewEvent): Promise<boolean> {
   return (await insertEvents(tx, [e])).size > 0;
 }
 
-/** Rows per INSERT: 16 columns each, well under SQLite's (32,766) and PostgreSQL's (65,535) bound-parameter limits. */
-const INSERT_CHUNK = 250;
-
 /**
  * Inserts events, one statement per chunk (the digest's batch: on PostgreSQL one round trip instead
  * of one per event). Returns the `${projectId}:${eventId}` keys actually inserted; an event the
@@ -138,10 +135,10 @@ const INSERT_CHUNK = 250;
  */
 export async function insertEvents(tx: Tx, events: NewEvent[]): Promise<Set<string>> {
   const inserted = new Set<string>();
-  for (let i = 0; i < events.length; i += INSERT_CHUNK) {
+  for (const part of chunks(events)) {
     const rows = await tx
       .insertInto("events")
-      .values(events.slice(i, i + INSERT_CHUNK).map(eventRow))
+      .values(part.map(eventRow))
       .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
       .returning(["project_id", "event_id"])
       .execute();

@@ -6,7 +6,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "./db";
-import type { Tx } from "./dialect";
+import { chunks, type Tx } from "./dialect";
 
 export const HOUR_MS = 3_600_000;
 /** Rows per INSERT: well under SQLite's and PostgreSQL's bound-parameter limits. */
@@ -48,12 +48,6 @@ export class IssueStatsBatch {
   }
 }
 
-function chunks<T>(rows: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
-  return out;
-}
-
 /**
  * Adds the batch's counts (inside the digest transaction). Rows are sorted by key so concurrent
  * workers on PostgreSQL lock them in the same order (no deadlocks).
@@ -61,7 +55,7 @@ function chunks<T>(rows: T[]): T[][] {
 export async function writeIssueStats(tx: Tx, batch: IssueStatsBatch): Promise<void> {
   if (batch.empty) return;
   const hourly = [...batch.hourly.values()].sort((a, b) => a.issueId - b.issueId || a.hour - b.hour);
-  for (const rows of chunks(hourly)) {
+  for (const rows of chunks(hourly, CHUNK)) {
     await tx
       .insertInto("issue_hourly")
       .values(rows.map((r) => ({ issue_id: r.issueId, hour: r.hour, count: r.count })))
@@ -73,7 +67,7 @@ export async function writeIssueStats(tx: Tx, batch: IssueStatsBatch): Promise<v
   const byKey = (a: { issueId: number; key: string }, b: { issueId: number; key: string }) =>
     a.issueId - b.issueId || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
   const values = [...batch.values.values()].sort((a, b) => byKey(a, b) || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
-  for (const rows of chunks(values)) {
+  for (const rows of chunks(values, CHUNK)) {
     await tx
       .insertInto("issue_tag_values")
       .values(
@@ -95,7 +89,7 @@ export async function writeIssueStats(tx: Tx, batch: IssueStatsBatch): Promise<v
       .execute();
   }
   const keys = [...batch.keys.values()].sort(byKey);
-  for (const rows of chunks(keys)) {
+  for (const rows of chunks(keys, CHUNK)) {
     await tx
       .insertInto("issue_tag_keys")
       .values(rows.map((r) => ({ issue_id: r.issueId, key: r.key, project_id: r.projectId, count: r.count })))

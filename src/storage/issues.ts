@@ -6,7 +6,7 @@ import { type ExpressionBuilder, sql } from "kysely";
 import { assigneeKey } from "../core/assignee";
 import type { IgnoreCondition, IssueState, Resolution } from "../core/issue-state/types";
 import type { Db } from "./db";
-import type { Tx } from "./dialect";
+import { chunks, type Tx } from "./dialect";
 import { lifecycleColumns, toIssueState } from "./issue-lifecycle";
 import type { Database } from "./schema";
 
@@ -191,9 +191,6 @@ export async function addIssueUser(tx: Tx, issueId: number, userKey: string): Pr
   return (await addIssueUsers(tx, [{ issueId, userKey }])).size > 0;
 }
 
-/** Pairs per INSERT (2 parameters each). */
-const USERS_CHUNK = 1000;
-
 /**
  * Counts users on issues exactly once, one statement per chunk (a digest batch's stored events).
  * Returns the pairs new to their issue as `issueUserKey` keys; a pair given twice is new once.
@@ -201,11 +198,10 @@ const USERS_CHUNK = 1000;
 export async function addIssueUsers(tx: Tx, pairs: Array<{ issueId: number; userKey: string }>): Promise<Set<string>> {
   const fresh = new Set<string>();
   const unique = new Map(pairs.map((p) => [issueUserKey(p.issueId, p.userKey), p]));
-  const list = [...unique.values()];
-  for (let i = 0; i < list.length; i += USERS_CHUNK) {
+  for (const part of chunks([...unique.values()])) {
     const rows = await tx
       .insertInto("issue_users")
-      .values(list.slice(i, i + USERS_CHUNK).map((p) => ({ issue_id: p.issueId, user_key: clean(p.userKey) })))
+      .values(part.map((p) => ({ issue_id: p.issueId, user_key: clean(p.userKey) })))
       .onConflict((oc) => oc.columns(["issue_id", "user_key"]).doNothing())
       .returning(["issue_id", "user_key"])
       .execute();

@@ -4,16 +4,7 @@
  */
 import type { LogRecord, SpanRecord } from "../core/traces";
 import type { Db } from "./db";
-import type { Tx } from "./dialect";
-
-/** Rows per INSERT: well under both dialects' bound-parameter limits. */
-const CHUNK = 200;
-
-function chunks<T>(rows: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
-  return out;
-}
+import { chunks, type Tx } from "./dialect";
 
 export async function insertSpans(tx: Tx, projectId: number, receivedAt: number, spans: SpanRecord[]): Promise<void> {
   for (const part of chunks(spans)) {
