@@ -14,11 +14,15 @@ import type { Config } from "../config";
 import type { Logger } from "../log";
 
 /**
- * The digest allocates a parsed, a normalised and a scrubbed copy of every event: with the
- * process's 4 MB semi-space (kept small for the main thread's idle RSS) it scavenged and promoted
- * so often that a larger young generation (16 MB semi-spaces) took ~10 % off its CPU per event
- * (bench:digest). V8 grows the young generation only under allocation, so an idle thread keeps
- * little of it.
+ * The digest allocates a parsed, a normalised and a scrubbed copy of every event: with a 4 MB
+ * semi-space it scavenges and promotes so often that 16 MB semi-spaces take ~10 % off its CPU per
+ * event (bench:digest, no flags: 595-601 against 665-724 µs with --max-semi-space-size=4). V8
+ * grows the young generation only under allocation, so an idle thread keeps little of it.
+ * A V8 flag wins over this limit: `--max-semi-space-size`, which `npm start` and the bin pass for
+ * the main thread's RSS, applies to every isolate of the process, this thread's included
+ * (--trace-gc: a scavenge every ~3 MB). So the limit holds only where Node runs without that flag
+ * (tests, `node dist/cli.mjs` by hand); docs/scaling.md has the trade (about 90 MB idle RSS for
+ * the CPU).
  */
 const DIGEST_YOUNG_GENERATION_MB = 48;
 

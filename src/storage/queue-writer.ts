@@ -115,7 +115,8 @@ export function startQueueWriter(file: string, synchronous: string): QueueWriter
     const w = new Worker(THREAD_SOURCE, {
       eval: true,
       // It allocates little per batch (the bodies arrive as one transferred buffer): a small young
-      // generation saves RSS at no cost.
+      // generation saves RSS at no cost. `--max-semi-space-size` (npm start) overrides it, as it
+      // does for every isolate; then this thread's semi-space is the process's 4 MB.
       resourceLimits: { maxYoungGenerationSizeMb: 2 },
       workerData: {
         sqlitePath,
