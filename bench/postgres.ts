@@ -8,7 +8,8 @@
  * this machine.
  *
  * Options (node:util parseArgs): --workers 1,2 (the curve), --events N (10000), --connections N (64),
- *   --loader autocannon|wrk, --url postgres://… (admin connection; default the test server's).
+ *   --loader autocannon|wrk, --url postgres://… (admin connection; default the test server's),
+ *   --cpu-prof (every Errata process writes a .cpuprofile per thread into .tmp/profiles/).
  * Not a test: figures depend on the machine.
  */
 import fs from "node:fs";
@@ -17,7 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { openDb } from "../src/storage/db";
 import { countEvents } from "../src/storage/events";
-import { createPostgresDatabase, type ErrataChild, loadTemplates, sleep, startErrata } from "./helpers";
+import { createPostgresDatabase, type ErrataChild, loadTemplates, ROOT, sleep, startErrata } from "./helpers";
 import { makeLoader } from "./load";
 
 const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts CPU in clock ticks (USER_HZ = 100 on Linux)
@@ -28,6 +29,7 @@ interface Args {
   connections: number;
   loader: string;
   url: string;
+  cpuProf: boolean;
 }
 
 function readArgs(): Args {
@@ -38,6 +40,7 @@ function readArgs(): Args {
       connections: { type: "string", default: "64" },
       loader: { type: "string", default: "autocannon" },
       url: { type: "string", default: process.env.ERRATA_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" },
+      "cpu-prof": { type: "boolean", default: false },
     },
   });
   return {
@@ -49,6 +52,7 @@ function readArgs(): Args {
     connections: Number(values.connections),
     loader: String(values.loader),
     url: String(values.url),
+    cpuProf: values["cpu-prof"],
   };
 }
 
@@ -86,6 +90,13 @@ async function withDatabase<T>(adminUrl: string, fn: (url: string) => Promise<T>
   }
 }
 
+function profArgs(args: Args): string[] {
+  if (!args.cpuProf) return [];
+  const dir = path.join(ROOT, ".tmp", "profiles");
+  fs.mkdirSync(dir, { recursive: true });
+  return ["--cpu-prof", `--cpu-prof-dir=${dir}`];
+}
+
 interface Point {
   workers: number;
   ingest: number;
@@ -97,11 +108,12 @@ async function runPoint(args: Args, workers: number, bodyFile: string): Promise<
   const loader = makeLoader(args.loader);
   return withDatabase(args.url, async (databaseUrl) => {
     const env = { DATABASE_URL: databaseUrl };
-    const front = await startErrata({ env: { ...env, ERRATA_ROLES: "web,ingest" } });
+    const nodeArgs = profArgs(args);
+    const front = await startErrata({ env: { ...env, ERRATA_ROLES: "web,ingest" }, nodeArgs });
     const back: ErrataChild[] = [];
     const db = openDb({ kind: "postgres", url: databaseUrl }, { poolSize: 2 });
     try {
-      for (let i = 0; i < workers; i++) back.push(await startErrata({ env: { ...env, ERRATA_ROLES: "worker" }, setup: false }));
+      for (let i = 0; i < workers; i++) back.push(await startErrata({ env: { ...env, ERRATA_ROLES: "worker" }, setup: false, nodeArgs }));
       const url = `${front.url}/api/${front.projectId}/envelope/?sentry_version=7&sentry_key=${front.publicKey}`;
       // Warm up (JIT, key cache, connections), then measure from a drained queue.
       const warm = await loader.run(url, bodyFile, { connections: 4, amount: 200 });

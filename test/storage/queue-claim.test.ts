@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
@@ -95,6 +97,49 @@ describe.each(await dialects())("queue claims on %s", (dialect) => {
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .executeTakeFirstOrThrow();
     expect(Number(left.n)).toBe(0);
+  });
+
+  test("every column and body lands on its own row: large bodies, a group commit carrying outcome counts, and more rows than one statement takes", async () => {
+    await clear(db);
+    // Over PostgreSQL's TOAST threshold (~2 KB), compressible and not, each row marked by its IP.
+    const big = (i: number): QueueInsert => ({
+      ...rows(1)[0],
+      clientIp: `203.0.113.${i}`,
+      kind: i % 2 === 0 ? "envelope" : "store",
+      receivedAt: NOW + i,
+      body: i % 2 === 0 ? Buffer.from(`${i}:${"compressible ".repeat(2000)}`) : Buffer.concat([Buffer.from(`${i}:`), randomBytes(9000)]),
+    });
+    const large = [0, 1, 2, 3].map(big);
+    await enqueueMany(db, large);
+    const outcome = { projectId: 1, keyId: 1, hour: NOW, category: "error", outcome: "accepted" as const, reason: "", quantity: 3 };
+    // With outcome counts the rows go in inside the transaction that adds the counts.
+    await enqueueMany(db, [4, 5].map(big), [outcome]);
+    const claimed = await claimBatch(db, NOW, 100, LEASE);
+    const sent = [...large, ...[4, 5].map(big)];
+    expect(claimed).toHaveLength(6);
+    for (const c of claimed) {
+      const i = Number(c.clientIp?.split(".")[3]);
+      expect(c.body.subarray(0, 2).toString()).toBe(`${i}:`);
+      expect({ kind: c.kind, receivedAt: c.receivedAt, size: c.body.length }).toEqual({
+        kind: sent[i]?.kind,
+        receivedAt: NOW + i,
+        size: sent[i]?.body.length,
+      });
+    }
+    const counted = await db.kysely.selectFrom("outcomes").select("quantity").where("hour", "=", NOW).executeTakeFirstOrThrow();
+    expect(Number(counted.quantity)).toBe(3);
+    // More rows than one PostgreSQL statement takes (2,000): split, still one transaction.
+    await clear(db);
+    const many = Array.from({ length: 2500 }, (_, i) => ({ ...rows(1)[0], body: Buffer.from(`m-${i}`) }));
+    await enqueueMany(db, many);
+    const all = await claimBatch(db, NOW, 3000, LEASE);
+    expect(all.map((r) => r.body.toString())).toEqual(many.map((r) => r.body.toString()));
+  });
+
+  test.runIf(dialect === "postgres")("queue bodies are compressed with lz4 on PostgreSQL (migration 0024)", async () => {
+    const res = await sql<{ c: string }>`SELECT attcompression AS c FROM pg_attribute
+      WHERE attrelid = 'queue_bodies'::regclass AND attname = 'body'`.execute(db.kysely);
+    expect(res.rows[0]?.c).toBe("l");
   });
 
   test("a row whose body is missing is claimed with an empty body (dropped by the digest), not claimed forever", async () => {
