@@ -118,8 +118,8 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
         UPDATE queue SET available_at = ${until}, attempts = attempts + 1
         WHERE id IN (SELECT id FROM queue WHERE (available_at <= ${now} OR available_at = ${FRESH_AVAILABLE_AT}) ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
         RETURNING id, project_id, key_id, received_at, client_ip, kind, attempts)
-      SELECT c.*, b.body FROM claimed c LEFT JOIN queue_bodies b ON b.id = c.id`.execute(db.kysely);
-    return res.rows.map(toItem).sort((a, b) => a.id - b.id);
+      SELECT c.*, encode(b.body, 'base64') AS body FROM claimed c LEFT JOIN queue_bodies b ON b.id = c.id`.execute(db.kysely);
+    return res.rows.map(fromBase64Body).map(toItem).sort((a, b) => a.id - b.id);
   }
   return writeTx(db, async (tx) => {
     // Two index-ordered reads instead of `available_at <= now ORDER BY id`, which made SQLite walk
@@ -206,6 +206,17 @@ interface RawRow {
   kind: string;
   body: Buffer | null;
   attempts: number;
+}
+
+/**
+ * PostgreSQL claims read bodies as base64 text. node-pg reads results as text, where a bytea is
+ * hex (twice its size, then decoded in JS); base64 is a third larger, and the claim's client CPU
+ * fell from 46-72 to 28-49 µs per 8.5 KB event (bench:digest --postgres). PostgreSQL breaks the
+ * text into 76-character lines, which Buffer ignores.
+ */
+function fromBase64Body(r: RawRow): RawRow {
+  const body = r.body as unknown;
+  return typeof body === "string" ? { ...r, body: Buffer.from(body, "base64") } : r;
 }
 
 function toItem(r: RawRow): QueueItem {
