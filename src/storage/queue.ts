@@ -119,7 +119,7 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
         WHERE id IN (SELECT id FROM queue WHERE (available_at <= ${now} OR available_at = ${FRESH_AVAILABLE_AT}) ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
         RETURNING id, project_id, key_id, received_at, client_ip, kind, attempts)
       SELECT c.*, encode(b.body, 'base64') AS body FROM claimed c LEFT JOIN queue_bodies b ON b.id = c.id`.execute(db.kysely);
-    return res.rows.map(fromBase64Body).map(toItem).sort((a, b) => a.id - b.id);
+    return res.rows.map((r) => toItem(fromBase64Body(r))).sort((a, b) => a.id - b.id);
   }
   return writeTx(db, async (tx) => {
     // Two index-ordered reads instead of `available_at <= now ORDER BY id`, which made SQLite walk
