@@ -216,6 +216,16 @@ export function issueUserKey(issueId: number, userKey: string): string {
 }
 
 /**
+ * The issue's last event becomes this one only if it is at least as new as the issue's last_seen
+ * (SET expressions read the row as it was). Batches of two digest threads or worker processes
+ * can commit out of order; the older batch committing last must not name an older event as the
+ * latest.
+ */
+function newestEventId(seenAt: number, eventId: string) {
+  return sql<string>`case when last_event_id is null or last_seen <= ${seenAt} then ${eventId} else last_event_id end`;
+}
+
+/**
  * Counts a stored event on its issue: counters, last seen, level, last event and release. Returns
  * the issue's lifecycle state after the update (RETURNING: no extra round trip), undefined when
  * the issue no longer exists (merged or deleted meanwhile).
@@ -231,7 +241,7 @@ export async function recordIssueEvent(tx: Tx, issueId: number, u: IssueEventUpd
       last_seen: sql`case when last_seen < ${u.seenAt} then ${u.seenAt} else last_seen end`,
       first_seen: sql`case when first_seen > ${u.seenAt} then ${u.seenAt} else first_seen end`,
       level: u.level,
-      last_event_id: u.eventId,
+      last_event_id: newestEventId(u.seenAt, u.eventId),
       first_event_id: eb.fn.coalesce("first_event_id", sql<string>`${u.eventId}`),
       ...(release !== null ? { last_release: release, first_release: eb.fn.coalesce("first_release", sql<string>`${release}`) } : {}),
     }))
@@ -250,6 +260,7 @@ export interface IssueEventsUpdate {
   maxSeen: number;
   /** of the last event, in digest order: what `recordIssueEvent` one by one would leave */
   level: string;
+  /** the newest event's (largest seenAt; on a tie the later in digest order) */
   lastEventId: string;
   firstEventId: string;
   /** the first and last non-null release among these events, if any */
@@ -274,7 +285,7 @@ export async function recordIssueEvents(tx: Tx, issueId: number, u: IssueEventsU
       last_seen: sql`case when last_seen < ${u.maxSeen} then ${u.maxSeen} else last_seen end`,
       first_seen: sql`case when first_seen > ${u.minSeen} then ${u.minSeen} else first_seen end`,
       level: u.level,
-      last_event_id: u.lastEventId,
+      last_event_id: newestEventId(u.maxSeen, u.lastEventId),
       first_event_id: eb.fn.coalesce("first_event_id", sql<string>`${u.firstEventId}`),
       ...(lastRelease !== null ? { last_release: lastRelease } : {}),
       ...(firstRelease !== null ? { first_release: eb.fn.coalesce("first_release", sql<string>`${firstRelease}`) } : {}),

@@ -73,9 +73,57 @@ describe.each(await dialects())("one issue update per issue per batch on %s", (d
     expect(pick(a)).toMatchObject({
       eventCount: 5,
       userCount: 3,
-      lastEventId: "e".repeat(32),
+      // The newest (T + 9 s), not the last digested (T + 2 s): retries and batches of two
+      // digesters commit out of order.
+      lastEventId: "c".repeat(32),
       firstRelease: "1.0.0",
       lastRelease: "1.1.0",
+    });
+  });
+
+  test("a batch that commits after a newer one leaves the newer event as the issue's last", async () => {
+    const projectId = await createProject(db, `last-event-${dialect}`);
+    const issue = await writeTx(db, (tx) =>
+      insertIssue(tx, {
+        projectId,
+        title: "E",
+        culprit: "c",
+        type: "error",
+        level: "error",
+        metadata: {},
+        seenAt: T,
+        release: null,
+        hashes: ["h-last"],
+        groupingVersion: "v2",
+      }),
+    );
+    const ev = (id: string, seenAt: number): IssueEventUpdate => ({
+      seenAt,
+      level: "error",
+      eventId: id.repeat(32),
+      release: null,
+      newUser: false,
+    });
+    // An event older than the issue's creation still becomes its first last event (none yet).
+    await writeTx(db, async (tx) => {
+      await recordIssueEvent(tx, issue.id, ev("a", T - 1_000));
+    });
+    expect((await getIssue(db, issue.id))?.lastEventId).toBe("a".repeat(32));
+    await writeTx(db, async (tx) => {
+      await recordIssueEvent(tx, issue.id, ev("n", T + 10_000));
+    });
+    // The older batch commits last, counted one by one and deferred: the newer event stays.
+    await writeTx(db, async (tx) => {
+      const counters = new IssueCounters(T);
+      counters.counted(issue.id, await recordIssueEvent(tx, issue.id, ev("o", T + 1_000)));
+      counters.defer(issue.id, ev("p", T + 2_000));
+      await counters.flush(tx);
+    });
+    const after = await getIssue(db, issue.id);
+    expect({ last: after?.lastEventId, lastSeen: after?.lastSeen, count: after?.eventCount }).toEqual({
+      last: "n".repeat(32),
+      lastSeen: T + 10_000,
+      count: 4,
     });
   });
 
