@@ -138,6 +138,14 @@ export interface ErrataChild extends Child {
  * thread keep freed native memory from lingering (about 10 MB idle, 60 MB after load).
  */
 export const PRODUCT_NODE_ARGS = ["--max-semi-space-size=4", "--expose-gc"];
+/** Node flags that make an Errata process write a .cpuprofile per thread into .tmp/profiles/ (none when off). */
+export function cpuProfArgs(enabled: boolean): string[] {
+  if (!enabled) return [];
+  const dir = path.join(ROOT, ".tmp", "profiles");
+  fs.mkdirSync(dir, { recursive: true });
+  return ["--cpu-prof", `--cpu-prof-dir=${dir}`];
+}
+
 export const PRODUCT_ENV = { MALLOC_ARENA_MAX: "2" };
 
 export async function startErrata(

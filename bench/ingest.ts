@@ -31,6 +31,7 @@ import { countEvents } from "../src/storage/events";
 import { queueDepth } from "../src/storage/queue";
 import Database from "../src/storage/sqlite-driver";
 import {
+  cpuProfArgs,
   type EnvelopeTemplate,
   type ErrataChild,
   fmtBytes,
@@ -112,9 +113,10 @@ function openErrataDb(e: ErrataChild): Db {
  * `--roles` lacking `worker` nothing digests: then ingest is measured alone and the accepted
  * events are counted in the queue instead.
  */
-async function waitStored(db: Db, target: number): Promise<number> {
+async function waitStored(db: Db, target: number, args: Args): Promise<number> {
   const t0 = performance.now();
   const deadline = Date.now() + 10 * 60_000;
+  const digesting = !args.roles || args.roles.split(",").includes("worker");
   const count = digesting ? countEvents : queueDepth;
   while (Date.now() < deadline) {
     if ((await count(db)) >= target) return performance.now() - t0;
@@ -122,7 +124,6 @@ async function waitStored(db: Db, target: number): Promise<number> {
   }
   throw new Error(`only ${await count(db)} of ${target} events ${digesting ? "stored" : "queued"} after 10 minutes`);
 }
-let digesting = true;
 
 function loadNote(): string {
   const [l1, l5] = os.loadavg();
@@ -154,7 +155,7 @@ async function benchIngest(args: Args, loader: Loader, templates: EnvelopeTempla
     // Warm-up: JIT, caches, the first issue created; then let the digest drain.
     await loader.run(bare.url, first, { connections: args.connections, duration: 2 });
     accepted += (await loader.run(url, first, { connections: 4, duration: 2 })).ok;
-    await waitStored(db, accepted);
+    await waitStored(db, accepted, args);
     await sleep(2000);
     idleBefore = rssOf(errata.pid);
     console.log(`before: ${loadNote()}`);
@@ -170,7 +171,7 @@ async function benchIngest(args: Args, loader: Loader, templates: EnvelopeTempla
           const exit = errata.proc.exitCode === null ? "running" : `exited with ${errata.proc.exitCode}`;
           console.log(`!! ${e.failed} failed requests (Errata ${exit}); server log tail:\n${errata.logs().slice(-1500)}`);
         }
-        await waitStored(db, accepted);
+        await waitStored(db, accepted, args);
         const digested = e.ok / ((performance.now() - t0) / 1000);
         const rss = sampler.stop();
         rounds.get(tpl.name)?.push({ bare: b, errata: e, rss, digested });
@@ -276,7 +277,7 @@ async function benchE2e(args: Args, loader: Loader, templates: EnvelopeTemplate[
     try {
       const url = ingestUrl(errata);
       accepted += (await loader.run(url, body, { connections: 4, amount: 200 })).ok;
-      await waitStored(db, accepted);
+      await waitStored(db, accepted, args);
       console.log(`${tpl.name} before: ${loadNote()}`);
       for (let r = 1; r <= args.rounds; r++) {
         const raw = rawInsertCeiling(tpl, n);
@@ -286,7 +287,7 @@ async function benchE2e(args: Args, loader: Loader, templates: EnvelopeTemplate[
         const tSent = performance.now();
         if (sent.failed > 0) console.log(`!! ${sent.failed} failed requests; server log tail:\n${errata.logs().slice(-2000)}`);
         accepted += sent.ok;
-        await waitStored(db, accepted);
+        await waitStored(db, accepted, args);
         const digested = sent.ok / ((performance.now() - t0) / 1000);
         const x = { ingest: sent.ok / ((tSent - t0) / 1000), digested, raw, rss: sampler.stop() };
         rounds.push(x);
@@ -322,20 +323,12 @@ async function benchE2e(args: Args, loader: Loader, templates: EnvelopeTemplate[
 }
 
 function errataOpts(args: Args): { nodeArgs: string[]; env: Record<string, string> } {
-  return { nodeArgs: profArgs(args), env: { ...(args.roles ? { ERRATA_ROLES: args.roles } : {}), ...args.env } };
-}
-
-function profArgs(args: Args): string[] {
-  if (!args.cpuProf) return [];
-  const dir = path.join(ROOT, ".tmp", "profiles");
-  fs.mkdirSync(dir, { recursive: true });
-  console.log(`CPU profiles → ${dir}`);
-  return ["--cpu-prof", `--cpu-prof-dir=${dir}`];
+  return { nodeArgs: cpuProfArgs(args.cpuProf), env: { ...(args.roles ? { ERRATA_ROLES: args.roles } : {}), ...args.env } };
 }
 
 async function main(): Promise<void> {
   const args = readArgs();
-  digesting = !args.roles || args.roles.split(",").includes("worker");
+  if (args.cpuProf) console.log(`CPU profiles → ${path.join(ROOT, ".tmp", "profiles")}`);
   const loader = makeLoader(args.loader);
   console.log(`Load generator: ${loader.describe}`);
   // The bench runs the production build: (re)build when it is missing or older than the sources.

@@ -18,7 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { openDb } from "../src/storage/db";
 import { countEvents } from "../src/storage/events";
-import { createPostgresDatabase, type ErrataChild, loadTemplates, ROOT, sleep, startErrata } from "./helpers";
+import { cpuProfArgs, createPostgresDatabase, type ErrataChild, loadTemplates, sleep, startErrata } from "./helpers";
 import { makeLoader } from "./load";
 
 const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts CPU in clock ticks (USER_HZ = 100 on Linux)
@@ -90,13 +90,6 @@ async function withDatabase<T>(adminUrl: string, fn: (url: string) => Promise<T>
   }
 }
 
-function profArgs(args: Args): string[] {
-  if (!args.cpuProf) return [];
-  const dir = path.join(ROOT, ".tmp", "profiles");
-  fs.mkdirSync(dir, { recursive: true });
-  return ["--cpu-prof", `--cpu-prof-dir=${dir}`];
-}
-
 interface Point {
   workers: number;
   ingest: number;
@@ -108,7 +101,7 @@ async function runPoint(args: Args, workers: number, bodyFile: string): Promise<
   const loader = makeLoader(args.loader);
   return withDatabase(args.url, async (databaseUrl) => {
     const env = { DATABASE_URL: databaseUrl };
-    const nodeArgs = profArgs(args);
+    const nodeArgs = cpuProfArgs(args.cpuProf);
     const front = await startErrata({ env: { ...env, ERRATA_ROLES: "web,ingest" }, nodeArgs });
     const back: ErrataChild[] = [];
     const db = openDb({ kind: "postgres", url: databaseUrl }, { poolSize: 2 });

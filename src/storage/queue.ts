@@ -119,7 +119,7 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
         WHERE id IN (SELECT id FROM queue WHERE (available_at <= ${now} OR available_at = ${FRESH_AVAILABLE_AT}) ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
         RETURNING id, project_id, key_id, received_at, client_ip, kind, attempts)
       SELECT c.*, encode(b.body, 'base64') AS body FROM claimed c LEFT JOIN queue_bodies b ON b.id = c.id`.execute(db.kysely);
-    return res.rows.map((r) => toItem(fromBase64Body(r))).sort((a, b) => a.id - b.id);
+    return res.rows.map(toItem).sort((a, b) => a.id - b.id);
   }
   return writeTx(db, async (tx) => {
     // Two index-ordered reads instead of `available_at <= now ORDER BY id`, which made SQLite walk
@@ -204,19 +204,9 @@ interface RawRow {
   received_at: number;
   client_ip: string | null;
   kind: string;
-  body: Buffer | null;
+  /** bytes (SQLite), base64 text (the PostgreSQL claim), null when the body row is missing */
+  body: Buffer | Uint8Array | string | null;
   attempts: number;
-}
-
-/**
- * PostgreSQL claims read bodies as base64 text. node-pg reads results as text, where a bytea is
- * hex (twice its size, then decoded in JS); base64 is a third larger, and the claim's client CPU
- * fell from 46-72 to 28-49 µs per 8.5 KB event (bench:digest --postgres). PostgreSQL breaks the
- * text into 76-character lines, which Buffer ignores.
- */
-function fromBase64Body(r: RawRow): RawRow {
-  const body = r.body as unknown;
-  return typeof body === "string" ? { ...r, body: Buffer.from(body, "base64") } : r;
 }
 
 function toItem(r: RawRow): QueueItem {
@@ -227,7 +217,19 @@ function toItem(r: RawRow): QueueItem {
     receivedAt: Number(r.received_at),
     clientIp: r.client_ip,
     kind: r.kind === "store" ? "store" : "envelope",
-    body: r.body === null ? Buffer.alloc(0) : Buffer.isBuffer(r.body) ? r.body : Buffer.from(r.body as Uint8Array),
+    body: bodyOf(r.body),
     attempts: Number(r.attempts),
   };
+}
+
+/**
+ * PostgreSQL claims read bodies as base64 text. node-pg reads results as text, where a bytea is
+ * hex (twice its size, then decoded in JS); base64 is a third larger, and the claim's client CPU
+ * fell from 46-72 to 28-49 µs per 8.5 KB event (bench:digest --postgres). PostgreSQL breaks the
+ * text into 76-character lines, which Buffer ignores.
+ */
+function bodyOf(body: RawRow["body"]): Buffer {
+  if (body === null) return Buffer.alloc(0);
+  if (typeof body === "string") return Buffer.from(body, "base64");
+  return Buffer.isBuffer(body) ? body : Buffer.from(body);
 }

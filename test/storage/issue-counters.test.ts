@@ -17,6 +17,24 @@ const EVENTS: IssueEventUpdate[] = [
   { seenAt: T + 2_000, level: "info", eventId: "e".repeat(32), release: null, newUser: true },
 ];
 
+/** An unresolved issue created at T, with no events counted yet. */
+function newIssue(db: Db, projectId: number, hash: string) {
+  return writeTx(db, (tx) =>
+    insertIssue(tx, {
+      projectId,
+      title: "E",
+      culprit: "c",
+      type: "error",
+      level: "error",
+      metadata: {},
+      seenAt: T,
+      release: null,
+      hashes: [hash],
+      groupingVersion: "v2",
+    }),
+  );
+}
+
 describe.each(await dialects())("one issue update per issue per batch on %s", (dialect) => {
   let db: Db;
   let close: () => Promise<void>;
@@ -27,23 +45,8 @@ describe.each(await dialects())("one issue update per issue per batch on %s", (d
 
   test("deferred counters leave the issue exactly as counting each event would", async () => {
     const projectId = await createProject(db, `counters-${dialect}`);
-    const newIssue = (hash: string) =>
-      writeTx(db, (tx) =>
-        insertIssue(tx, {
-          projectId,
-          title: "E",
-          culprit: "c",
-          type: "error",
-          level: "error",
-          metadata: {},
-          seenAt: T,
-          release: null,
-          hashes: [hash],
-          groupingVersion: "v2",
-        }),
-      );
-    const one = await newIssue("h-one");
-    const batched = await newIssue("h-batched");
+    const one = await newIssue(db, projectId, "h-one");
+    const batched = await newIssue(db, projectId, "h-batched");
     await writeTx(db, async (tx) => {
       for (const e of EVENTS) await recordIssueEvent(tx, one.id, e);
     });
@@ -83,20 +86,7 @@ describe.each(await dialects())("one issue update per issue per batch on %s", (d
 
   test("a batch that commits after a newer one leaves the newer event as the issue's last", async () => {
     const projectId = await createProject(db, `last-event-${dialect}`);
-    const issue = await writeTx(db, (tx) =>
-      insertIssue(tx, {
-        projectId,
-        title: "E",
-        culprit: "c",
-        type: "error",
-        level: "error",
-        metadata: {},
-        seenAt: T,
-        release: null,
-        hashes: ["h-last"],
-        groupingVersion: "v2",
-      }),
-    );
+    const issue = await newIssue(db, projectId, "h-last");
     const ev = (id: string, seenAt: number): IssueEventUpdate => ({
       seenAt,
       level: "error",
