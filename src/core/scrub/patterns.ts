@@ -42,11 +42,19 @@ export function normalizeKey(key: string): string {
   return key.toLowerCase().replace(/[-\s.]/g, "_");
 }
 
+/** Strings shorter than this are scanned: the scans cost about what a lookup does. */
+const MEMO_MIN_LENGTH = 16;
+/** Longer strings (request bodies, messages) rarely repeat verbatim; not worth the memory. */
+const MEMO_MAX_LENGTH = 2048;
+/** At most this many clean strings per key configuration (a few MB at most). */
+const MEMO_ENTRIES = 10_000;
+
 /** Decides whether a key names a secret: substring match on the normalised key; safe keys win. */
 export class KeyMatcher {
   private readonly pattern: RegExp;
   private readonly safe: Set<string>;
   private readonly cache = new Map<string, boolean>();
+  private readonly clean = new Set<string>();
 
   constructor(extraKeys: string[], safeKeys: string[]) {
     const words = [...DEFAULT_SENSITIVE_KEYS, ...extraKeys.map(normalizeKey).filter((k) => k !== "")].map((w) =>
@@ -59,6 +67,22 @@ export class KeyMatcher {
 
   isSafe(key: string): boolean {
     return this.safe.size > 0 && this.safe.has(normalizeKey(key));
+  }
+
+  /**
+   * scrubString with a memo of the strings it found clean: context lines, file paths and function
+   * names repeat across an issue's events, and a set lookup costs less than the scans. Only clean
+   * strings are kept, so the memo never holds a secret; it is bounded and simply restarts when full.
+   */
+  scrub(s: string, found: Set<SecretKind>): string {
+    if (s.length < MEMO_MIN_LENGTH) return scrubString(s, this, found);
+    if (this.clean.has(s)) return s;
+    const out = scrubString(s, this, found);
+    if (out === s && found.size === 0 && s.length <= MEMO_MAX_LENGTH) {
+      if (this.clean.size >= MEMO_ENTRIES) this.clean.clear();
+      this.clean.add(s);
+    }
+    return out;
   }
 
   isSensitive(key: string): boolean {

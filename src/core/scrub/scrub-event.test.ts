@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { corpusFiles, corpusJson } from "../../../test/pipeline/corpus";
 import { normalizeEvent } from "../normalize-event";
-import { isCardNumber, KeyMatcher, luhnValid, scrubString } from "./patterns";
+import { isCardNumber, KeyMatcher, luhnValid, type SecretKind, scrubString } from "./patterns";
 import { DEFAULT_SCRUB_SETTINGS, readScrubSettings, type ScrubSettings, scrubEvent } from "./scrub-event";
 
 const ctx = { receivedAt: Date.UTC(2026, 10, 22, 10, 44), clientIp: "198.51.100.7", eventId: "a".repeat(32) };
@@ -12,6 +12,43 @@ const keys = new KeyMatcher([], []);
 const str = (s: string) => scrubString(s, keys, new Set());
 
 const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAsecretpemmarker\n-----END RSA PRIVATE KEY-----";
+
+describe("KeyMatcher.scrub: the memo of clean strings", () => {
+  test("answers as scrubString does, the first time and every time after", () => {
+    const m = new KeyMatcher(["order_ref"], []);
+    const inputs = [
+      "    at handler (/srv/app/routes/orders.js:42:13)",
+      "GET /cb?code=1&access_token=abc123&x=2",
+      "card 4111 1111 1111 1111 declined",
+      "lookup order_ref=A-77 in the ledger",
+      "const total = items.reduce((a, b) => a + b, 0);",
+    ];
+    for (let round = 0; round < 3; round++) {
+      for (const s of inputs) {
+        const memoFound = new Set<SecretKind>();
+        const plainFound = new Set<SecretKind>();
+        expect(m.scrub(s, memoFound)).toBe(scrubString(s, m, plainFound));
+        expect([...memoFound]).toEqual([...plainFound]);
+      }
+    }
+  });
+
+  test("a secret is removed again on every event, never remembered as clean", () => {
+    const m = new KeyMatcher([], []);
+    const line = "retry with password=hunter2 against the replica";
+    for (let i = 0; i < 3; i++) {
+      const found = new Set<SecretKind>();
+      expect(m.scrub(line, found)).toBe("retry with password=[Filtered] against the replica");
+      expect([...found]).toEqual(["sensitive_parameter"]);
+    }
+  });
+
+  test("the same text under a project's extra sensitive key is scrubbed, whatever another project cached", () => {
+    const text = "queued job with tenant_pin=8812 for later";
+    expect(new KeyMatcher([], []).scrub(text, new Set())).toBe(text);
+    expect(new KeyMatcher(["tenant_pin"], []).scrub(text, new Set())).toBe("queued job with tenant_pin=[Filtered] for later");
+  });
+});
 
 describe("scrubString: secrets inside any string", () => {
   test.each([

@@ -14,7 +14,7 @@
  * What was removed is recorded as `scrubbed` notes (paths and kinds, never values).
  */
 import type { NormalizedEvent, ProcessingNote } from "../event";
-import { FILTERED, isCardNumber, KeyMatcher, type SecretKind, scrubString } from "./patterns";
+import { FILTERED, isCardNumber, KeyMatcher, type SecretKind } from "./patterns";
 
 export interface ScrubSettings {
   /** scrub at all (default true) */
@@ -124,7 +124,7 @@ class Scrubber {
   }
 
   string(s: string): string {
-    const out = scrubString(s, this.keys, this.found);
+    const out = this.keys.scrub(s, this.found);
     if (this.found.size > 0) {
       for (const k of this.found) this.record(k);
       this.found.clear();
@@ -169,7 +169,7 @@ class Scrubber {
   /** A string or number: scanned without touching the path; the path only when it changed. */
   scalar(item: unknown, segment: string | number, mode: Mode): unknown {
     if (typeof item === "string") {
-      const out = scrubString(item, this.keys, this.found);
+      const out = this.keys.scrub(item, this.found);
       if (this.found.size > 0) {
         this.at(segment, () => {
           for (const k of this.found) this.record(k);
