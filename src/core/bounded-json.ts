@@ -129,7 +129,7 @@ function copyBefore(obj: Obj, stop: string): Obj {
 }
 
 /** Sets an own property, also for a key named `__proto__` (JSON.parse makes those own keys). */
-function setKey(obj: Obj, key: string, value: unknown): void {
+export function setKey(obj: Obj, key: string, value: unknown): void {
   if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }

@@ -1,5 +1,6 @@
 /** One stack frame: field types, `abs_path`/`filename` and string limits. */
 
+import { setKey } from "../bounded-json";
 import { CHAR_LIMITS, type CharLimit, type Frame } from "../event";
 import { type Obj, str } from "./coerce";
 import { cutString } from "./trim";
@@ -20,53 +21,63 @@ function isUrl(s: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(s);
 }
 
-/** Relay's frame rules (reference §4.3): abs_path always set when we know a path; filename short. */
+/**
+ * Relay's frame rules (reference §4.3): abs_path always set when we know a path; filename short.
+ *
+ * Copy-on-write: most frames are already in shape, and a stack has up to 250. Changes are collected
+ * in a patch and applied to one fresh object, never by `delete` on a copy: a deleted property turns
+ * an object into a slow dictionary, for every later step (scrubbing, grouping, JSON.stringify). Node
+ * SDK frames all take the filename → abs_path move, so every frame of every Node event paid for it.
+ */
 export function normalizeFrame(raw: Obj, trimmed: { count: number }): Frame {
-  // Copy-on-write: most frames from SDKs are already in shape, and a stack has up to 250.
-  let copy: Frame | undefined;
-  const w = (): Frame => {
-    copy ??= { ...raw };
-    return copy;
-  };
+  /** key → new value; undefined removes the key */
+  const patch = new Map<string, unknown>();
+  const get = (key: string): unknown => (patch.has(key) ? patch.get(key) : raw[key]);
   for (const key of FRAME_STRING_KEYS) {
     const v = raw[key];
     if (v === undefined || typeof v === "string") {
-      if (v === "") delete w()[key];
+      if (v === "") patch.set(key, undefined);
       continue;
     }
-    if (v === null) delete w()[key];
-    else w()[key] = str(v);
+    patch.set(key, v === null ? undefined : str(v));
   }
   for (const key of ["lineno", "colno"] as const) {
     const v = raw[key];
     if (v === undefined || (typeof v === "number" && Number.isFinite(v))) continue;
     const n = typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v;
-    if (typeof n === "number" && Number.isFinite(n)) w()[key] = n;
-    else delete w()[key];
+    patch.set(key, typeof n === "number" && Number.isFinite(n) ? n : undefined);
   }
   const inApp = raw.in_app;
-  if (inApp !== undefined && typeof inApp !== "boolean") {
-    if (inApp === null) delete w().in_app;
-    else w().in_app = inApp === 1 || inApp === "true";
+  if (inApp !== undefined && typeof inApp !== "boolean") patch.set("in_app", inApp === null ? undefined : inApp === 1 || inApp === "true");
+  const filename = get("filename");
+  if (get("abs_path") === undefined && filename !== undefined) {
+    patch.set("abs_path", filename);
+    patch.set("filename", undefined);
   }
-  const cur = (copy ?? raw) as Frame;
-  if (cur.abs_path === undefined && cur.filename !== undefined) {
-    w().abs_path = cur.filename;
-    delete w().filename;
-  }
-  if ((copy ?? cur).filename === undefined && (copy ?? cur).abs_path !== undefined) {
-    const abs = (copy ?? cur).abs_path as string;
-    w().filename = urlPath(abs) ?? abs;
-  }
+  const absPath = get("abs_path");
+  if (get("filename") === undefined && typeof absPath === "string") patch.set("filename", urlPath(absPath) ?? absPath);
   for (const [key, limit] of FRAME_FIELDS) {
-    const v = (copy ?? raw)[key];
+    const v = get(key);
     if (typeof v !== "string") continue;
     const cut = cutString(v, limit.max, limit.allowance);
     if (cut === undefined) continue;
-    w()[key] = cut;
+    patch.set(key, cut);
     trimmed.count += 1;
   }
-  return (copy ?? raw) as Frame;
+  return patch.size === 0 ? (raw as Frame) : applyPatch(raw, patch);
+}
+
+/** The frame's keys in their order with the patch applied, then the keys the patch adds. */
+function applyPatch(raw: Obj, patch: Map<string, unknown>): Frame {
+  const out: Obj = {};
+  for (const key in raw) {
+    const v = patch.has(key) ? patch.get(key) : raw[key];
+    if (v !== undefined) setKey(out, key, v);
+  }
+  for (const [key, v] of patch) {
+    if (v !== undefined && !(key in raw)) out[key] = v;
+  }
+  return out as Frame;
 }
 
 function urlPath(s: string): string | undefined {
