@@ -51,9 +51,11 @@ export class IssueCounters {
     if (u.newUser) p.newUsers += 1;
     p.minSeen = Math.min(p.minSeen, u.seenAt);
     // The newest event is the issue's last one (as recordIssueEvent decides); a tie goes to the later.
-    if (u.seenAt >= p.maxSeen) p.lastEventId = u.eventId;
+    if (u.seenAt >= p.maxSeen) {
+      p.lastEventId = u.eventId;
+      p.level = u.level;
+    }
     p.maxSeen = Math.max(p.maxSeen, u.seenAt);
-    p.level = u.level;
     if (u.release !== null) {
       p.firstRelease ??= u.release;
       p.lastRelease = u.release;

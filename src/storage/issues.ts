@@ -225,6 +225,11 @@ function newestEventId(seenAt: number, eventId: string) {
   return sql<string>`case when last_event_id is null or last_seen <= ${seenAt} then ${eventId} else last_event_id end`;
 }
 
+/** The level of the newest event, as the last event's id (an older batch committing late keeps it). */
+function newestLevel(seenAt: number, level: string) {
+  return sql<string>`case when last_seen <= ${seenAt} then ${level} else level end`;
+}
+
 /**
  * Counts a stored event on its issue: counters, last seen, level, last event and release. Returns
  * the issue's lifecycle state after the update (RETURNING: no extra round trip), undefined when
@@ -240,7 +245,7 @@ export async function recordIssueEvent(tx: Tx, issueId: number, u: IssueEventUpd
       // Events may be digested out of order (retries): last_seen only moves forward.
       last_seen: sql`case when last_seen < ${u.seenAt} then ${u.seenAt} else last_seen end`,
       first_seen: sql`case when first_seen > ${u.seenAt} then ${u.seenAt} else first_seen end`,
-      level: u.level,
+      level: newestLevel(u.seenAt, u.level),
       last_event_id: newestEventId(u.seenAt, u.eventId),
       first_event_id: eb.fn.coalesce("first_event_id", sql<string>`${u.eventId}`),
       ...(release !== null ? { last_release: release, first_release: eb.fn.coalesce("first_release", sql<string>`${release}`) } : {}),
@@ -258,7 +263,7 @@ export interface IssueEventsUpdate {
   /** epoch ms, the earliest and latest seenAt of these events */
   minSeen: number;
   maxSeen: number;
-  /** of the last event, in digest order: what `recordIssueEvent` one by one would leave */
+  /** the newest event's, as lastEventId */
   level: string;
   /** the newest event's (largest seenAt; on a tie the later in digest order) */
   lastEventId: string;
@@ -270,8 +275,8 @@ export interface IssueEventsUpdate {
 
 /**
  * Counts several events on an issue at once; the same end state as `recordIssueEvent` called for
- * each of them in order (counters add up, last_seen/first_seen only widen, the last event's level,
- * id and release win, the first ones fill what is still empty).
+ * each of them in order (counters add up, last_seen/first_seen only widen, the newest event's level
+ * and id win, the last release in digest order, the first ones fill what is still empty).
  */
 export async function recordIssueEvents(tx: Tx, issueId: number, u: IssueEventsUpdate): Promise<void> {
   if (u.count === 0) return;
@@ -284,7 +289,7 @@ export async function recordIssueEvents(tx: Tx, issueId: number, u: IssueEventsU
       user_count: sql`user_count + ${u.newUsers}`,
       last_seen: sql`case when last_seen < ${u.maxSeen} then ${u.maxSeen} else last_seen end`,
       first_seen: sql`case when first_seen > ${u.minSeen} then ${u.minSeen} else first_seen end`,
-      level: u.level,
+      level: newestLevel(u.maxSeen, u.level),
       last_event_id: newestEventId(u.maxSeen, u.lastEventId),
       first_event_id: eb.fn.coalesce("first_event_id", sql<string>`${u.firstEventId}`),
       ...(lastRelease !== null ? { last_release: lastRelease } : {}),

@@ -79,17 +79,19 @@ describe.each(await dialects())("one issue update per issue per batch on %s", (d
       // The newest (T + 9 s), not the last digested (T + 2 s): retries and batches of two
       // digesters commit out of order.
       lastEventId: "c".repeat(32),
+      // and its level, not the last digested event's
+      level: "fatal",
       firstRelease: "1.0.0",
       lastRelease: "1.1.0",
     });
   });
 
-  test("a batch that commits after a newer one leaves the newer event as the issue's last", async () => {
+  test("a batch that commits after a newer one leaves the newer event as the issue's last, with its level", async () => {
     const projectId = await createProject(db, `last-event-${dialect}`);
     const issue = await newIssue(db, projectId, "h-last");
-    const ev = (id: string, seenAt: number): IssueEventUpdate => ({
+    const ev = (id: string, seenAt: number, level = "error"): IssueEventUpdate => ({
       seenAt,
-      level: "error",
+      level,
       eventId: id.repeat(32),
       release: null,
       newUser: false,
@@ -100,18 +102,19 @@ describe.each(await dialects())("one issue update per issue per batch on %s", (d
     });
     expect((await getIssue(db, issue.id))?.lastEventId).toBe("a".repeat(32));
     await writeTx(db, async (tx) => {
-      await recordIssueEvent(tx, issue.id, ev("n", T + 10_000));
+      await recordIssueEvent(tx, issue.id, ev("n", T + 10_000, "fatal"));
     });
     // The older batch commits last, counted one by one and deferred: the newer event stays.
     await writeTx(db, async (tx) => {
       const counters = new IssueCounters(T);
-      counters.counted(issue.id, await recordIssueEvent(tx, issue.id, ev("o", T + 1_000)));
-      counters.defer(issue.id, ev("p", T + 2_000));
+      counters.counted(issue.id, await recordIssueEvent(tx, issue.id, ev("o", T + 1_000, "warning")));
+      counters.defer(issue.id, ev("p", T + 2_000, "info"));
       await counters.flush(tx);
     });
     const after = await getIssue(db, issue.id);
-    expect({ last: after?.lastEventId, lastSeen: after?.lastSeen, count: after?.eventCount }).toEqual({
+    expect({ last: after?.lastEventId, level: after?.level, lastSeen: after?.lastSeen, count: after?.eventCount }).toEqual({
       last: "n".repeat(32),
+      level: "fatal",
       lastSeen: T + 10_000,
       count: 4,
     });
