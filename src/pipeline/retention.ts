@@ -19,6 +19,14 @@ import { deleteUnusedBundles } from "../storage/artifacts";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
 import {
+  clearDetachedChunk,
+  detachEventPartition,
+  dropDetachedEventPartition,
+  ensureEventPartitions,
+  listDetachedEventPartitions,
+  listEventPartitions,
+} from "../storage/event-partitions";
+import {
   countProjectEvents,
   deleteExpiredChunk,
   deleteOldestOfIssue,
@@ -47,8 +55,10 @@ export interface RetentionOptions {
 
 export interface RetentionResult {
   projects: number;
-  /** deleted for age */
+  /** deleted for age (row by row, and the rows of dropped partitions) */
   expired: number;
+  /** PostgreSQL: weekly `events` partitions dropped whole (their rows are counted in `expired`) */
+  partitionsDropped: number;
   /** deleted for the event cap */
   evicted: number;
   /** span and log rows deleted (same age and cap as events) */
@@ -72,9 +82,14 @@ export function projectRetention(
 const defaultYield = () => new Promise<void>((r) => setTimeout(r, 20));
 
 export async function runRetention(db: Db, o: RetentionOptions): Promise<RetentionResult> {
-  const result: RetentionResult = { projects: 0, expired: 0, evicted: 0, traceRows: 0, monitorRows: 0 };
+  const result: RetentionResult = { projects: 0, expired: 0, partitionsDropped: 0, evicted: 0, traceRows: 0, monitorRows: 0 };
   const pause = o.yieldBetween ?? defaultYield;
-  for (const project of await listProjectsForRetention(db)) {
+  await ensureEventPartitions(db, o.now);
+  const projects = await listProjectsForRetention(db);
+  const dropped = await dropExpiredPartitions(db, oldestCutoff(projects, o), o, pause);
+  result.partitionsDropped = dropped.partitions;
+  result.expired += dropped.rows;
+  for (const project of projects) {
     if (o.signal?.aborted) break;
     result.projects += 1;
     const { days, eventCap } = projectRetention(project.settings, o.defaults);
@@ -87,6 +102,55 @@ export async function runRetention(db: Db, o: RetentionOptions): Promise<Retenti
     result.monitorRows += await trimMonitorHistory(db, history);
   }
   return result;
+}
+
+/**
+ * The age cutoff every project agrees on: the longest retention decides (without projects, the
+ * default). A whole partition may go only when it ends before this.
+ */
+function oldestCutoff(projects: Array<{ settings: Record<string, unknown> }>, o: RetentionOptions): number {
+  const days = projects.map((p) => projectRetention(p.settings, o.defaults).days);
+  return o.now - Math.max(...days, projects.length === 0 ? o.defaults.days : 0) * DAY;
+}
+
+/**
+ * PostgreSQL: detaches every weekly partition that ends before `cutoff` (its survivors move to
+ * DEFAULT), then clears and drops every detached table, including one an interrupted run left.
+ * Returns the partitions dropped and the rows that went with them.
+ */
+async function dropExpiredPartitions(
+  db: Db,
+  cutoff: number,
+  o: RetentionOptions,
+  pause: () => Promise<void>,
+): Promise<{ partitions: number; rows: number }> {
+  const out = { partitions: 0, rows: 0 };
+  for (const p of await listEventPartitions(db)) {
+    if (o.signal?.aborted) return out;
+    if (p.to <= cutoff) await detachEventPartition(db, p.name);
+  }
+  for (const name of await listDetachedEventPartitions(db)) {
+    const rows = await clearDetached(db, name, o, pause);
+    if (rows === null) return out;
+    out.rows += rows;
+    if (await dropDetachedEventPartition(db, name)) out.partitions += 1;
+  }
+  return out;
+}
+
+/** Deletes the keys and attachments of a detached table's rows, a batch per transaction; null if aborted. */
+async function clearDetached(db: Db, name: string, o: RetentionOptions, pause: () => Promise<void>): Promise<number | null> {
+  let afterId: number | null = 0;
+  let total = 0;
+  while (afterId !== null) {
+    if (o.signal?.aborted) return null;
+    const from: number = afterId;
+    const r = await writeTx(db, (tx) => clearDetachedChunk(tx, { name, afterId: from, limit: o.batchSize }));
+    total += r.rows;
+    afterId = r.cursor;
+    if (afterId !== null) await pause();
+  }
+  return total;
 }
 
 async function expireProject(db: Db, projectId: number, cutoff: number, o: RetentionOptions, pause: () => Promise<void>): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * The few places where SQLite and PostgreSQL differ. Everything else is one Kysely query.
  */
-import { type ColumnDataType, type CreateTableBuilder, type Kysely, sql } from "kysely";
+import { type ColumnDataType, type CreateTableBuilder, type Kysely, PostgresAdapter, sql } from "kysely";
 import type { Db, DialectName } from "./db";
 import type { Database } from "./schema";
 
@@ -53,4 +53,12 @@ export function chunks<T>(rows: T[], size = INSERT_CHUNK): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
   return out;
+}
+
+/**
+ * Is this connection or transaction PostgreSQL? For the few writes that differ by dialect but are
+ * handed only a transaction (the callers' signatures stay dialect-free).
+ */
+export function isPostgres(tx: Tx): boolean {
+  return tx.getExecutor().adapter instanceof PostgresAdapter;
 }

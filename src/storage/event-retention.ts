@@ -4,14 +4,18 @@
  * latest event (`issues.first_event_id` / `last_event_id`). Issue counters are never changed.
  */
 import type { Db } from "./db";
-import type { Tx } from "./dialect";
+import { isPostgres, type Tx } from "./dialect";
 
 /**
- * Deletes events by row id together with their attachments (keyed by project and event id):
- * an attachment of a deleted event would be unreachable bytes.
+ * Deletes events by row id together with what is keyed by them (deleteEventSidecars). The
+ * received-time range lets PostgreSQL look only in the partitions that can hold the rows.
  */
-export async function deleteEventRows(tx: Tx, rows: Array<{ id: number; project_id: number; event_id: string }>): Promise<void> {
+export async function deleteEventRows(
+  tx: Tx,
+  rows: Array<{ id: number; project_id: number; event_id: string; received_at: number }>,
+): Promise<void> {
   if (rows.length === 0) return;
+  const times = rows.map((r) => Number(r.received_at));
   await tx
     .deleteFrom("events")
     .where(
@@ -19,11 +23,24 @@ export async function deleteEventRows(tx: Tx, rows: Array<{ id: number; project_
       "in",
       rows.map((r) => Number(r.id)),
     )
+    .where("received_at", ">=", Math.min(...times))
+    .where("received_at", "<=", Math.max(...times))
     .execute();
+  await deleteEventSidecars(tx, rows);
+}
+
+/**
+ * Deletes what is keyed by (project, event id) of deleted events: their attachments (unreachable
+ * bytes otherwise) and, on PostgreSQL, their dedupe keys in `event_keys` (kept, they would make a
+ * re-sent event a duplicate of nothing; SQLite's unique constraint goes with the row itself).
+ */
+export async function deleteEventSidecars(tx: Tx, rows: Array<{ project_id: number; event_id: string }>): Promise<void> {
   const byProject = new Map<number, string[]>();
   for (const r of rows) byProject.set(Number(r.project_id), [...(byProject.get(Number(r.project_id)) ?? []), r.event_id]);
+  const keys = isPostgres(tx);
   for (const [projectId, eventIds] of byProject) {
     await tx.deleteFrom("attachments").where("project_id", "=", projectId).where("event_id", "in", eventIds).execute();
+    if (keys) await tx.deleteFrom("event_keys").where("project_id", "=", projectId).where("event_id", "in", eventIds).execute();
   }
 }
 
@@ -125,7 +142,7 @@ export async function deleteOldestOfIssue(tx: Tx, issueId: number, limit: number
   const keep = [issue?.first_event_id, issue?.last_event_id].filter((id): id is string => typeof id === "string");
   const rows = await tx
     .selectFrom("events")
-    .select(["id", "project_id", "event_id"])
+    .select(["id", "project_id", "event_id", "received_at"])
     .where("issue_id", "=", issueId)
     .$if(keep.length > 0, (qb) => qb.where("event_id", "not in", keep))
     .orderBy("received_at")

@@ -3,8 +3,9 @@
  * itself as an opaque compressed JSON blob (ARCHITECTURE principle 8).
  */
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from "node:zlib";
+import { sql } from "kysely";
 import type { Db } from "./db";
-import { chunks, type Tx } from "./dialect";
+import { chunks, isPostgres, type Tx } from "./dialect";
 
 export interface NewEvent {
   projectId: number;
@@ -135,16 +136,73 @@ export async function insertEvent(tx: Tx, e: NewEvent): Promise<boolean> {
  */
 export async function insertEvents(tx: Tx, events: NewEvent[]): Promise<Set<string>> {
   const inserted = new Set<string>();
+  const insert = isPostgres(tx) ? insertChunkPostgres : insertChunkSqlite;
   for (const part of chunks(events)) {
-    const rows = await tx
-      .insertInto("events")
-      .values(part.map(eventRow))
-      .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
-      .returning(["project_id", "event_id"])
-      .execute();
-    for (const r of rows) inserted.add(eventKey(Number(r.project_id), r.event_id));
+    for (const r of await insert(tx, part.map(eventRow))) inserted.add(eventKey(Number(r.project_id), r.event_id));
   }
   return inserted;
+}
+
+type EventInsert = ReturnType<typeof eventRow>;
+type InsertedKey = { project_id: number; event_id: string };
+
+/** SQLite: `events` itself is unique on (project_id, event_id). */
+async function insertChunkSqlite(tx: Tx, rows: EventInsert[]): Promise<InsertedKey[]> {
+  return tx
+    .insertInto("events")
+    .values(rows)
+    .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
+    .returning(["project_id", "event_id"])
+    .execute();
+}
+
+/** The columns of an event insert with their PostgreSQL types (VALUES rows carry no column types). */
+const PG_COLUMNS: ReadonlyArray<readonly [keyof EventInsert, string]> = [
+  ["project_id", "bigint"],
+  ["issue_id", "bigint"],
+  ["event_id", "text"],
+  ["received_at", "bigint"],
+  ["timestamp", "bigint"],
+  ["level", "text"],
+  ["platform", "text"],
+  ["release", "text"],
+  ["environment", "text"],
+  ["title", "text"],
+  ["culprit", "text"],
+  ["user_key", "text"],
+  ["trace_id", "text"],
+  ["digest", "text"],
+  ["size", "integer"],
+  ["payload", "bytea"],
+];
+
+/**
+ * PostgreSQL: `events` is partitioned by time and cannot be unique on (project_id, event_id), so
+ * the key goes into `event_keys` first and only the rows whose key was new are inserted, in one
+ * statement (one round trip per chunk, as before). A key repeated within the chunk is dropped
+ * here: ON CONFLICT DO NOTHING would skip its second key but the join would insert both rows.
+ */
+async function insertChunkPostgres(tx: Tx, rows: EventInsert[]): Promise<InsertedKey[]> {
+  const seen = new Set<string>();
+  const unique = rows.filter((r) => {
+    const k = eventKey(r.project_id, r.event_id);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  const names = sql.join(PG_COLUMNS.map(([c]) => sql.ref(c)));
+  const fromV = sql.join(PG_COLUMNS.map(([c]) => sql.ref(`v.${c}`)));
+  const values = sql.join(unique.map((r) => sql`(${sql.join(PG_COLUMNS.map(([c, type]) => sql`${r[c]}::${sql.raw(type)}`))})`));
+  const result = await sql<InsertedKey>`
+    WITH v (${names}) AS (VALUES ${values}),
+    k AS (
+      INSERT INTO event_keys (project_id, event_id) SELECT project_id, event_id FROM v
+      ON CONFLICT DO NOTHING RETURNING project_id, event_id
+    )
+    INSERT INTO events (${names})
+    SELECT ${fromV} FROM v JOIN k ON k.project_id = v.project_id AND k.event_id = v.event_id
+    RETURNING project_id, event_id`.execute(tx);
+  return result.rows;
 }
 
 /** How insertEvents names an event. */

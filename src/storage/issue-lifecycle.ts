@@ -295,7 +295,7 @@ export async function mergeIssueRows(tx: Tx, primaryId: number, others: number[]
 export async function deleteIssueEventsChunk(tx: Tx, issueId: number, limit: number): Promise<number> {
   const rows = await tx
     .selectFrom("events")
-    .select(["id", "project_id", "event_id"])
+    .select(["id", "project_id", "event_id", "received_at"])
     .where("issue_id", "=", issueId)
     .limit(limit)
     .execute();

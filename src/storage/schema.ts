@@ -149,6 +149,17 @@ export interface EventsTable {
   payload: Buffer;
 }
 
+/**
+ * PostgreSQL only (migration 0025): the dedupe key of every stored event. `events` is partitioned
+ * by received time there, and a unique constraint on a partitioned table must include the
+ * partition key, so (project_id, event_id) is unique here instead. Written and deleted with the
+ * event rows; SQLite keeps its unique constraint on `events` and has no such table.
+ */
+export interface EventKeysTable {
+  project_id: number;
+  event_id: string;
+}
+
 export interface ActivityTable {
   id: Generated<number>;
   issue_id: number;
@@ -691,6 +702,7 @@ export interface Database {
   issue_hashes: IssueHashesTable;
   issue_users: IssueUsersTable;
   events: EventsTable;
+  event_keys: EventKeysTable;
   artifact_chunks: ArtifactChunksTable;
   artifact_bundles: ArtifactBundlesTable;
   artifact_bundle_projects: ArtifactBundleProjectsTable;

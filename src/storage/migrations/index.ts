@@ -27,6 +27,7 @@ import * as m0021passwordResets from "./0021-password-resets";
 import * as m0022alertRuleReleases from "./0022-alert-rule-releases";
 import * as m0023queueBodies from "./0023-queue-bodies";
 import * as m0024queueBodyLz4 from "./0024-queue-body-lz4";
+import * as m0025eventsPartitioned from "./0025-events-partitioned";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -53,6 +54,7 @@ const steps: Record<string, Step> = {
   "0022-alert-rule-releases": m0022alertRuleReleases,
   "0023-queue-bodies": m0023queueBodies,
   "0024-queue-body-lz4": m0024queueBodyLz4,
+  "0025-events-partitioned": m0025eventsPartitioned,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {

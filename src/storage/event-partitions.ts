@@ -1,0 +1,188 @@
+/**
+ * PostgreSQL only: `events` is partitioned by `received_at` (migration 0025), one partition per
+ * week plus a DEFAULT partition, so retention can drop a whole week instead of deleting its rows
+ * one by one (docs/scaling.md, "Events partitioned by time on PostgreSQL").
+ *
+ * - Weekly partitions are created ahead of time (`ensureEventPartitions`, every retention run).
+ * - A week is dropped in two steps: a short transaction detaches it and moves the rows that must
+ *   stay (each issue's first and latest event) back into `events`, where they land in DEFAULT;
+ *   then the dedupe keys and attachments of the rows left in the detached table are deleted in
+ *   small transactions and the table is dropped. A run interrupted between the steps leaves a
+ *   detached table holding only doomed rows; the next run finishes it (`listDetachedEventPartitions`).
+ */
+import { type Kysely, sql } from "kysely";
+import type { Db } from "./db";
+import type { Tx } from "./dialect";
+import { deleteEventSidecars } from "./event-retention";
+
+const DAY = 24 * 3600 * 1000;
+
+/** The span of one partition. */
+export const EVENT_PARTITION_MS = 7 * DAY;
+
+/** Weeks created beyond the current one: retention runs every few minutes, so this is slack for a stopped worker. */
+export const EVENT_PARTITIONS_AHEAD = 4;
+
+/** 1970-01-05 was a Monday: weeks run Monday 00:00 UTC to Monday 00:00 UTC. */
+const MONDAY = 4 * DAY;
+
+const PREFIX = "events_w";
+
+/** Rows no weekly partition covers: survivors of dropped weeks, and anything outside the created weeks. */
+export const DEFAULT_PARTITION = "events_default";
+
+/** DDL on `events` waits at most this long for its lock, so a long read never queues ingest behind it. */
+const LOCK_TIMEOUT = "5s";
+
+export interface EventPartition {
+  name: string;
+  /** epoch ms, inclusive */
+  from: number;
+  /** epoch ms, exclusive */
+  to: number;
+}
+
+/** The start of the week holding `ms`. */
+export function weekStart(ms: number): number {
+  return Math.floor((ms - MONDAY) / EVENT_PARTITION_MS) * EVENT_PARTITION_MS + MONDAY;
+}
+
+/** `events_w20260601`: the week's first day, so names sort by time. */
+export function partitionName(start: number): string {
+  return PREFIX + new Date(start).toISOString().slice(0, 10).replaceAll("-", "");
+}
+
+function isLockTimeout(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === "55P03";
+}
+
+/**
+ * Creates the partition of the week starting at `start` unless it exists. A week that already has
+ * rows in DEFAULT is left to DEFAULT: creating its partition would fail (PostgreSQL refuses a new
+ * partition whose range DEFAULT already holds rows of), and those rows are deleted row by row.
+ */
+export async function createWeekPartition<DB>(k: Kysely<DB>, start: number): Promise<boolean> {
+  const name = partitionName(start);
+  const end = start + EVENT_PARTITION_MS;
+  const found = await sql<{ found: boolean }>`SELECT to_regclass(${name}) IS NOT NULL AS found`.execute(k);
+  if (found.rows[0]?.found) return false;
+  const stray =
+    await sql`SELECT 1 FROM ${sql.table(DEFAULT_PARTITION)} WHERE received_at >= ${start} AND received_at < ${end} LIMIT 1`.execute(k);
+  if (stray.rows.length > 0) return false;
+  await sql`CREATE TABLE ${sql.table(name)} PARTITION OF events FOR VALUES FROM (${sql.lit(start)}) TO (${sql.lit(end)})`.execute(k);
+  return true;
+}
+
+/** The partitions of the week holding `now` and the `ahead` weeks after it; returns how many were created. */
+export async function createEventPartitions<DB>(k: Kysely<DB>, now: number, ahead = EVENT_PARTITIONS_AHEAD): Promise<number> {
+  let created = 0;
+  for (let i = 0; i <= ahead; i++) {
+    if (await createWeekPartition(k, weekStart(now) + i * EVENT_PARTITION_MS)) created += 1;
+  }
+  return created;
+}
+
+/**
+ * Makes sure this week's and the next weeks' partitions exist (idempotent; no-op on SQLite).
+ * Returns how many were created; 0 too when the lock on `events` was not granted in time (the
+ * next run retries, and until then new rows land in DEFAULT, which is correct, only slower to expire).
+ */
+export async function ensureEventPartitions(db: Db, now: number, ahead = EVENT_PARTITIONS_AHEAD): Promise<number> {
+  if (db.dialect !== "postgres") return 0;
+  try {
+    return await db.kysely.transaction().execute(async (tx) => {
+      await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(tx);
+      return createEventPartitions(tx, now, ahead);
+    });
+  } catch (err) {
+    if (isLockTimeout(err)) return 0;
+    throw err;
+  }
+}
+
+/** "FOR VALUES FROM ('1780272000000') TO ('1780876800000')" → its bounds; null for DEFAULT. */
+function parseBound(bound: string): { from: number; to: number } | null {
+  const m = /FROM \('?(-?\d+)'?\) TO \('?(-?\d+)'?\)/.exec(bound);
+  return m ? { from: Number(m[1]), to: Number(m[2]) } : null;
+}
+
+/** The weekly partitions attached to `events`, oldest first (DEFAULT not included). */
+export async function listEventPartitions(db: Db): Promise<EventPartition[]> {
+  if (db.dialect !== "postgres") return [];
+  const r = await sql<{ name: string; bound: string }>`
+    SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
+    FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+    WHERE i.inhparent = 'events'::regclass`.execute(db.kysely);
+  const out: EventPartition[] = [];
+  for (const row of r.rows) {
+    const b = parseBound(row.bound);
+    if (b) out.push({ name: row.name, ...b });
+  }
+  return out.sort((a, b) => a.from - b.from);
+}
+
+/**
+ * Detaches a weekly partition and moves its rows that must stay (each issue's first and latest
+ * event, the same rule as the row-wise deletes) back into `events`, where DEFAULT takes them:
+ * no partition covers that week any more. One short transaction (DETACH locks `events`); the
+ * detached table then holds only rows to delete. Returns how many rows stayed, or null when the
+ * lock was not granted in time (the week is tried again next run).
+ */
+export async function detachEventPartition(db: Db, name: string): Promise<number | null> {
+  const t = sql.table(name);
+  try {
+    return await db.kysely.transaction().execute(async (tx) => {
+      await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(tx);
+      // Not CONCURRENTLY: that form cannot run inside a transaction, and the move must be atomic with it.
+      await sql`ALTER TABLE events DETACH PARTITION ${t}`.execute(tx);
+      const moved = await sql`
+        WITH kept AS (
+          DELETE FROM ${t} p USING issues i
+          WHERE i.id = p.issue_id AND (i.first_event_id = p.event_id OR i.last_event_id = p.event_id)
+          RETURNING p.*
+        )
+        INSERT INTO events SELECT * FROM kept`.execute(tx);
+      return Number(moved.numAffectedRows ?? 0);
+    });
+  } catch (err) {
+    if (isLockTimeout(err)) return null;
+    throw err;
+  }
+}
+
+/** Weekly tables detached from `events` and not yet dropped (an earlier run may have stopped midway). */
+export async function listDetachedEventPartitions(db: Db): Promise<string[]> {
+  if (db.dialect !== "postgres") return [];
+  const r = await sql<{ name: string }>`
+    SELECT relname AS name FROM pg_class
+    WHERE relkind = 'r' AND NOT relispartition AND relname ~ ${`^${PREFIX}[0-9]{8}$`} AND pg_table_is_visible(oid)
+    ORDER BY relname`.execute(db.kysely);
+  return r.rows.map((x) => x.name);
+}
+
+/**
+ * Deletes the dedupe keys and attachments of up to `limit` rows of a detached table, in id order
+ * after `afterId`. Returns how many rows it covered and where to continue (null: done). Deleting
+ * an absent key is a no-op, so a run that restarts from the beginning is harmless.
+ */
+export async function clearDetachedChunk(
+  tx: Tx,
+  q: { name: string; afterId: number; limit: number },
+): Promise<{ rows: number; cursor: number | null }> {
+  const r = await sql<{ id: number; project_id: number; event_id: string }>`
+    SELECT id, project_id, event_id FROM ${sql.table(q.name)} WHERE id > ${q.afterId} ORDER BY id LIMIT ${q.limit}`.execute(tx);
+  await deleteEventSidecars(tx, r.rows);
+  const last = r.rows.at(-1);
+  return { rows: r.rows.length, cursor: r.rows.length < q.limit || !last ? null : Number(last.id) };
+}
+
+/** Drops a detached weekly table; refuses a table still attached to `events` (that would drop live rows). */
+export async function dropDetachedEventPartition(db: Db, name: string): Promise<boolean> {
+  const r = await sql<{ attached: boolean }>`SELECT relispartition AS attached FROM pg_class WHERE oid = to_regclass(${name})`.execute(
+    db.kysely,
+  );
+  const row = r.rows[0];
+  if (!row || row.attached) return false;
+  await sql`DROP TABLE ${sql.table(name)}`.execute(db.kysely);
+  return true;
+}
