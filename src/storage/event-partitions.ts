@@ -121,24 +121,33 @@ export async function listEventPartitions(db: Db): Promise<EventPartition[]> {
   return out.sort((a, b) => a.from - b.from);
 }
 
+/** Joined with `issues i`: the event row `p` is its issue's first or latest event. */
+const KEPT = sql`i.id = p.issue_id AND (i.first_event_id = p.event_id OR i.last_event_id = p.event_id)`;
+
 /**
  * Detaches a weekly partition and moves its rows that must stay (each issue's first and latest
  * event, the same rule as the row-wise deletes) back into `events`, where DEFAULT takes them:
- * no partition covers that week any more. One short transaction (DETACH locks `events`); the
- * detached table then holds only rows to delete. Returns how many rows stayed, or null when the
- * lock was not granted in time (the week is tried again next run).
+ * no partition covers that week any more. The detached table then holds only rows to delete.
+ *
+ * DETACH locks `events` exclusively until commit, so the week is scanned for survivors before,
+ * while `events` stays available; under the lock they are fetched by id and checked again. (An
+ * event that became an issue's first or latest in between — an unmerge of a 90-day-old week in
+ * that instant — is lost, as it would be between the row-wise path's select and delete.)
+ * Returns how many rows stayed, or null when the lock was not granted in time (next run retries).
  */
 export async function detachEventPartition(db: Db, name: string): Promise<number | null> {
   const t = sql.table(name);
+  const candidates = await sql<{ id: number }>`SELECT p.id FROM ${t} p JOIN issues i ON ${KEPT}`.execute(db.kysely);
+  const ids = candidates.rows.map((r) => Number(r.id));
   try {
     return await db.kysely.transaction().execute(async (tx) => {
       await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(tx);
       // Not CONCURRENTLY: that form cannot run inside a transaction, and the move must be atomic with it.
       await sql`ALTER TABLE events DETACH PARTITION ${t}`.execute(tx);
+      if (ids.length === 0) return 0;
       const moved = await sql`
         WITH kept AS (
-          DELETE FROM ${t} p USING issues i
-          WHERE i.id = p.issue_id AND (i.first_event_id = p.event_id OR i.last_event_id = p.event_id)
+          DELETE FROM ${t} p USING issues i WHERE p.id = ANY(${ids}::bigint[]) AND ${KEPT}
           RETURNING p.*
         )
         INSERT INTO events SELECT * FROM kept`.execute(tx);

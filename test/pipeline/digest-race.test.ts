@@ -1,6 +1,7 @@
 /**
- * Two workers on PostgreSQL storing the same event at once. The batch's events go in with one
- * INSERT … ON CONFLICT DO NOTHING; an event another worker stored meanwhile is a duplicate, and an
+ * Two workers on PostgreSQL storing the same event at once. The batch's keys go into event_keys
+ * with one INSERT … ON CONFLICT DO NOTHING (and only new keys' events into events, same
+ * statement); an event another worker stored meanwhile is a duplicate, and an
  * issue this batch created only for such events is removed again, while one that also got a stored
  * event stays. The other worker is a plain transaction holding the conflicting row uncommitted:
  * the digest's INSERT waits on it (seen in pg_stat_activity, no sleeping), then skips the row.
@@ -49,19 +50,21 @@ describe.runIf(await postgresAvailable())("digest racing another worker on postg
   async function digestAgainst(projectId: number, items: QueueInsert[], taken: string[]) {
     await enqueueMany(db, items);
     await other.query("BEGIN");
-    for (const id of taken)
+    for (const id of taken) {
+      await other.query("INSERT INTO event_keys (project_id, event_id) VALUES ($1, $2)", [projectId, id]);
       await other.query(
         `INSERT INTO events (project_id, issue_id, event_id, received_at, timestamp, level, platform, title, size, payload)
          VALUES ($1, 999999, $2, $3, $3, 'error', 'other', 'stored by the other worker', 0, '\\x00')`,
         [projectId, id, NOW],
       );
+    }
     const claimed = await claimBatch(db, NOW, 100, 60_000);
     const digest = digestBatch(db, claimed, deps(NOW));
     const dbName = new URL(info.databaseUrl ?? "").pathname.slice(1);
     await eventually(
       async () => {
         const waiting = await watcher.query(
-          `SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND query ILIKE 'insert into "events"%'`,
+          `SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND query ILIKE '%insert into event_keys%'`,
           [dbName],
         );
         return waiting.rowCount === 1;
