@@ -156,25 +156,29 @@ async function insertChunkSqlite(tx: Tx, rows: EventInsert[]): Promise<InsertedK
     .execute();
 }
 
-/** The columns of an event insert with their PostgreSQL types (VALUES rows carry no column types). */
-const PG_COLUMNS: ReadonlyArray<readonly [keyof EventInsert, string]> = [
-  ["project_id", "bigint"],
-  ["issue_id", "bigint"],
-  ["event_id", "text"],
-  ["received_at", "bigint"],
-  ["timestamp", "bigint"],
-  ["level", "text"],
-  ["platform", "text"],
-  ["release", "text"],
-  ["environment", "text"],
-  ["title", "text"],
-  ["culprit", "text"],
-  ["user_key", "text"],
-  ["trace_id", "text"],
-  ["digest", "text"],
-  ["size", "integer"],
-  ["payload", "bytea"],
-];
+/**
+ * The PostgreSQL type of each column of an event insert (VALUES rows carry no column types). A
+ * Record, so a column added to eventRow fails to compile until it has its type here.
+ */
+const PG_TYPES: Record<keyof EventInsert, string> = {
+  project_id: "bigint",
+  issue_id: "bigint",
+  event_id: "text",
+  received_at: "bigint",
+  timestamp: "bigint",
+  level: "text",
+  platform: "text",
+  release: "text",
+  environment: "text",
+  title: "text",
+  culprit: "text",
+  user_key: "text",
+  trace_id: "text",
+  digest: "text",
+  size: "integer",
+  payload: "bytea",
+};
+const PG_COLUMNS = Object.entries(PG_TYPES) as Array<[keyof EventInsert, string]>;
 
 /**
  * PostgreSQL: `events` is partitioned by time and cannot be unique on (project_id, event_id), so
@@ -210,11 +214,14 @@ export function eventKey(projectId: number, eventId: string): string {
   return `${projectId}:${eventId}`;
 }
 
-/** Which of these event ids the project already stores (duplicate check before grouping). */
+/**
+ * Which of these event ids the project already stores (duplicate check before grouping). On
+ * PostgreSQL from `event_keys`: one index probe, where `events` would need one per partition.
+ */
 export async function existingEventIds(tx: Tx, projectId: number, eventIds: string[]): Promise<Set<string>> {
   if (eventIds.length === 0) return new Set();
   const rows = await tx
-    .selectFrom("events")
+    .selectFrom(isPostgres(tx) ? "event_keys" : "events")
     .select("event_id")
     .where("project_id", "=", projectId)
     .where("event_id", "in", eventIds)
