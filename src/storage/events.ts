@@ -3,7 +3,7 @@
  * itself as an opaque compressed JSON blob (ARCHITECTURE principle 8).
  */
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from "node:zlib";
-import { sql } from "kysely";
+import { CompiledQuery } from "kysely";
 import type { Db } from "./db";
 import { chunks, isPostgres, type Tx } from "./dialect";
 
@@ -194,19 +194,30 @@ async function insertChunkPostgres(tx: Tx, rows: EventInsert[]): Promise<Inserte
     seen.add(k);
     return true;
   });
-  const names = sql.join(PG_COLUMNS.map(([c]) => sql.ref(c)));
-  const fromV = sql.join(PG_COLUMNS.map(([c]) => sql.ref(`v.${c}`)));
-  const values = sql.join(unique.map((r) => sql`(${sql.join(PG_COLUMNS.map(([c, type]) => sql`${r[c]}::${sql.raw(type)}`))})`));
-  const result = await sql<InsertedKey>`
-    WITH v (${names}) AS (VALUES ${values}),
+  const params = unique.flatMap((r) => PG_COLUMNS.map(([c]) => r[c]));
+  const result = await tx.executeQuery<InsertedKey>(CompiledQuery.raw(insertChunkText(unique.length), params));
+  return result.rows;
+}
+
+/**
+ * The statement of insertChunkPostgres for `n` rows, as text: composing 16 × n casted fragments
+ * with Kysely's sql template doubled the client CPU of a 64-event chunk and the statement's time
+ * (8.5 → 3.8-4.0 ms, against 3.1-3.7 ms for the plain insert before partitioning). Only the first
+ * VALUES row carries casts; PostgreSQL gives the other rows' parameters the same column types.
+ */
+function insertChunkText(n: number): string {
+  const width = PG_COLUMNS.length;
+  const row = (r: number) => `(${PG_COLUMNS.map(([, type], i) => `$${r * width + i + 1}${r === 0 ? `::${type}` : ""}`).join(", ")})`;
+  const names = PG_COLUMNS.map(([c]) => `"${c}"`).join(", ");
+  const fromV = PG_COLUMNS.map(([c]) => `v."${c}"`).join(", ");
+  return `WITH v (${names}) AS (VALUES ${Array.from({ length: n }, (_, r) => row(r)).join(", ")}),
     k AS (
       INSERT INTO event_keys (project_id, event_id) SELECT project_id, event_id FROM v
       ON CONFLICT DO NOTHING RETURNING project_id, event_id
     )
     INSERT INTO events (${names})
     SELECT ${fromV} FROM v JOIN k ON k.project_id = v.project_id AND k.event_id = v.event_id
-    RETURNING project_id, event_id`.execute(tx);
-  return result.rows;
+    RETURNING project_id, event_id`;
 }
 
 /** How insertEvents names an event. */

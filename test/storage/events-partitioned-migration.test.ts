@@ -144,4 +144,22 @@ describe.each(await dialects())("events partitioning migration on %s", (dialect)
     const keys = await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_keys`.execute(k);
     expect(keys.rows[0]?.n).toBe(25);
   });
+
+  test("insertEvents: more than a chunk, repeats within and across batches; every stored row reads back whole", async () => {
+    await migrateToLatest(db);
+    const at = NOW - 120_000;
+    const batch = Array.from({ length: 250 }, (_, i) => newEvent(3, hexId(`chunk:${i}`), at + i));
+    const first = await writeTx(db, (tx) => insertEvents(tx, [...batch, batch[7] as NewEvent, batch[240] as NewEvent]));
+    expect(first.size).toBe(250);
+    const again = await writeTx(db, (tx) =>
+      insertEvents(tx, [batch[0] as NewEvent, newEvent(3, hexId("chunk:new"), at), batch[249] as NewEvent]),
+    );
+    expect([...again]).toEqual([`3:${hexId("chunk:new")}`]);
+    for (const i of [0, 1, 199, 200, 249]) {
+      const e = await getEvent(db, 3, hexId(`chunk:${i}`));
+      expect(e?.event).toEqual({ message: hexId(`chunk:${i}`) });
+      expect(e?.receivedAt).toBe(at + i);
+    }
+    expect((await getEvent(db, 3, hexId("chunk:new")))?.event).toEqual({ message: hexId("chunk:new") });
+  });
 });
