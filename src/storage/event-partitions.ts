@@ -60,6 +60,8 @@ function isLockTimeout(err: unknown): boolean {
  * Creates the partition of the week starting at `start` unless it exists. A week that already has
  * rows in DEFAULT is left to DEFAULT: creating its partition would fail (PostgreSQL refuses a new
  * partition whose range DEFAULT already holds rows of), and those rows are deleted row by row.
+ * (A row landing in DEFAULT between the check and the CREATE fails the CREATE and so this run;
+ * the next run sees the row and skips the week. That needs a week already missing its partition.)
  */
 export async function createWeekPartition<DB>(k: Kysely<DB>, start: number): Promise<boolean> {
   const name = partitionName(start);
