@@ -29,13 +29,28 @@ describe("normalize/frame", () => {
   });
 
   test("patched frames: odd fields fixed in one new object, the SDK's frame untouched", () => {
-    const nodeFrame = { filename: "/srv/app/orders.js", module: "orders", function: "charge", lineno: "42", colno: null, in_app: 1, package: "" };
+    const nodeFrame = {
+      filename: "/srv/app/orders.js",
+      module: "orders",
+      function: "charge",
+      lineno: "42",
+      colno: null,
+      in_app: 1,
+      package: "",
+    };
     const inShape = { abs_path: "/srv/a.js", filename: "/srv/a.js", function: "f", lineno: 3 };
     const hostile = JSON.parse('{"filename":"/srv/b.js","__proto__":{"polluted":true}}') as Record<string, unknown>;
     const before = JSON.stringify([nodeFrame, inShape, hostile]);
     const e = normalizeEvent({ exception: { values: [{ type: "E", stacktrace: { frames: [nodeFrame, inShape, hostile] } }] } }, ctx);
     const frames = e.exception?.values[0]?.stacktrace?.frames ?? [];
-    expect(frames[0]).toEqual({ abs_path: "/srv/app/orders.js", filename: "/srv/app/orders.js", module: "orders", function: "charge", lineno: 42, in_app: true });
+    expect(frames[0]).toEqual({
+      abs_path: "/srv/app/orders.js",
+      filename: "/srv/app/orders.js",
+      module: "orders",
+      function: "charge",
+      lineno: 42,
+      in_app: true,
+    });
     // Already in shape: the same object, not a copy.
     expect(frames[1]).toBe(inShape);
     // A `__proto__` key from JSON stays a plain own key; nothing reaches the prototype.
