@@ -45,9 +45,18 @@ export function normalizeKey(key: string): string {
 /** Strings shorter than this are scanned: the scans cost about what a lookup does. */
 const MEMO_MIN_LENGTH = 16;
 /** Longer strings (request bodies, messages) rarely repeat verbatim; not worth the memory. */
-const MEMO_MAX_LENGTH = 2048;
-/** At most this many clean strings per key configuration (a few MB at most). */
+const MEMO_MAX_LENGTH = 512;
+/**
+ * Clean strings remembered by all matchers of this thread together (at most ~10 MB, typically
+ * ~1 MB): each key configuration has its own memo, and configurations come from project settings.
+ */
 const MEMO_ENTRIES = 10_000;
+let memoUsed = 0;
+
+/** Clean strings remembered now, all matchers together (for tests and diagnostics). */
+export function scrubMemoSize(): number {
+  return memoUsed;
+}
 
 /** Decides whether a key names a secret: substring match on the normalised key; safe keys win. */
 export class KeyMatcher {
@@ -78,11 +87,20 @@ export class KeyMatcher {
     if (s.length < MEMO_MIN_LENGTH) return scrubString(s, this, found);
     if (this.clean.has(s)) return s;
     const out = scrubString(s, this, found);
-    if (out === s && found.size === 0 && s.length <= MEMO_MAX_LENGTH) {
-      if (this.clean.size >= MEMO_ENTRIES) this.clean.clear();
+    if (out !== s || found.size > 0 || s.length > MEMO_MAX_LENGTH) return out;
+    // Full: this memo starts again (others keep theirs; if they hold the budget, nothing is added).
+    if (memoUsed >= MEMO_ENTRIES) this.forgetMemo();
+    if (memoUsed < MEMO_ENTRIES) {
       this.clean.add(s);
+      memoUsed += 1;
     }
     return out;
+  }
+
+  /** Gives this matcher's memo back to the budget (call before dropping the matcher). */
+  forgetMemo(): void {
+    memoUsed -= this.clean.size;
+    this.clean.clear();
   }
 
   isSensitive(key: string): boolean {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { corpusFiles, corpusJson } from "../../../test/pipeline/corpus";
 import { normalizeEvent } from "../normalize-event";
-import { isCardNumber, KeyMatcher, luhnValid, type SecretKind, scrubString } from "./patterns";
+import { isCardNumber, KeyMatcher, luhnValid, type SecretKind, scrubMemoSize, scrubString } from "./patterns";
 import { DEFAULT_SCRUB_SETTINGS, readScrubSettings, type ScrubSettings, scrubEvent } from "./scrub-event";
 
 const ctx = { receivedAt: Date.UTC(2026, 10, 22, 10, 44), clientIp: "198.51.100.7", eventId: "a".repeat(32) };
@@ -41,6 +41,21 @@ describe("KeyMatcher.scrub: the memo of clean strings", () => {
       expect(m.scrub(line, found)).toBe("retry with password=[Filtered] against the replica");
       expect([...found]).toEqual(["sensitive_parameter"]);
     }
+  });
+
+  test("the memo is bounded across all key configurations, and answers stay right past the bound", () => {
+    const others = scrubMemoSize(); // the matchers of the tests before this one
+    const a = new KeyMatcher(["alpha_key"], []);
+    const b = new KeyMatcher(["beta_key"], []);
+    for (let i = 0; i < 25_000; i++) {
+      const line = `    at handler${i} (/srv/app/routes/orders-${i}.js:42:13)`;
+      expect((i % 2 ? a : b).scrub(line, new Set())).toBe(line);
+      expect(scrubMemoSize()).toBeLessThanOrEqual(10_000);
+    }
+    expect(a.scrub("call with alpha_key=123456 now", new Set())).toBe("call with alpha_key=[Filtered] now");
+    a.forgetMemo();
+    b.forgetMemo();
+    expect(scrubMemoSize()).toBe(others);
   });
 
   test("the same text under a project's extra sensitive key is scrubbed, whatever another project cached", () => {

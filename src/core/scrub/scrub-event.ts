@@ -80,7 +80,10 @@ function matcherFor(settings: ScrubSettings): KeyMatcher {
   const id = JSON.stringify([settings.extraKeys, settings.safeKeys]);
   let m = matchers.get(id);
   if (!m) {
-    if (matchers.size >= 100) matchers.clear();
+    if (matchers.size >= 100) {
+      for (const old of matchers.values()) old.forgetMemo();
+      matchers.clear();
+    }
     m = new KeyMatcher(settings.extraKeys, settings.safeKeys);
     matchers.set(id, m);
   }
