@@ -5,6 +5,7 @@
  * Each test has a database of its own: partitions, and the longest retention, are installation-wide.
  */
 import { sql } from "kysely";
+import pg from "pg";
 import { describe, expect, test } from "vitest";
 import { runRetention } from "../../src/pipeline/retention";
 import type { Db } from "../../src/storage/db";
@@ -47,7 +48,7 @@ async function send(db: Db, projectId: number, message: string, receivedAt: numb
 }
 
 /** A database whose weekly partitions cover the 20 weeks before NOW (the migration made only today's). */
-async function partitionedDb(): Promise<{ db: Db; close(): Promise<void> }> {
+async function partitionedDb(): Promise<Awaited<ReturnType<typeof openTestDb>>> {
   const t = await openTestDb("postgres");
   await ensureEventPartitions(t.db, NOW - 20 * EVENT_PARTITION_MS, 21);
   return t;
@@ -217,6 +218,39 @@ describe.runIf(await postgresAvailable())("partitioned retention on postgres", (
       expect(await tableExists(db, old)).toBe(false);
       expect(await keysOf(db, p)).toEqual([e[0], e[2]].sort());
     } finally {
+      await close();
+    }
+  });
+
+  test("a week whose detach cannot get its lock stays attached and whole; the next run drops it", async () => {
+    const { db, close, info } = await partitionedDb();
+    // Another session reading `events` in a long transaction: DETACH needs the table to itself.
+    const reader = new pg.Client({ connectionString: info.databaseUrl });
+    await reader.connect();
+    try {
+      const p = await createProject(db, "locked");
+      const e = [
+        await send(db, p, "K", OLD_WEEK + HOUR),
+        await send(db, p, "K", OLD_WEEK + 2 * HOUR),
+        await send(db, p, "K", OLD_WEEK + 3 * HOUR),
+      ];
+      const old = partitionName(OLD_WEEK);
+      await reader.query("BEGIN");
+      await reader.query("LOCK TABLE events IN ACCESS SHARE MODE");
+
+      // Waits for the lock at most lock_timeout (5 s), then gives up without an error.
+      expect(await detachEventPartition(db, old)).toBeNull();
+      expect(await isAttached(db, old)).toBe(true);
+      expect(await countEvents(db, { projectId: p })).toBe(3);
+
+      await reader.query("COMMIT");
+      const r = await runRetention(db, options);
+      expect(r).toMatchObject({ expired: 1 });
+      expect(r.partitionsDropped).toBeGreaterThan(0);
+      expect(await tableExists(db, old)).toBe(false);
+      expect(await keysOf(db, p)).toEqual([e[0], e[2]].sort());
+    } finally {
+      await reader.end();
       await close();
     }
   });
