@@ -44,6 +44,7 @@ export class IssueCounters {
         firstEventId: u.eventId,
         firstRelease: u.release,
         lastRelease: u.release,
+        lastReleaseSeen: u.release !== null ? u.seenAt : null,
       });
       return;
     }
@@ -58,7 +59,11 @@ export class IssueCounters {
     p.maxSeen = Math.max(p.maxSeen, u.seenAt);
     if (u.release !== null) {
       p.firstRelease ??= u.release;
-      p.lastRelease = u.release;
+      // The newest event with a release names it, as recordIssueEvent decides; a tie goes to the later.
+      if (p.lastReleaseSeen === null || u.seenAt >= p.lastReleaseSeen) {
+        p.lastRelease = u.release;
+        p.lastReleaseSeen = u.seenAt;
+      }
     }
   }
 

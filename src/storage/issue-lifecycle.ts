@@ -216,7 +216,17 @@ interface MergeSource {
   last_event_id: string | null;
   first_release: string | null;
   last_release: string | null;
+  last_release_seen: number | null;
   level: string;
+}
+
+/** The merged issues' newest release: by the time it was seen, else (before migration 0026) by last_seen. */
+function newestReleaseOf(byLast: MergeSource[]): { last_release: string | null; last_release_seen: number | null } {
+  const withRelease = byLast.filter((r) => r.last_release !== null);
+  const timed = withRelease.filter((r) => r.last_release_seen !== null);
+  const best =
+    timed.length > 0 ? timed.reduce((a, b) => ((b.last_release_seen ?? 0) > (a.last_release_seen ?? 0) ? b : a)) : withRelease[0];
+  return { last_release: best?.last_release ?? null, last_release_seen: best?.last_release_seen ?? null };
 }
 
 /**
@@ -231,7 +241,18 @@ export async function mergeIssueRows(tx: Tx, primaryId: number, others: number[]
   const rows = (
     await tx
       .selectFrom("issues")
-      .select(["id", "first_seen", "last_seen", "event_count", "first_event_id", "last_event_id", "first_release", "last_release", "level"])
+      .select([
+        "id",
+        "first_seen",
+        "last_seen",
+        "event_count",
+        "first_event_id",
+        "last_event_id",
+        "first_release",
+        "last_release",
+        "last_release_seen",
+        "level",
+      ])
       .where("id", "in", all)
       .execute()
   ).map(
@@ -241,6 +262,7 @@ export async function mergeIssueRows(tx: Tx, primaryId: number, others: number[]
       first_seen: Number(r.first_seen),
       last_seen: Number(r.last_seen),
       event_count: Number(r.event_count),
+      last_release_seen: r.last_release_seen === null ? null : Number(r.last_release_seen),
     }),
   );
   await tx.updateTable("issue_hashes").set({ issue_id: primaryId }).where("issue_id", "in", others).execute();
@@ -278,7 +300,7 @@ export async function mergeIssueRows(tx: Tx, primaryId: number, others: number[]
       first_event_id: byFirst.find((r) => r.first_event_id !== null)?.first_event_id ?? null,
       last_event_id: byLast.find((r) => r.last_event_id !== null)?.last_event_id ?? null,
       first_release: byFirst.find((r) => r.first_release !== null)?.first_release ?? null,
-      last_release: byLast.find((r) => r.last_release !== null)?.last_release ?? null,
+      ...newestReleaseOf(byLast),
       level: last.level,
     })
     .where("id", "=", primaryId)

@@ -94,6 +94,7 @@ export async function moveEventsForSplit(
   const byTime = [...events].sort((a, b) => a.receivedAt - b.receivedAt || a.id - b.id);
   const first = byTime[0] as IssueEventForSplit;
   const last = byTime[byTime.length - 1] as IssueEventForSplit;
+  const lastWithRelease = [...byTime].reverse().find((e) => e.release);
   await tx
     .updateTable("issues")
     .set({
@@ -104,7 +105,8 @@ export async function moveEventsForSplit(
       first_event_id: first.eventId,
       last_event_id: last.eventId,
       first_release: byTime.find((e) => e.release)?.release ?? null,
-      last_release: [...byTime].reverse().find((e) => e.release)?.release ?? null,
+      last_release: lastWithRelease?.release ?? null,
+      last_release_seen: lastWithRelease?.receivedAt ?? null,
       title: last.title,
       culprit: last.culprit,
       level: last.level,

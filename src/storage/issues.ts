@@ -151,6 +151,7 @@ export async function insertIssue(tx: Tx, issue: NewIssue): Promise<{ id: number
       last_event_id: null,
       first_release: cleanOrNull(issue.release),
       last_release: cleanOrNull(issue.release),
+      last_release_seen: issue.release ? issue.seenAt : null,
     })
     .returning("id")
     .executeTakeFirstOrThrow();
@@ -225,6 +226,18 @@ function newestEventId(seenAt: number, eventId: string) {
   return sql<string>`case when last_event_id is null or last_seen <= ${seenAt} then ${eventId} else last_event_id end`;
 }
 
+/**
+ * The release of the newest event that has one: `last_release_seen` is that event's time, so an
+ * older event committing late leaves a newer release alone (null: not known yet, any one sets it).
+ */
+function newestRelease(seenAt: number, release: string) {
+  const newer = sql`last_release_seen is null or last_release_seen <= ${seenAt}`;
+  return {
+    last_release: sql<string>`case when ${newer} then ${release} else last_release end`,
+    last_release_seen: sql<number>`case when ${newer} then ${seenAt} else last_release_seen end`,
+  };
+}
+
 /** The level of the newest event, as the last event's id (an older batch committing late keeps it). */
 function newestLevel(seenAt: number, level: string) {
   return sql<string>`case when last_seen <= ${seenAt} then ${level} else level end`;
@@ -248,7 +261,9 @@ export async function recordIssueEvent(tx: Tx, issueId: number, u: IssueEventUpd
       level: newestLevel(u.seenAt, u.level),
       last_event_id: newestEventId(u.seenAt, u.eventId),
       first_event_id: eb.fn.coalesce("first_event_id", sql<string>`${u.eventId}`),
-      ...(release !== null ? { last_release: release, first_release: eb.fn.coalesce("first_release", sql<string>`${release}`) } : {}),
+      ...(release !== null
+        ? { ...newestRelease(u.seenAt, release), first_release: eb.fn.coalesce("first_release", sql<string>`${release}`) }
+        : {}),
     }))
     .where("id", "=", issueId)
     .returning(lifecycleColumns)
@@ -268,15 +283,17 @@ export interface IssueEventsUpdate {
   /** the newest event's (largest seenAt; on a tie the later in digest order) */
   lastEventId: string;
   firstEventId: string;
-  /** the first and last non-null release among these events, if any */
+  /** the first non-null release in digest order, and the newest event's that has one, if any */
   firstRelease: string | null;
   lastRelease: string | null;
+  /** epoch ms of the event lastRelease comes from */
+  lastReleaseSeen: number | null;
 }
 
 /**
  * Counts several events on an issue at once; the same end state as `recordIssueEvent` called for
- * each of them in order (counters add up, last_seen/first_seen only widen, the newest event's level
- * and id win, the last release in digest order, the first ones fill what is still empty).
+ * each of them in order (counters add up, last_seen/first_seen only widen, the newest event's level,
+ * id and release win, the first ones fill what is still empty).
  */
 export async function recordIssueEvents(tx: Tx, issueId: number, u: IssueEventsUpdate): Promise<void> {
   if (u.count === 0) return;
@@ -292,7 +309,7 @@ export async function recordIssueEvents(tx: Tx, issueId: number, u: IssueEventsU
       level: newestLevel(u.maxSeen, u.level),
       last_event_id: newestEventId(u.maxSeen, u.lastEventId),
       first_event_id: eb.fn.coalesce("first_event_id", sql<string>`${u.firstEventId}`),
-      ...(lastRelease !== null ? { last_release: lastRelease } : {}),
+      ...(lastRelease !== null && u.lastReleaseSeen !== null ? newestRelease(u.lastReleaseSeen, lastRelease) : {}),
       ...(firstRelease !== null ? { first_release: eb.fn.coalesce("first_release", sql<string>`${firstRelease}`) } : {}),
     }))
     .where("id", "=", issueId)

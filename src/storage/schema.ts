@@ -101,6 +101,8 @@ export interface IssuesTable {
   last_event_id: string | null;
   first_release: string | null;
   last_release: string | null;
+  /** epoch ms: receive time of the event that set last_release (migration 0026; null before) */
+  last_release_seen: number | null;
   /** JSON Resolution (src/core/issue-state) while resolved, else null */
   resolution: string | null;
   /** JSON IgnoreCondition while ignored, else null */

@@ -120,6 +120,42 @@ describe.each(await dialects())("one issue update per issue per batch on %s", (d
     });
   });
 
+  test("an older batch with an older release committing last leaves the newer release", async () => {
+    const projectId = await createProject(db, `last-release-${dialect}`);
+    const issue = await newIssue(db, projectId, "h-release");
+    const ev = (id: string, seenAt: number, release: string | null): IssueEventUpdate => ({
+      seenAt,
+      level: "error",
+      eventId: id.repeat(32),
+      release,
+      newUser: false,
+    });
+    await writeTx(db, async (tx) => {
+      await recordIssueEvent(tx, issue.id, ev("n", T + 10_000, "2.0.0"));
+      // A newer event without a release names no release.
+      await recordIssueEvent(tx, issue.id, ev("m", T + 11_000, null));
+    });
+    // The batch of the last deploy's stragglers commits after: one by one, then deferred.
+    await writeTx(db, async (tx) => {
+      const counters = new IssueCounters(T);
+      counters.counted(issue.id, await recordIssueEvent(tx, issue.id, ev("o", T + 1_000, "1.0.0")));
+      counters.defer(issue.id, ev("p", T + 2_000, "1.0.0"));
+      await counters.flush(tx);
+    });
+    expect(await getIssue(db, issue.id)).toMatchObject({ lastRelease: "2.0.0", firstRelease: "2.0.0", eventCount: 4 });
+    // An event with a release older than the newest event but newer than the release's event wins.
+    await writeTx(db, async (tx) => {
+      await recordIssueEvent(tx, issue.id, ev("q", T + 10_500, "2.0.1"));
+    });
+    expect((await getIssue(db, issue.id))?.lastRelease).toBe("2.0.1");
+    // An issue from before migration 0026 (no time for its release): any event with a release sets it.
+    await db.kysely.updateTable("issues").set({ last_release_seen: null }).where("id", "=", issue.id).execute();
+    await writeTx(db, async (tx) => {
+      await recordIssueEvent(tx, issue.id, ev("r", T + 500, "0.9.0"));
+    });
+    expect((await getIssue(db, issue.id))?.lastRelease).toBe("0.9.0");
+  });
+
   test("a resolved issue is never deferred: its next event needs the lifecycle step", async () => {
     const counters = new IssueCounters(T);
     counters.counted(7, {

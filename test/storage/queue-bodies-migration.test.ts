@@ -32,7 +32,12 @@ describe.each(await dialects())("queue bodies migration on %s", (dialect) => {
     for (const body of bodies)
       await sql`INSERT INTO queue (project_id, key_id, received_at, client_ip, kind, body, available_at, attempts)
                 VALUES (1, 1, 1000, NULL, 'envelope', ${Buffer.from(body)}, 0, 0)`.execute(k);
-    expect(await migrateToLatest(db)).toEqual(["0023-queue-bodies", "0024-queue-body-lz4", "0025-events-partitioned"]);
+    expect(await migrateToLatest(db)).toEqual([
+      "0023-queue-bodies",
+      "0024-queue-body-lz4",
+      "0025-events-partitioned",
+      "0026-issue-release-seen",
+    ]);
     const claimed = await claimBatch(db, 5000, 10, 60_000);
     expect(claimed.map((c) => c.body.toString())).toEqual(bodies);
     await expect(sql`SELECT body FROM queue`.execute(k)).rejects.toThrow();
