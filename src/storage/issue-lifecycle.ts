@@ -222,10 +222,10 @@ interface MergeSource {
 
 /** The merged issues' newest release: by the time it was seen, else (before migration 0026) by last_seen. */
 function newestReleaseOf(byLast: MergeSource[]): { last_release: string | null; last_release_seen: number | null } {
-  const withRelease = byLast.filter((r) => r.last_release !== null);
-  const timed = withRelease.filter((r) => r.last_release_seen !== null);
-  const best =
-    timed.length > 0 ? timed.reduce((a, b) => ((b.last_release_seen ?? 0) > (a.last_release_seen ?? 0) ? b : a)) : withRelease[0];
+  // A release without its time (null) ranks below every timed one; ties keep the byLast order.
+  const rank = (r: MergeSource) => r.last_release_seen ?? -1;
+  let best: MergeSource | undefined;
+  for (const r of byLast) if (r.last_release !== null && (best === undefined || rank(r) > rank(best))) best = r;
   return { last_release: best?.last_release ?? null, last_release_seen: best?.last_release_seen ?? null };
 }
 

@@ -6,10 +6,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Kysely } from "kysely";
+import { Migrator } from "kysely/migration";
 import pg from "pg";
 import type { Config } from "../../src/config.js";
 import { type Db, openDb } from "../../src/storage/db.js";
 import { migrateToLatest } from "../../src/storage/migrate.js";
+import { migrationsFor } from "../../src/storage/migrations/index.js";
 
 export const ADMIN_URL = process.env.ERRATA_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -104,4 +107,14 @@ export async function openTestDb(dialect: "sqlite" | "postgres"): Promise<{ db: 
  */
 export async function dialects(): Promise<Array<"sqlite" | "postgres">> {
   return (await postgresAvailable()) ? ["sqlite", "postgres"] : ["sqlite"];
+}
+
+/** Migrates a fresh database up to and including `name` (a migration test's "before" schema). */
+export async function migrateUpTo(db: Db, name: string): Promise<void> {
+  const migrator = new Migrator({
+    db: db.kysely as unknown as Kysely<unknown>,
+    provider: { getMigrations: async () => migrationsFor(db.dialect) },
+  });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error;
 }

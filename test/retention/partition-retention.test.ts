@@ -8,7 +8,9 @@ import { sql } from "kysely";
 import pg from "pg";
 import { describe, expect, test } from "vitest";
 import { runRetention } from "../../src/pipeline/retention";
+import { insertAttachment } from "../../src/storage/attachments";
 import type { Db } from "../../src/storage/db";
+import { writeTx } from "../../src/storage/dialect";
 import {
   DEFAULT_PARTITION,
   detachEventPartition,
@@ -19,6 +21,7 @@ import {
 } from "../../src/storage/event-partitions";
 import { countEvents, getEvent, getLatestEvent } from "../../src/storage/events";
 import { getIssue } from "../../src/storage/issues";
+import { writeProjectSettings } from "../../src/storage/projects";
 import { enqueueMany } from "../../src/storage/queue";
 import { openTestDb, postgresAvailable } from "../helpers/test-db";
 import { createProject, drain, hexId } from "../pipeline/helpers";
@@ -76,20 +79,21 @@ async function keysOf(db: Db, projectId: number): Promise<string[]> {
 }
 
 async function attach(db: Db, projectId: number, eventId: string): Promise<void> {
-  await db.kysely
-    .insertInto("attachments")
-    .values({
-      project_id: projectId,
-      event_id: eventId,
+  await writeTx(db, (tx) =>
+    insertAttachment(tx, {
+      projectId,
+      eventId,
       name: "log.txt",
-      content_type: "text/plain",
-      attachment_type: "event.attachment",
-      size: 2,
-      checksum: eventId,
+      contentType: "text/plain",
+      attachmentType: "event.attachment",
       data: Buffer.from("hi"),
-      created_at: NOW,
-    })
-    .execute();
+      createdAt: NOW,
+    }),
+  );
+}
+
+async function setSettings(db: Db, projectId: number, settings: Record<string, unknown>): Promise<void> {
+  await writeTx(db, (tx) => writeProjectSettings(tx, projectId, settings));
 }
 
 async function issueOf(db: Db, projectId: number, eventId: string): Promise<number> {
@@ -148,11 +152,7 @@ describe.runIf(await postgresAvailable())("partitioned retention on postgres", (
     try {
       const short = await createProject(db, "short");
       const long = await createProject(db, "long");
-      await db.kysely
-        .updateTable("projects")
-        .set({ settings: JSON.stringify({ retentionDays: 200 }) })
-        .where("id", "=", long)
-        .execute();
+      await setSettings(db, long, { retentionDays: 200 });
       const s = [
         await send(db, short, "S", OLD_WEEK + HOUR),
         await send(db, short, "S", OLD_WEEK + 2 * HOUR),
@@ -183,11 +183,7 @@ describe.runIf(await postgresAvailable())("partitioned retention on postgres", (
     const { db, close } = await partitionedDb();
     try {
       const p = await createProject(db, "cap");
-      await db.kysely
-        .updateTable("projects")
-        .set({ settings: JSON.stringify({ eventCap: 3 }) })
-        .where("id", "=", p)
-        .execute();
+      await setSettings(db, p, { eventCap: 3 });
       const x = [];
       for (let i = 0; i < 6; i++) x.push(await send(db, p, "noisy", NOW - (6 - i) * DAY));
 

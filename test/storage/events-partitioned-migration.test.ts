@@ -4,15 +4,13 @@
  * SQLite it changes nothing.
  */
 import { type Kysely, sql } from "kysely";
-import { Migrator } from "kysely/migration";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Db, openDb } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
 import { DEFAULT_PARTITION, EVENT_PARTITION_MS, partitionName, weekStart } from "../../src/storage/event-partitions";
 import { encodePayload, getEvent, insertEvents, type NewEvent } from "../../src/storage/events";
 import { migrateToLatest } from "../../src/storage/migrate";
-import { migrationsFor } from "../../src/storage/migrations/index";
-import { createTestDatabase, dialects, type TestDatabase } from "../helpers/test-db";
+import { createTestDatabase, dialects, migrateUpTo, type TestDatabase } from "../helpers/test-db";
 import { hexId } from "../pipeline/helpers";
 
 const NOW = Date.UTC(2026, 5, 1);
@@ -93,8 +91,7 @@ describe.each(await dialects())("events partitioning migration on %s", (dialect)
 
   test("events of several weeks keep their rows, ids and dedupe; new ids continue the sequence", async () => {
     const k = db.kysely as unknown as Kysely<unknown>;
-    const migrator = new Migrator({ db: k, provider: { getMigrations: async () => migrationsFor(db.dialect) } });
-    expect((await migrator.migrateTo("0024-queue-body-lz4")).error).toBeUndefined();
+    await migrateUpTo(db, "0024-queue-body-lz4");
     // Two projects, six weeks, two events a week each; the same event id in both projects.
     const events: NewEvent[] = [];
     for (let w = 0; w < 6; w++) {

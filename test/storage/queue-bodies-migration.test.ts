@@ -3,13 +3,11 @@
  * before the upgrade are still claimed with their bodies afterwards, on both databases.
  */
 import { type Kysely, sql } from "kysely";
-import { Migrator } from "kysely/migration";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Db, openDb } from "../../src/storage/db";
 import { migrateToLatest } from "../../src/storage/migrate";
-import { migrationsFor } from "../../src/storage/migrations/index";
 import { claimBatch } from "../../src/storage/queue";
-import { createTestDatabase, dialects, type TestDatabase } from "../helpers/test-db";
+import { createTestDatabase, dialects, migrateUpTo, type TestDatabase } from "../helpers/test-db";
 
 describe.each(await dialects())("queue bodies migration on %s", (dialect) => {
   let info: TestDatabase;
@@ -25,9 +23,7 @@ describe.each(await dialects())("queue bodies migration on %s", (dialect) => {
 
   test("bodies queued before 0023 move with their rows and are claimed after it", async () => {
     const k = db.kysely as unknown as Kysely<unknown>;
-    const migrator = new Migrator({ db: k, provider: { getMigrations: async () => migrationsFor(db.dialect) } });
-    const before = await migrator.migrateTo("0022-alert-rule-releases");
-    expect(before.error).toBeUndefined();
+    await migrateUpTo(db, "0022-alert-rule-releases");
     const bodies = ["first body", "second, larger body ".repeat(500)];
     for (const body of bodies)
       await sql`INSERT INTO queue (project_id, key_id, received_at, client_ip, kind, body, available_at, attempts)
