@@ -70,6 +70,38 @@ describe("group committer", () => {
     expect(rec.maxInFlight()).toBe(1);
   });
 
+  test("two in flight: a second batch is written while the first commits; the rest wait; flush waits for all", async () => {
+    // Writes finish only when the test says so: no timing involved.
+    const started: Array<{ rows: number[]; finish: () => void }> = [];
+    const write = (rows: QueueInsert[]) => new Promise<void>((finish) => started.push({ rows: rows.map((r) => r.receivedAt), finish }));
+    const until = async (cond: () => boolean) => {
+      while (!cond()) await new Promise((r) => setImmediate(r));
+    };
+    const gc = createGroupCommitter(write, { windowMs: 0, maxItems: 100, maxInFlight: 2 });
+    const first = gc.add(row(1));
+    await until(() => started.length === 1);
+    const second = gc.add(row(2));
+    await until(() => started.length === 2);
+    const waiting = [3, 4].map((n) => gc.add(row(n)));
+    let flushed = false;
+    const flush = gc.flush().then(() => {
+      flushed = true;
+    });
+    // Both slots taken: rows 3 and 4 wait, however many turns of the loop pass.
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(started.map((w) => w.rows)).toEqual([[1], [2]]);
+    started[0]?.finish();
+    await first;
+    await until(() => started.length === 3);
+    expect(started[2]?.rows).toEqual([3, 4]);
+    started[2]?.finish();
+    await Promise.all(waiting);
+    expect(flushed).toBe(false); // the second batch is still in flight
+    started[1]?.finish();
+    await Promise.all([second, flush]);
+    expect(flushed).toBe(true);
+  });
+
   test("a failed write rejects exactly its batch; the committer keeps working", async () => {
     const rec = recorder(0, (rows) => rows.some((r) => r.receivedAt === 2));
     const gc = createGroupCommitter(rec.write, { windowMs: 1, maxItems: 100 });

@@ -1,8 +1,10 @@
 /**
  * Group commit (ARCHITECTURE principle 9): requests arriving within `windowMs` — or until
  * `maxItems` — share one `write` (one transaction, one fsync), then all of them are answered.
- * Only one write is in flight at a time; rows that arrive meanwhile form the next batch, which is
- * written as soon as the current write finishes (so batches grow with the database's latency).
+ * At most `maxInFlight` writes are in flight; rows that arrive meanwhile form the next batch, which
+ * is written as soon as a write finishes (so batches grow with the database's latency). Two in
+ * flight pipeline the work: the database commits one batch while this thread answers the previous
+ * batch's requests and hands over the next, instead of each waiting for the other.
  * When a write fails every request of that batch sees the rejection (→ 503, never a crash).
  */
 import type { QueueInsert } from "../storage/queue";
@@ -19,6 +21,8 @@ export interface GroupCommitter {
 export interface GroupCommitOptions {
   windowMs: number;
   maxItems: number;
+  /** Writes allowed in flight at once (default 1). */
+  maxInFlight?: number;
 }
 
 export class CommitterClosedError extends Error {
@@ -59,15 +63,15 @@ function newBatch(): Batch {
 export function createGroupCommitter(write: (rows: QueueInsert[]) => Promise<void>, opts: GroupCommitOptions): GroupCommitter {
   const maxItems = Math.max(1, opts.maxItems);
   const windowMs = Math.max(0, opts.windowMs);
+  const maxInFlight = Math.max(1, opts.maxInFlight ?? 1);
   /** Collecting rows; not yet due. */
   let open: Batch | undefined;
   /** Full or due batches waiting for the writer, oldest first. */
   const ready: Batch[] = [];
-  let writing = false;
+  /** Batches handed to `write` and not settled yet. */
+  const inFlight = new Set<Batch>();
   /** the window's timer, or (window 0) the setImmediate that ends the current loop turn */
   let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
-  /** The last batch handed to the writer queue: flush() waits for it (writes are sequential). */
-  let last: Batch | undefined;
   let closed = false;
 
   function seal(): void {
@@ -77,43 +81,44 @@ export function createGroupCommitter(write: (rows: QueueInsert[]) => Promise<voi
     }
     if (!open) return;
     ready.push(open);
-    last = open;
     open = undefined;
     pump();
   }
 
   function onWindow(): void {
     timer = undefined;
-    // While a write is in flight the open batch waits: pump() takes it when the write ends.
-    if (!writing) seal();
+    // With every write slot taken the open batch waits: pump() takes it when a write ends.
+    if (inFlight.size < maxInFlight) seal();
   }
 
   function pump(): void {
-    if (writing) return;
-    let batch = ready.shift();
-    if (!batch && open) {
-      // Rows that arrived during the previous write have waited long enough: write them now.
-      seal();
-      return;
+    while (inFlight.size < maxInFlight) {
+      const batch = ready.shift();
+      if (!batch) {
+        // Rows that arrived during a write have waited long enough: write them now.
+        if (open) seal();
+        return;
+      }
+      start(batch);
     }
-    if (!batch) return;
-    writing = true;
-    const done = batch;
-    batch = undefined;
+  }
+
+  function start(batch: Batch): void {
+    inFlight.add(batch);
     let pending: Promise<void>;
     try {
-      pending = write(done.rows);
+      pending = write(batch.rows);
     } catch (err) {
       pending = Promise.reject(err);
     }
     pending.then(
-      () => afterWrite(done, undefined),
-      (err: unknown) => afterWrite(done, err ?? new Error("write failed")),
+      () => afterWrite(batch, undefined),
+      (err: unknown) => afterWrite(batch, err ?? new Error("write failed")),
     );
   }
 
   function afterWrite(batch: Batch, err: unknown): void {
-    writing = false;
+    inFlight.delete(batch);
     if (err === undefined) batch.resolve();
     else batch.reject(err);
     pump();
@@ -121,9 +126,9 @@ export function createGroupCommitter(write: (rows: QueueInsert[]) => Promise<voi
 
   async function flush(): Promise<void> {
     seal();
-    // Batches are written in order, so the last one settling means all earlier ones have.
-    const target = last;
-    if (target) await target.promise.catch(noop);
+    // Everything added so far is now in flight or waiting in `ready`.
+    const pending = [...inFlight, ...ready];
+    await Promise.all(pending.map((b) => b.promise.catch(noop)));
   }
 
   return {
@@ -133,7 +138,7 @@ export function createGroupCommitter(write: (rows: QueueInsert[]) => Promise<voi
       const batch = open;
       batch.rows.push(row);
       if (batch.rows.length >= maxItems) seal();
-      else if (!timer && !writing) {
+      else if (!timer && inFlight.size < maxInFlight) {
         // Window 0: everything whose body completed in this turn of the event loop shares the
         // write (setTimeout would wait at least 1 ms).
         timer = windowMs === 0 ? setImmediate(onWindow) : setTimeout(onWindow, windowMs);

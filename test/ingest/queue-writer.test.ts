@@ -60,6 +60,39 @@ describe("queue writer thread (SQLite file)", () => {
     await expect(writer.write([row("f")], [])).rejects.toThrow(/closed/);
   });
 
+  test("batches in flight together, through reused buffers, store exactly their own bodies", async () => {
+    const writer = queueWriterFor(db);
+    if (!writer) throw new Error("no writer");
+    const before = await queueDepth(db);
+    // Bodies differ in every byte position that a stale or shared buffer would leak into; sizes
+    // vary so a kept buffer is sometimes reused, sometimes too small, once over the kept maximum.
+    const body = (batch: number, i: number, size: number) => Buffer.alloc(size, `${batch}.${i};`);
+    const sizes = [3, 40_000, 200, 5 * 1024 * 1024, 10, 90_000, 1];
+    const expected: string[] = [];
+    const writes: Array<Promise<void>> = [];
+    for (let round = 0; round < 3; round++) {
+      // Three batches in flight at once, then the next round reuses what came back.
+      const batches = sizes.slice(round * 2, round * 2 + 3).map((size, b) => {
+        const rows = Array.from({ length: 4 }, (_, i) => row(body(round * 10 + b, i, size).toString()));
+        expected.push(...rows.map((r) => r.body.toString()));
+        return writer.write(rows, []);
+      });
+      writes.push(...batches);
+      await Promise.all(batches);
+    }
+    await Promise.all(writes);
+    const stored = await db.kysely
+      .selectFrom("queue")
+      .innerJoin("queue_bodies as b", "b.id", "queue.id")
+      .select("b.body")
+      .where("queue.id", ">", 0)
+      .orderBy("queue.id")
+      .execute();
+    expect(stored.length).toBe(before + expected.length);
+    expect(stored.slice(before).map((b) => Buffer.from(b.body).toString())).toEqual(expected);
+    await writer.close();
+  });
+
   test("in-memory and PostgreSQL databases write in place instead (no writer)", async () => {
     const { openDb } = await import("../../src/storage/db");
     const mem = openDb({ kind: "sqlite", file: ":memory:", synchronous: "NORMAL" });
