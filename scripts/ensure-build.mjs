@@ -18,7 +18,7 @@ function newestMtime(dir) {
 export function ensureBuild() {
   const stamp = path.join(root, "dist", ".build-stamp");
   const built = fs.existsSync(stamp) && fs.existsSync(path.join(root, ".next", "BUILD_ID"));
-  const inputs = ["src", "next.config.ts", "package.json"].map((p) => path.join(root, p)).filter((p) => fs.existsSync(p));
+  const inputs = ["src", "next.config.mjs", "package.json"].map((p) => path.join(root, p)).filter((p) => fs.existsSync(p));
   const newest = Math.max(...inputs.map((p) => (fs.statSync(p).isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs)));
   if (built && newest <= Number(fs.readFileSync(stamp, "utf8"))) return;
   console.log(built ? "Sources changed since the last build; rebuilding…" : "No build yet: building Errata (about a minute)…");

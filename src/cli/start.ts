@@ -16,6 +16,8 @@ import { clientIp, parseTrustedProxies, type TrustedProxies } from "../core/secu
 import { createIngestHandler } from "../ingest/ingest-handler";
 import { createLogger, type Logger } from "../log";
 import { registry } from "../metrics";
+import { startQuietTrim } from "../native-heap";
+import { collectGarbage } from "../pipeline/collect-garbage";
 import { startWorkerThread } from "../pipeline/start-worker-thread";
 import { setAppContext } from "../server/app-context";
 import { createAuth, migrateAuth } from "../server/auth";
@@ -59,13 +61,19 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
   // SQLite: the digest worker's and ingest's queue-writer connections checkpoint the WAL, each on
   // its own thread. A checkpoint on this connection (an fsync) would stall the event loop.
   if (db.sqlite && (worker || roles.has("ingest"))) db.sqlite.pragma("wal_autocheckpoint = 0");
+  // After a burst of ingest: once nothing was committed for a while and the digest helpers have
+  // left, this thread's garbage is collected and malloc's free pages handed back (native-heap.ts).
+  const quiet = startQuietTrim({ quietMs: QUIET_TRIM_MS, busy: () => (worker?.running() ?? 1) > 1, collect: collectGarbage });
   const ingest = roles.has("ingest")
     ? createIngestHandler({
         config,
         db,
         log: log.child({ mod: "ingest" }),
         // A worker in this process starts on the new rows at once instead of at its next poll.
-        onCommit: () => worker?.wake(),
+        onCommit: () => {
+          worker?.wake();
+          quiet.touch();
+        },
       })
     : null;
   const web = roles.has("web") ? await prepareNext(projectRoot, opts.dev ?? false, config) : null;
@@ -131,6 +139,7 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      quiet.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await ingest?.close();
@@ -141,6 +150,9 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
   };
   return { url, server, close };
 }
+
+/** Ingest quiet for this long (two checks) → trim; the digest helpers leave after 5 s idle. */
+const QUIET_TRIM_MS = 5_000;
 
 type NodeHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 

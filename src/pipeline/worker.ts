@@ -10,6 +10,7 @@
  */
 import type { Config } from "../config";
 import type { Logger } from "../log";
+import { trimNativeHeap } from "../native-heap";
 import type { Db } from "../storage/db";
 import { claimBatch } from "../storage/queue";
 import { runDeliveryLoop } from "./alerts/delivery-loop";
@@ -162,6 +163,8 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
         if (busy) {
           db.sqlite?.pragma("shrink_memory");
           collectGarbage();
+          // Process-wide: also a worker-role process, which no ingest commit wakes, gives it back.
+          trimNativeHeap();
         }
         busy = false;
         if (idleTooLong()) break;
