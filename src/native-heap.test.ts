@@ -40,4 +40,16 @@ describe("quiet trim", () => {
     vi.advanceTimersByTime(5000);
     expect(collect).toHaveBeenCalledTimes(2);
   });
+
+  test("a trickle of activity trims at most once per minGapMs", () => {
+    const collect = vi.fn();
+    const quiet = startQuietTrim({ quietMs: 1000, minGapMs: 60_000, collect });
+    // An event every 3 s: each is followed by a quiet check.
+    for (let t = 0; t < 120_000; t += 3000) {
+      quiet.touch();
+      vi.advanceTimersByTime(3000);
+    }
+    expect(collect).toHaveBeenCalledTimes(2);
+    quiet.stop();
+  });
 });

@@ -56,19 +56,23 @@ export interface QuietTrim {
  * Trims once the process has been quiet for a whole `quietMs` after being busy: every `quietMs`
  * it checks whether anything touched it since the last check; if not (and `busy()` says no thread
  * is still working), it collects this thread's garbage (when `--expose-gc` exposes it) and trims.
- * One trim per quiet spell; a process that stays idle is never walked again.
+ * One trim per quiet spell, and at most one per `minGapMs` (a trickle of events, each followed by
+ * a quiet spell, would otherwise pay a full GC of this thread every few seconds); a process that
+ * stays idle is never walked again.
  */
-export function startQuietTrim(opts: { quietMs: number; busy?: () => boolean; collect?: () => void }): QuietTrim {
+export function startQuietTrim(opts: { quietMs: number; minGapMs?: number; busy?: () => boolean; collect?: () => void }): QuietTrim {
   let touched = false;
   let dirty = false;
+  let lastTrim = Number.NEGATIVE_INFINITY;
   const timer = setInterval(() => {
     if (touched) {
       touched = false;
       dirty = true;
       return;
     }
-    if (!dirty || opts.busy?.()) return;
+    if (!dirty || opts.busy?.() || Date.now() - lastTrim < (opts.minGapMs ?? 0)) return;
     dirty = false;
+    lastTrim = Date.now();
     opts.collect?.();
     trimNativeHeap();
   }, opts.quietMs);

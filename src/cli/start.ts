@@ -63,7 +63,12 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
   if (db.sqlite && (worker || roles.has("ingest"))) db.sqlite.pragma("wal_autocheckpoint = 0");
   // After a burst of ingest: once nothing was committed for a while and the digest helpers have
   // left, this thread's garbage is collected and malloc's free pages handed back (native-heap.ts).
-  const quiet = startQuietTrim({ quietMs: QUIET_TRIM_MS, busy: () => (worker?.running() ?? 1) > 1, collect: collectGarbage });
+  const quiet = startQuietTrim({
+    quietMs: QUIET_TRIM_MS,
+    minGapMs: QUIET_TRIM_GAP_MS,
+    busy: () => (worker?.running() ?? 1) > 1,
+    collect: collectGarbage,
+  });
   const ingest = roles.has("ingest")
     ? createIngestHandler({
         config,
@@ -153,6 +158,8 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
 
 /** Ingest quiet for this long (two checks) → trim; the digest helpers leave after 5 s idle. */
 const QUIET_TRIM_MS = 5_000;
+/** …and at most once a minute (each trim starts with a full GC of the main thread). */
+const QUIET_TRIM_GAP_MS = 60_000;
 
 type NodeHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 

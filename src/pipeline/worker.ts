@@ -104,6 +104,8 @@ export interface WorkerOptions {
 const MAX_BACKOFF_MS = 30_000;
 /** A helper's pause while ingest in this process is committing (then only the primary digests). */
 const HELPER_YIELD_MS = 50;
+/** At most one malloc trim per this long from a digest thread (a trickle ends a "burst" per event). */
+const TRIM_GAP_MS = 60_000;
 
 /**
  * SQLite: how long one digest transaction should hold the write lock. Ingest in the same process
@@ -133,6 +135,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   let backoff = 0;
   let claimSize = config.worker.batchSize;
   let busy = false;
+  let lastTrim = Number.NEGATIVE_INFINITY;
   /** when this thread last claimed work (a helper leaves after idleExitMs without any) */
   let lastWork = now();
   let fullClaims = 0;
@@ -164,7 +167,10 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
           db.sqlite?.pragma("shrink_memory");
           collectGarbage();
           // Process-wide: also a worker-role process, which no ingest commit wakes, gives it back.
-          trimNativeHeap();
+          if (performance.now() - lastTrim >= TRIM_GAP_MS) {
+            lastTrim = performance.now();
+            trimNativeHeap();
+          }
         }
         busy = false;
         if (idleTooLong()) break;
