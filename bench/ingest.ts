@@ -96,7 +96,7 @@ function median(xs: number[]): number {
 }
 
 /** How long after the 3 s reading the settled idle RSS is read. */
-const IDLE_SETTLE_MS = 17_000;
+const IDLE_SETTLE_MS = 42_000;
 
 function ingestUrl(e: ErrataChild): string {
   return `${e.url}/api/${e.projectId}/envelope/?sentry_version=7&sentry_key=${e.publicKey}&sentry_client=sentry.javascript.node%2F11.12.0`;
@@ -187,7 +187,8 @@ async function benchIngest(args: Args, loader: Loader, templates: EnvelopeTempla
     await sleep(3000);
     idleSoon = rssOf(errata.pid);
     // The quiet trim (src/native-heap.ts) runs 5-10 s after the last commit, once the digest
-    // helpers have left (5 s idle): "idle" is what a quiet server settles at.
+    // helpers have left (5 s idle), and at most every 30 s (the rounds' pauses trimmed already):
+    // "idle" is what a quiet server settles at.
     await sleep(IDLE_SETTLE_MS);
     idleAfter = rssOf(errata.pid);
     console.log(`after: ${loadNote()}`);

@@ -158,8 +158,8 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
 
 /** Ingest quiet for this long (two checks) → trim; the digest helpers leave after 5 s idle. */
 const QUIET_TRIM_MS = 5_000;
-/** …and at most once a minute (each trim starts with a full GC of the main thread). */
-const QUIET_TRIM_GAP_MS = 60_000;
+/** …and at most once per 30 s (each trim starts with a full GC of the main thread). */
+const QUIET_TRIM_GAP_MS = 30_000;
 
 type NodeHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 
