@@ -285,6 +285,27 @@ await Sentry.flush(10000);
     await send();
     await eventually(async () => atReceiver().length === 1, 30_000, "the regression alert at the receiver");
     expect(JSON.parse(atReceiver()[0]?.body ?? "{}").text).toContain(`Regression in mute: RangeError: ${title}`);
+
+    // A mute for 1 hour ends while the page stays open: the badge goes with it, not at the next
+    // load. The page's clock is Playwright's, moved forward by the test: no waiting.
+    await page.clock.install();
+    await page.reload();
+    await expect
+      .poll(
+        async () => {
+          if (!(await menu.isVisible())) await page.keyboard.press("m");
+          return menu.isVisible();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(true);
+    await page.keyboard.press("Enter"); // "For 1 hour"
+    await expect.poll(() => control.getAttribute("data-muted")).toBe("true");
+    await page.clock.fastForward(59 * 60_000);
+    expect(await control.getAttribute("data-muted")).toBe("true");
+    await page.clock.fastForward(2 * 60_000);
+    await expect.poll(() => control.getAttribute("data-muted")).toBe("false");
+    await control.getByRole("button", { name: "Mute alerts" }).waitFor();
   });
 
   test("edit a rule's tag filters and throttle; they are kept after a reload", async () => {

@@ -6,7 +6,7 @@
  * optimistically with Undo; keys r, i, u, a, m, o/n (older/newer event), ?.
  */
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useEffect, useState, useTransition } from "react";
 import type { IssueMuteState } from "@/server/alert-service";
 import type { IssueUpdate } from "@/server/types";
 import { absoluteTime } from "./format";
@@ -43,6 +43,29 @@ export const MUTE_OPTIONS: Array<{ label: string; minutes: number | null }> = [
   { label: "For 7 days", minutes: 10080 },
   { label: "Until unmuted", minutes: null },
 ];
+
+/** setTimeout's longest delay (about 24.8 days); a longer one fires at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * A mute with an end shows as ended when it ends, while the page stays open (the server stops
+ * muting at that moment; the badge used to stay until the next load). A mute longer than a
+ * timer's reach is looked at again when the timer fires.
+ */
+function useMuteExpiry(mute: IssueMuteState | null | undefined, set: (m: IssueMuteState) => void): void {
+  const [recheck, setRecheck] = useState(0);
+  const until = mute?.muted ? mute.until : null;
+  useEffect(() => {
+    if (until === null) return;
+    void recheck;
+    const left = until - Date.now();
+    const t = setTimeout(
+      () => (left > MAX_TIMEOUT_MS ? setRecheck((n) => n + 1) : set({ muted: false, until: null })),
+      Math.max(0, Math.min(left, MAX_TIMEOUT_MS)),
+    );
+    return () => clearTimeout(t);
+  }, [until, recheck, set]);
+}
 
 /** "Alerts muted until 2026-03-04 13:05 UTC" (UTC like every absolute time here: the same on server and client). */
 export function muteText(m: IssueMuteState): string {
@@ -96,6 +119,7 @@ export function IssueActionsBar({
   const note = state ? state.note : issue.statusNote;
   const who = assignee === undefined ? issue.assignee : assignee;
   const mute = muteState === undefined ? alertMute : muteState;
+  useMuteExpiry(mute, setMuteState);
   const refresh = () => startRefresh(() => router.refresh());
 
   async function change(update: IssueUpdate, label: string, optimistic: { status: string; note: string | null }) {
