@@ -176,15 +176,17 @@ await Sentry.flush(10000);
     expect(await control.getAttribute("data-muted")).toBe("false");
     // "m" opens the menu (pressed until the page has hydrated), arrows move, Enter chooses.
     const menu = page.getByRole("menu", { name: "Mute alerts" });
-    await expect
-      .poll(
-        async () => {
-          if (!(await menu.isVisible())) await page.keyboard.press("m");
-          return menu.isVisible();
-        },
-        { timeout: 15_000 },
-      )
-      .toBe(true);
+    const openMuteMenu = () =>
+      expect
+        .poll(
+          async () => {
+            if (!(await menu.isVisible())) await page.keyboard.press("m");
+            return menu.isVisible();
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(true);
+    await openMuteMenu();
     expect(await menu.getByRole("menuitem").allTextContents()).toEqual(["For 1 hour", "For 24 hours", "For 7 days", "Until unmuted"]);
     if (shots) {
       for (const theme of ["light", "dark"] as const) {
@@ -290,15 +292,7 @@ await Sentry.flush(10000);
     // load. The page's clock is Playwright's, moved forward by the test: no waiting.
     await page.clock.install();
     await page.reload();
-    await expect
-      .poll(
-        async () => {
-          if (!(await menu.isVisible())) await page.keyboard.press("m");
-          return menu.isVisible();
-        },
-        { timeout: 15_000 },
-      )
-      .toBe(true);
+    await openMuteMenu();
     await page.keyboard.press("Enter"); // "For 1 hour"
     await expect.poll(() => control.getAttribute("data-muted")).toBe("true");
     await page.clock.fastForward(59 * 60_000);

@@ -42,8 +42,8 @@ export function canTrimNativeHeap(): boolean {
  * released anything.
  */
 export function trimNativeHeap(): boolean {
-  if (!canTrimNativeHeap() || !bound) return false;
-  return bound(0) === 1;
+  bound ??= bind();
+  return bound !== null && bound(0) === 1;
 }
 
 export interface QuietTrim {
