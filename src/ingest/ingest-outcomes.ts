@@ -1,8 +1,9 @@
 /**
  * Outcomes decided by ingest itself — requests refused after authentication (invalid,
  * rate_limited, filtered) and item types it cuts out (filtered(unsupported_item)) — are counted
- * in memory and written in batches: with the next group commit (same transaction as the queue
- * rows) or, when nothing is being queued, by a timer. Items that reach the queue get their
+ * in memory and written in batches: with the next group commit where the queue shares the main
+ * database (PostgreSQL: same transaction as the queue rows), else (and when nothing is being
+ * queued) by a timer. Items that reach the queue get their
  * outcome from the digest worker instead, so each item is counted exactly once.
  * A crash loses at most the last `flushMs` of ingest-side counts, never an acknowledged item.
  */

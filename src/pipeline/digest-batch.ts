@@ -41,7 +41,7 @@ import {
   recordIssueEvent,
 } from "../storage/issues";
 import { readProjectProcessing } from "../storage/project-processing";
-import { deleteQueued, type QueueItem } from "../storage/queue";
+import { markDigested, type QueueItem, queueStore, releaseDigested } from "../storage/queue";
 import { recordReleases, type SeenRelease } from "../storage/releases";
 import { ensureSecureDelete, eraseDeletedContent } from "../storage/secure-erase";
 import { countsEachEvent } from "./alerts/record-alert-triggers";
@@ -122,7 +122,7 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
   if (items.length === 0) return result;
   const projects = await digestProjects(db, [...new Set(items.map((i) => i.projectId))], deps);
   // Queue rows hold raw bodies (secrets before scrubbing): deleting them must erase them.
-  ensureSecureDelete(db);
+  ensureSecureDelete(queueStore(db));
 
   const prepared: PreparedItem[] = [];
   const dropped: number[] = [];
@@ -149,6 +149,7 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
   try {
     const tally = new OutcomeTally();
     const txStarted = performance.now();
+    const digested = [...prepared.map((p) => p.item.id), ...dropped];
     const outcomes = await writeTx(db, async (tx) => {
       const all: Outcome[] = [];
       // Sparkline and tag counts: aggregated over the batch, one upsert per row (src/storage/issue-stats.ts).
@@ -159,21 +160,33 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
       await memo.counters.flush(tx);
       await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
       await writeIssueStats(tx, stats);
-      await deleteQueued(tx, [...prepared.map((p) => p.item.id), ...dropped]);
+      await markDigested(db, tx, digested);
       await writeOutcomes(tx, tally, rejected);
       return all;
     });
     deps.onWriteTx?.(performance.now() - txStarted);
     publishOutcomes(tally, rejected);
     count(result, outcomes);
-    eraseDeletedContent(db, deps.now);
+    await release(db, digested, deps);
     return result;
   } catch (err) {
     deps.log.error({ err: errorSummary(err), items: items.length }, "digest: batch transaction failed; retrying item by item");
   }
   await digestOneByOne(db, prepared, dropped, deps, result, rejected);
-  eraseDeletedContent(db, deps.now);
   return result;
+}
+
+/**
+ * After the main transaction committed: the rows leave the queue (SQLite: its own file) and what
+ * they held is erased. A failure here loses nothing: the next claim of these rows deletes them.
+ */
+async function release(db: Db, ids: number[], deps: DigestDeps): Promise<void> {
+  try {
+    await releaseDigested(db, ids);
+  } catch (err) {
+    deps.log.warn({ rows: ids.length, err: errorSummary(err) }, "digest: queue rows not deleted yet; the next claim will");
+  }
+  eraseDeletedContent(queueStore(db), deps.now);
 }
 
 /**
@@ -204,10 +217,11 @@ async function digestOneByOne(
         await memo.counters.flush(tx);
         await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
         await writeIssueStats(tx, stats);
-        await deleteQueued(tx, [p.item.id]);
+        await markDigested(db, tx, [p.item.id]);
         await writeOutcomes(tx, tally);
         return o;
       });
+      await release(db, [p.item.id], deps);
       publishOutcomes(tally);
       count(result, outcomes);
       written += 1;
@@ -229,9 +243,10 @@ async function digestOneByOne(
   if (dropped.length > 0) {
     try {
       await writeTx(db, async (tx) => {
-        await deleteQueued(tx, dropped);
+        await markDigested(db, tx, dropped);
         await writeOutcomes(tx, rejected);
       });
+      await release(db, dropped, deps);
       publishOutcomes(rejected);
       written += 1;
     } catch (err) {

@@ -7,6 +7,7 @@ import path from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { Config } from "../config";
+import { openQueueFile, queueFileOf } from "./queue-file";
 import type { Database } from "./schema";
 import SQLite, { type BetterSqlite3 } from "./sqlite-driver";
 
@@ -17,6 +18,11 @@ export interface Db {
   dialect: DialectName;
   /** Raw better-sqlite3 handle (SQLite only): the ingest hot path uses prepared statements. */
   sqlite?: BetterSqlite3.Database;
+  /**
+   * SQLite: the ingest queue's own file (queue-file.ts), with the same table names. Absent on
+   * PostgreSQL, whose queue tables are in the one database.
+   */
+  queueDb?: Db;
   close(): Promise<void>;
 }
 
@@ -49,14 +55,23 @@ export function openDb(database: Config["database"], opts: { readonly?: boolean;
   // thread's working set (hashes, issues, indexes) fits far less, and every MB cached is resident.
   sqlite.pragma(`cache_size = -${opts.cacheKiB ?? 32_000}`);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+  const queueDb = sqliteDb(openQueueFile(queueFileOf(database.file), database.synchronous));
   return {
     kysely,
     dialect: "sqlite",
     sqlite,
+    queueDb,
     close: async () => {
+      await queueDb.close();
       await kysely.destroy();
     },
   };
+}
+
+/** A Db over one more SQLite connection (the queue file). */
+function sqliteDb(sqlite: BetterSqlite3.Database): Db {
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+  return { kysely, dialect: "sqlite", sqlite, close: () => kysely.destroy() };
 }
 
 /** Distinct SQL strings kept prepared; the digest path uses a few dozen, the UI a few hundred. */

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { Migrator } from "kysely/migration";
 import type { Db } from "./db";
 import { latestMigration, migrationsFor } from "./migrations/index";
+import { adoptQueueFile } from "./queue-file";
 
 /** Applies pending migrations; throws with the failing migration's name. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
@@ -14,6 +15,8 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
     throw new Error(`Migration ${failed} failed: ${(error as Error).message ?? String(error)}`);
   }
+  // SQLite: rows an older version queued in the main file move to the queue's own file.
+  adoptQueueFile(db);
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }
 

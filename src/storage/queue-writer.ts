@@ -18,7 +18,11 @@ import { QUEUE_BODY_INSERT_SQL, QUEUE_INSERT_SQL, type QueueInsert } from "./que
 import { sqliteModulePath } from "./sqlite-driver";
 
 export interface QueueWriter {
-  /** Inserts the rows and adds the outcome counts in one IMMEDIATE transaction; resolves after COMMIT. */
+  /**
+   * Inserts the rows (queue file), then adds the outcome counts (main file), each in an IMMEDIATE
+   * transaction of its own; resolves after both COMMITs. Ingest sends one or the other, so a row
+   * batch never waits for the main file's lock.
+   */
   write(rows: QueueInsert[], outcomes: readonly OutcomeCount[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -27,26 +31,42 @@ const THREAD_SOURCE = `
 "use strict";
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.sqlitePath);
-const db = new Database(workerData.file);
-db.pragma("journal_mode = WAL");
-db.pragma("synchronous = " + workerData.synchronous);
-// SQLite's own busy handler sleeps in growing steps (up to 100 ms) and can keep missing the short
-// gaps between the digest worker's transactions; this thread retries BEGIN IMMEDIATE every
-// millisecond instead (a failed attempt costs microseconds). Waiting blocks only this thread.
-db.pragma("busy_timeout = 0");
+function open(file) {
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = " + workerData.synchronous);
+  // SQLite's own busy handler sleeps in growing steps (up to 100 ms) and can keep missing the
+  // short gaps between other connections' transactions; this thread retries BEGIN IMMEDIATE every
+  // millisecond instead (a failed attempt costs microseconds). Waiting blocks only this thread.
+  db.pragma("busy_timeout = 0");
+  // No checkpoint (an fsync) inside a queue commit: the digest's connections checkpoint as they
+  // commit, and this thread does it only when ingest has been idle for a moment.
+  db.pragma("wal_autocheckpoint = 0");
+  return db;
+}
 const nap = new Int32Array(new SharedArrayBuffer(4));
-// No checkpoint (an fsync) inside a queue commit: the digest worker's connection checkpoints as it
-// commits, and this thread does it only when ingest has been idle for a moment.
-db.pragma("wal_autocheckpoint = 0");
-const insert = db.prepare(workerData.insertSql);
-const insertBody = db.prepare(workerData.bodySql);
-const upsert = db.prepare(workerData.outcomeSql);
-const tx = db.transaction((msg) => {
+// Rows go to the queue's own file; outcome counts to the main file, opened on first use (they
+// come only with refused requests).
+const queue = open(workerData.queueFile);
+const insert = queue.prepare(workerData.insertSql);
+const insertBody = queue.prepare(workerData.bodySql);
+const rowsTx = queue.transaction((msg) => {
   const bytes = Buffer.from(msg.buffer);
   for (const r of msg.rows) insertBody.run(insert.run(r[0], r[1], r[2], r[3], r[4]).lastInsertRowid, bytes.subarray(r[5], r[6]));
-  for (const o of msg.outcomes) upsert.run(o[0], o[1], o[2], o[3], o[4], o[5], o[6]);
 });
-function commit(msg) {
+let main;
+let outcomesTx;
+function mainTx() {
+  if (!outcomesTx) {
+    main = open(workerData.file);
+    const upsert = main.prepare(workerData.outcomeSql);
+    outcomesTx = main.transaction((msg) => {
+      for (const o of msg.outcomes) upsert.run(o[0], o[1], o[2], o[3], o[4], o[5], o[6]);
+    });
+  }
+  return outcomesTx;
+}
+function retrying(tx, msg) {
   const deadline = Date.now() + workerData.lockTimeoutMs;
   for (;;) {
     try {
@@ -59,12 +79,41 @@ function commit(msg) {
     }
   }
 }
+function answer(msg, err) {
+  // The batch's buffer goes back with the answer, for the next batch to reuse (see write()).
+  if (!err) parentPort.postMessage({ id: msg.id, ok: true, buffer: msg.buffer }, [msg.buffer]);
+  else parentPort.postMessage({ id: msg.id, ok: false, message: String((err && err.message) || err), code: err && err.code, buffer: msg.buffer }, [msg.buffer]);
+}
+// Counts wait for the main file's lock (the digest's transaction holds it for tens of ms) without
+// blocking this thread: one attempt now, then one every few ms between the rows' commits.
+const countsWaiting = [];
+let countsRetry;
+function writeCounts() {
+  while (countsWaiting.length > 0) {
+    const msg = countsWaiting[0];
+    let failed = null;
+    try {
+      mainTx().immediate(msg);
+    } catch (err) {
+      if (err && err.code === "SQLITE_BUSY" && Date.now() <= msg.deadline) {
+        countsRetry ??= setTimeout(() => {
+          countsRetry = undefined;
+          writeCounts();
+        }, 2);
+        return;
+      }
+      failed = err;
+    }
+    countsWaiting.shift();
+    answer(msg, failed);
+  }
+}
 let idle;
 function checkpointWhenIdle() {
   clearTimeout(idle);
   idle = setTimeout(() => {
     try {
-      db.pragma("wal_checkpoint(PASSIVE)");
+      queue.pragma("wal_checkpoint(PASSIVE)");
     } catch {}
   }, workerData.idleCheckpointMs);
   idle.unref();
@@ -72,16 +121,23 @@ function checkpointWhenIdle() {
 parentPort.on("message", (msg) => {
   if (msg === "close") {
     clearTimeout(idle);
-    db.close();
+    clearTimeout(countsRetry);
+    queue.close();
+    if (main) main.close();
     parentPort.close();
     return;
   }
-  // The batch's buffer goes back with the answer, for the next batch to reuse (see write()).
   try {
-    commit(msg);
-    parentPort.postMessage({ id: msg.id, ok: true, buffer: msg.buffer }, [msg.buffer]);
+    if (msg.rows.length > 0) retrying(rowsTx, msg);
   } catch (err) {
-    parentPort.postMessage({ id: msg.id, ok: false, message: String((err && err.message) || err), code: err && err.code, buffer: msg.buffer }, [msg.buffer]);
+    answer(msg, err);
+    return;
+  }
+  if (msg.outcomes.length === 0) answer(msg, null);
+  else {
+    msg.deadline = Date.now() + workerData.lockTimeoutMs;
+    countsWaiting.push(msg);
+    writeCounts();
   }
   checkpointWhenIdle();
 });
@@ -109,8 +165,11 @@ interface Pending {
   reject(err: Error): void;
 }
 
-/** Starts the writer for a SQLite file (`synchronous` as the main connection has it). */
-export function startQueueWriter(file: string, synchronous: string): QueueWriter {
+/**
+ * Starts the writer for a SQLite database: rows into its queue file, outcome counts into the main
+ * file (`synchronous` as the main connection has it).
+ */
+export function startQueueWriter(file: string, queueFile: string, synchronous: string): QueueWriter {
   const sqlitePath = sqliteModulePath();
   let closing: Promise<void> | undefined;
   let worker: Worker | undefined;
@@ -164,6 +223,7 @@ export function startQueueWriter(file: string, synchronous: string): QueueWriter
       workerData: {
         sqlitePath,
         file,
+        queueFile,
         synchronous,
         insertSql: QUEUE_INSERT_SQL,
         bodySql: QUEUE_BODY_INSERT_SQL,
@@ -255,7 +315,8 @@ const SYNCHRONOUS = ["OFF", "NORMAL", "FULL", "EXTRA"];
  */
 export function queueWriterFor(db: Db): QueueWriter | undefined {
   const handle = db.sqlite;
-  if (!handle || handle.memory || !handle.name) return undefined;
+  const queue = db.queueDb?.sqlite;
+  if (!handle || !queue || handle.memory || !handle.name) return undefined;
   const level = Number(handle.pragma("synchronous", { simple: true }));
-  return startQueueWriter(handle.name, SYNCHRONOUS[level] ?? "NORMAL");
+  return startQueueWriter(handle.name, queue.name, SYNCHRONOUS[level] ?? "NORMAL");
 }

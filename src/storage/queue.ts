@@ -1,14 +1,22 @@
 /**
  * The durable ingest queue. Ingest appends accepted request bodies (many per transaction: group
- * commit); digest workers claim batches with a lease, process them and delete them in the same
- * transaction that stores the results. A worker that dies mid-batch leaves its rows to be claimed
- * again once the lease expires: at-least-once, made idempotent by the (project, event_id) key.
+ * commit); digest workers claim batches with a lease, process them and mark them digested in the
+ * same transaction that stores the results. A worker that dies mid-batch leaves its rows to be
+ * claimed again once the lease expires: at-least-once, made idempotent by the (project, event_id)
+ * key.
+ *
+ * SQLite keeps the queue in a file of its own (queue-file.ts), so ingest never waits for the
+ * digest's write lock on the main file. There the digest's transaction records the ids in the main
+ * file's `queue_done` (`markDigested`); after its commit the rows leave the queue file
+ * (`releaseDigested`); a claim deletes instead of returning rows that `queue_done` names, so a
+ * crash between the two commits never digests a row twice. PostgreSQL deletes the rows in the
+ * digest's transaction itself.
  */
 import { sql } from "kysely";
 import type { OutcomeCount } from "../core/outcomes";
 import type { Db } from "./db";
 import { chunks, type Tx, writeTx } from "./dialect";
-import { addOutcomes, addOutcomesSqlite } from "./outcomes";
+import { addOutcomes, addOutcomesNow } from "./outcomes";
 
 export interface QueueInsert {
   projectId: number;
@@ -32,7 +40,10 @@ export async function enqueueMany(db: Db, rows: QueueInsert[], outcomes: readonl
   if (rows.length === 0 && outcomes.length === 0) return;
   if (db.sqlite) {
     // Hot path: prepared statements inside one IMMEDIATE transaction, no query building per row.
-    preparedEnqueue(db).immediate(rows, outcomes);
+    // The rows go to the queue file, the counts to the main file: two commits, rows first (a
+    // count lost to a crash between them is a statistic; a row is an acknowledged event).
+    if (rows.length > 0) preparedEnqueue(queueStore(db)).immediate(rows);
+    await addOutcomesNow(db, outcomes);
     return;
   }
   // PostgreSQL: the rows and their bodies are one statement, atomic on its own, so the usual group
@@ -74,7 +85,12 @@ async function insertQueuedPostgres(ex: Db["kysely"] | Tx, rows: QueueInsert[]):
     INSERT INTO queue_bodies (id, body) SELECT id, body FROM input`.execute(ex);
 }
 
-type EnqueueTx = { immediate(rows: QueueInsert[], outcomes: readonly OutcomeCount[]): void };
+/** Where the queue tables are: the queue file (SQLite) or the one database (PostgreSQL). */
+export function queueStore(db: Db): Db {
+  return db.queueDb ?? db;
+}
+
+type EnqueueTx = { immediate(rows: QueueInsert[]): void };
 const enqueueCache = new WeakMap<object, EnqueueTx>();
 /** The insert statement and its transaction wrapper, built once per connection. */
 function preparedEnqueue(db: Db): EnqueueTx {
@@ -83,9 +99,8 @@ function preparedEnqueue(db: Db): EnqueueTx {
   if (!tx) {
     const stmt = handle.prepare<unknown[]>(QUEUE_INSERT_SQL);
     const bodyStmt = handle.prepare<unknown[]>(QUEUE_BODY_INSERT_SQL);
-    tx = handle.transaction((rows: QueueInsert[], outcomes: readonly OutcomeCount[]) => {
+    tx = handle.transaction((rows: QueueInsert[]) => {
       for (const r of rows) bodyStmt.run(stmt.run(r.projectId, r.keyId, r.receivedAt, r.clientIp, r.kind).lastInsertRowid, r.body);
-      if (outcomes.length > 0) addOutcomesSqlite(handle, outcomes);
     }) as unknown as EnqueueTx;
     enqueueCache.set(handle, tx);
   }
@@ -121,7 +136,8 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
       SELECT c.*, encode(b.body, 'base64') AS body FROM claimed c LEFT JOIN queue_bodies b ON b.id = c.id`.execute(db.kysely);
     return res.rows.map(toItem).sort((a, b) => a.id - b.id);
   }
-  return writeTx(db, async (tx) => {
+  const queue = queueStore(db);
+  return writeTx(queue, async (tx) => {
     // Two index-ordered reads instead of `available_at <= now ORDER BY id`, which made SQLite walk
     // (or sort) the whole queue on every claim: the oldest expired leases (rare; also rows queued
     // before FRESH_AVAILABLE_AT), then never-claimed rows in id order.
@@ -139,7 +155,11 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
       expired.length < limit
         ? await selectClaimable(tx, limit - expired.length, (q) => q.where("available_at", "=", FRESH_AVAILABLE_AT))
         : [];
-    const rows = [...expired, ...fresh].sort((a, b) => Number(a.id) - Number(b.id));
+    const rows = await withoutDigested(
+      db,
+      tx,
+      [...expired, ...fresh].sort((a, b) => Number(a.id) - Number(b.id)),
+    );
     if (rows.length === 0) return [];
     await tx
       .updateTable("queue")
@@ -168,11 +188,93 @@ async function selectClaimable(tx: Tx, limit: number, where: (q: ClaimQuery) => 
   return where(claimQuery(tx)).orderBy("available_at").orderBy("queue.id").limit(limit).execute();
 }
 
-/** Removes processed rows and their bodies; call inside the transaction that stored their results. */
+/**
+ * SQLite claim, inside the queue file's transaction: rows whose results the main file already
+ * holds (the digest committed, then crashed or failed before deleting them) are deleted here
+ * instead of being digested again.
+ */
+async function withoutDigested(db: Db, tx: Tx, rows: RawRow[]): Promise<RawRow[]> {
+  if (rows.length === 0 || !db.queueDb) return rows;
+  const done = await db.kysely
+    .selectFrom("queue_done")
+    .select("id")
+    .where(
+      "id",
+      "in",
+      rows.map((r) => Number(r.id)),
+    )
+    .execute();
+  if (done.length === 0) return rows;
+  const doneIds = done.map((d) => Number(d.id));
+  await deleteQueued(tx, doneIds);
+  releasedIds(db).push(...doneIds);
+  const skip = new Set(doneIds);
+  return rows.filter((r) => !skip.has(Number(r.id)));
+}
+
+/** Removes rows and their bodies. */
 export async function deleteQueued(tx: Tx, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   await tx.deleteFrom("queue").where("id", "in", ids).execute();
   await tx.deleteFrom("queue_bodies").where("id", "in", ids).execute();
+}
+
+/**
+ * Inside the transaction that stored the rows' results (`tx` on the main database): PostgreSQL
+ * deletes them there; SQLite records them in `queue_done` (their rows are in the queue file,
+ * which this transaction cannot commit atomically with the main file) and forgets the ids whose
+ * rows have left the queue file since, for good (queue ids are never reused).
+ */
+export async function markDigested(db: Db, tx: Tx, ids: number[]): Promise<void> {
+  if (!db.queueDb) return deleteQueued(tx, ids);
+  if (ids.length > 0) {
+    for (const chunk of chunks(ids, 500)) {
+      await tx
+        .insertInto("queue_done")
+        .values(chunk.map((id) => ({ id })))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+  }
+  const released = releasedIds(db);
+  const gone = released.splice(0, released.length);
+  for (const chunk of chunks(gone, 500)) await tx.deleteFrom("queue_done").where("id", "in", chunk).execute();
+  // What a crash left behind: every id below the queue file's lowest row has left it.
+  await tx.deleteFrom("queue_done").where("id", "<", lowestLiveId(db.queueDb)).execute();
+}
+
+/**
+ * After that transaction committed (SQLite): the rows leave the queue file. If this fails (the
+ * file busy for seconds, a crash), the rows' leases expire and the next claim deletes them.
+ */
+export async function releaseDigested(db: Db, ids: number[]): Promise<void> {
+  if (!db.queueDb || ids.length === 0) return;
+  await writeTx(db.queueDb, (tx) => deleteQueued(tx, ids));
+  releasedIds(db).push(...ids);
+}
+
+/** Ids recorded in `queue_done` whose rows have left the queue file, per main connection. */
+const released = new WeakMap<object, number[]>();
+function releasedIds(db: Db): number[] {
+  const key = db.sqlite ?? db;
+  let list = released.get(key);
+  if (!list) {
+    list = [];
+    released.set(key, list);
+  }
+  return list;
+}
+
+/**
+ * No row below this id is in the queue file, now or later: its lowest row, or past the last id it
+ * ever handed out when it is empty (AUTOINCREMENT: ids only grow).
+ */
+function lowestLiveId(queue: Db): number {
+  const handle = queue.sqlite as NonNullable<Db["sqlite"]>;
+  const lowest = handle.prepare("SELECT min(id) FROM queue").pluck().get();
+  if (lowest !== null && lowest !== undefined) return Number(lowest);
+  const seq = handle.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'queue'").pluck().get();
+  return Number(seq ?? 0) + 1;
 }
 
 /**
@@ -181,8 +283,8 @@ export async function deleteQueued(tx: Tx, ids: number[]): Promise<void> {
  * matters.
  */
 export async function queueDepthEstimate(db: Db): Promise<number> {
-  const row = await db.kysely
-    .selectFrom("queue")
+  const row = await queueStore(db)
+    .kysely.selectFrom("queue")
     .select((eb) => [eb.fn.max("id").as("hi"), eb.fn.min("id").as("lo")])
     .executeTakeFirst();
   if (!row || row.hi === null || row.lo === null) return 0;
@@ -190,8 +292,8 @@ export async function queueDepthEstimate(db: Db): Promise<number> {
 }
 
 export async function queueDepth(db: Db): Promise<number> {
-  const row = await db.kysely
-    .selectFrom("queue")
+  const row = await queueStore(db)
+    .kysely.selectFrom("queue")
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .executeTakeFirst();
   return Number(row?.n ?? 0);

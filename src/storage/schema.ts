@@ -81,6 +81,11 @@ export interface QueueBodiesTable {
   body: Buffer;
 }
 
+/** SQLite only (migration 0027): queue ids digested into the main file, see queue-file.ts. */
+export interface QueueDoneTable {
+  id: number;
+}
+
 export interface IssuesTable {
   id: Generated<number>;
   project_id: number;
@@ -700,6 +705,7 @@ export interface Database {
   api_tokens: ApiTokensTable;
   queue: QueueTable;
   queue_bodies: QueueBodiesTable;
+  queue_done: QueueDoneTable;
   issues: IssuesTable;
   issue_hashes: IssueHashesTable;
   issue_users: IssueUsersTable;

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDb } from "../../src/storage/db.js";
+import { queueStore } from "../../src/storage/queue";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
 
@@ -72,8 +73,8 @@ describe.each(await dialects())("corpus → issues on %s", (dialect) => {
             .selectFrom("events")
             .select((eb) => eb.fn.countAll<number>().as("n"))
             .executeTakeFirstOrThrow();
-          const queued = await db.kysely
-            .selectFrom("queue")
+          const queued = await queueStore(db)
+            .kysely.selectFrom("queue")
             .select((eb) => eb.fn.countAll<number>().as("n"))
             .executeTakeFirstOrThrow();
           return Number(ev.n) === accepted.length && Number(queued.n) === 0 ? { events: Number(ev.n) } : undefined;

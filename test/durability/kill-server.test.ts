@@ -7,6 +7,7 @@
 import http from "node:http";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
+import { queueFileOf } from "../../src/storage/queue-file";
 import Database, { type BetterSqlite3 } from "../../src/storage/sqlite-driver";
 import { eventually, startServer, type TestServer } from "../helpers/server";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-db";
@@ -86,7 +87,8 @@ describe("SIGKILL under load (real server, SQLite)", () => {
     const file = path.join(info.dataDir, "errata.db");
     await eventually(
       async () => {
-        const db = readDb(file);
+        // The queue has a file of its own (queue-file.ts).
+        const db = readDb(queueFileOf(file));
         try {
           const queued = (db.prepare("SELECT count(*) AS n FROM queue").get() as { n: number }).n;
           return queued === 0;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseEnvelope } from "../../src/ingest/parse-envelope";
 import { registry } from "../../src/metrics";
 import type { Db } from "../../src/storage/db";
-import { queueDepth } from "../../src/storage/queue";
+import { queueDepth, queueStore } from "../../src/storage/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { eventEnvelope, type HandlerServer, outcomeCounts, request, type SeededProject, seedProject, startHandler, until } from "./helpers";
 
@@ -17,8 +17,8 @@ let idSeq = 0;
 const newId = () => (++idSeq).toString(16).padStart(8, "0") + "e".repeat(24);
 
 async function queuedBodies(db: Db, projectId: number): Promise<Buffer[]> {
-  const rows = await db.kysely
-    .selectFrom("queue")
+  const rows = await queueStore(db)
+    .kysely.selectFrom("queue")
     .innerJoin("queue_bodies as b", "b.id", "queue.id")
     .select("b.body")
     .where("project_id", "=", projectId)

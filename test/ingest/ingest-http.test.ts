@@ -19,6 +19,7 @@ import { createLogger } from "../../src/log.js";
 import type { Db } from "../../src/storage/db.js";
 import { writeTx } from "../../src/storage/dialect.js";
 import { insertKey, insertProject } from "../../src/storage/projects.js";
+import { queueStore } from "../../src/storage/queue";
 import { queueDepth } from "../../src/storage/queue.js";
 import { EVENT_SAMPLES, eventEnvelope, eventSampleFiles, knownBroken, nodeEnvelopeCaptures, retarget } from "../helpers/ingest-fixtures.js";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db.js";
@@ -86,8 +87,8 @@ function expectCatalogueError(r: Reply, status: number, code: string): void {
 }
 
 async function lastQueued(db: Db): Promise<{ body: Buffer; kind: string; project_id: number; key_id: number; client_ip: string | null }> {
-  const row = await db.kysely
-    .selectFrom("queue")
+  const row = await queueStore(db)
+    .kysely.selectFrom("queue")
     .innerJoin("queue_bodies as b", "b.id", "queue.id")
     .select(["b.body", "kind", "project_id", "key_id", "client_ip"])
     .orderBy("queue.id", "desc")
@@ -458,8 +459,8 @@ describe.each(await dialects())("ingest over HTTP on %s", (dialect) => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     expect(await queueDepth(db)).toBeGreaterThan(before);
-    const rows = await db.kysely
-      .selectFrom("queue")
+    const rows = await queueStore(db)
+      .kysely.selectFrom("queue")
       .innerJoin("queue_bodies as b", "b.id", "queue.id")
       .select(["b.body"])
       .orderBy("queue.id", "desc")

@@ -1,13 +1,14 @@
 /**
- * The SQLite queue writer thread: rows and outcome counts committed together and visible to the
- * main connection once the promise resolves; a failed transaction rejects only its batch; closing
+ * The SQLite queue writer thread: rows (the queue's own file) and outcome counts (the main file)
+ * committed and visible to the main connection once the promise resolves; a failed transaction
+ * rejects only its batch; rows commit while the main file's write lock is held elsewhere; closing
  * is idempotent and refuses later writes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hourStart } from "../../src/core/outcomes";
 import type { Db } from "../../src/storage/db";
 import { listOutcomes } from "../../src/storage/outcomes";
-import { type QueueInsert, queueDepth } from "../../src/storage/queue";
+import { type QueueInsert, queueDepth, queueStore } from "../../src/storage/queue";
 import { queueWriterFor } from "../../src/storage/queue-writer";
 import { openTestDb } from "../helpers/test-db";
 
@@ -44,8 +45,8 @@ describe("queue writer thread (SQLite file)", () => {
     };
     await writer.write([row("a"), row("bb"), row("ccc")], [count]);
     expect(await queueDepth(db)).toBe(3);
-    const bodies = await db.kysely
-      .selectFrom("queue")
+    const bodies = await queueStore(db)
+      .kysely.selectFrom("queue")
       .innerJoin("queue_bodies as b", "b.id", "queue.id")
       .select("b.body")
       .orderBy("queue.id")
@@ -81,8 +82,8 @@ describe("queue writer thread (SQLite file)", () => {
       await Promise.all(batches);
     }
     await Promise.all(writes);
-    const stored = await db.kysely
-      .selectFrom("queue")
+    const stored = await queueStore(db)
+      .kysely.selectFrom("queue")
       .innerJoin("queue_bodies as b", "b.id", "queue.id")
       .select("b.body")
       .where("queue.id", ">", 0)
@@ -90,6 +91,35 @@ describe("queue writer thread (SQLite file)", () => {
       .execute();
     expect(stored.length).toBe(before + expected.length);
     expect(stored.slice(before).map((b) => Buffer.from(b.body).toString())).toEqual(expected);
+    await writer.close();
+  });
+
+  test("rows commit while the digest holds the main file's write lock; counts wait for it", async () => {
+    const writer = queueWriterFor(db);
+    if (!writer) throw new Error("no writer");
+    const before = await queueDepth(db);
+    const main = db.sqlite as NonNullable<Db["sqlite"]>;
+    // What the digest's transaction does to the main file: hold its one write lock.
+    main.prepare("BEGIN IMMEDIATE").run();
+    let countsStored = false;
+    const counts = writer
+      .write(
+        [],
+        [{ projectId: 6, keyId: 2, hour: hourStart(NOW), category: "error", outcome: "filtered" as const, reason: "x", quantity: 1 }],
+      )
+      .then(() => {
+        countsStored = true;
+      });
+    try {
+      // Resolves with the main file still locked: the queue is another file.
+      await writer.write([row("while-locked")], []);
+      expect(await queueDepth(db)).toBe(before + 1);
+      expect(countsStored).toBe(false);
+    } finally {
+      main.prepare("COMMIT").run();
+    }
+    await counts;
+    expect(countsStored).toBe(true);
     await writer.close();
   });
 

@@ -16,6 +16,7 @@ import { createLogger } from "../../src/log.js";
 import type { Db } from "../../src/storage/db.js";
 import { writeTx } from "../../src/storage/dialect.js";
 import { insertKey, insertProject } from "../../src/storage/projects.js";
+import { queueStore } from "../../src/storage/queue";
 import { openTestDb, tempDir } from "../helpers/test-db.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -46,8 +47,8 @@ async function close(server: http.Server): Promise<void> {
 }
 
 async function queuedBodies(db: Db): Promise<string[]> {
-  const rows = await db.kysely
-    .selectFrom("queue")
+  const rows = await queueStore(db)
+    .kysely.selectFrom("queue")
     .innerJoin("queue_bodies as b", "b.id", "queue.id")
     .select(["b.body"])
     .orderBy("queue.id")

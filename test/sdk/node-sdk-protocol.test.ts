@@ -16,6 +16,7 @@ import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseEnvelope } from "../../src/ingest/parse-envelope";
 import type { Db } from "../../src/storage/db";
+import { queueStore } from "../../src/storage/queue";
 import { openTestDb } from "../helpers/test-db";
 import { type HandlerServer, outcomeCounts, type SeededProject, seedProject, startHandler } from "../ingest/helpers";
 import { drain } from "../pipeline/helpers";
@@ -188,8 +189,8 @@ describe("@sentry/node against Errata's ingest (SQLite)", () => {
       expect(events[0]?.url).toBe("/monitoring");
       expect(events[0]?.status).toBe(200);
       expect(events[0]?.headers.dsn).toBe(`http://${p.key}@sentry.invalid/${p.projectId}`);
-      const rows = await db.kysely
-        .selectFrom("queue")
+      const rows = await queueStore(db)
+        .kysely.selectFrom("queue")
         .innerJoin("queue_bodies as b", "b.id", "queue.id")
         .select(["b.body", "key_id"])
         .where("project_id", "=", p.projectId)

@@ -104,7 +104,7 @@ describe.each(await dialects())("events partitioning migration on %s", (dialect)
     await db.kysely.insertInto("events").values(events.map(oldRow)).execute();
     const before = await allRows(k);
 
-    expect(await migrateToLatest(db)).toEqual(["0025-events-partitioned", "0026-issue-release-seen"]);
+    expect(await migrateToLatest(db)).toEqual(["0025-events-partitioned", "0026-issue-release-seen", "0027-queue-done"]);
     expect(await allRows(k)).toEqual(before);
     expect((await getEvent(db, 2, hexId("m:3:a")))?.event).toEqual({ message: hexId("m:3:a") });
 

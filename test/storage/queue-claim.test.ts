@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { claimBatch, deleteQueued, enqueueMany, FRESH_AVAILABLE_AT, type QueueInsert } from "../../src/storage/queue";
+import { claimBatch, deleteQueued, enqueueMany, FRESH_AVAILABLE_AT, type QueueInsert, queueStore } from "../../src/storage/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 
 const NOW = Date.UTC(2026, 10, 24, 8, 0, 0);
@@ -21,8 +21,8 @@ function rows(n: number, bodyBytes = 64): QueueInsert[] {
 }
 
 async function clear(db: Db): Promise<void> {
-  await db.kysely.deleteFrom("queue").execute();
-  await db.kysely.deleteFrom("queue_bodies").execute();
+  await queueStore(db).kysely.deleteFrom("queue").execute();
+  await queueStore(db).kysely.deleteFrom("queue_bodies").execute();
 }
 
 describe.each(await dialects())("queue claims on %s", (dialect) => {
@@ -36,8 +36,8 @@ describe.each(await dialects())("queue claims on %s", (dialect) => {
   test("claims fresh rows, expired leases and rows queued before FRESH_AVAILABLE_AT, oldest id first, each once per lease", async () => {
     await clear(db);
     // A row queued by an older version (available_at 0) must still be claimed.
-    const old = await db.kysely
-      .insertInto("queue")
+    const old = await queueStore(db)
+      .kysely.insertInto("queue")
       .values({
         project_id: 1,
         key_id: 1,
@@ -49,8 +49,8 @@ describe.each(await dialects())("queue claims on %s", (dialect) => {
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    await db.kysely
-      .insertInto("queue_bodies")
+    await queueStore(db)
+      .kysely.insertInto("queue_bodies")
       .values({ id: Number(old.id), body: Buffer.from("old") })
       .execute();
     await enqueueMany(db, rows(5));
@@ -66,7 +66,7 @@ describe.each(await dialects())("queue claims on %s", (dialect) => {
     const again = await claimBatch(db, NOW + LEASE, 4, LEASE);
     expect(again.map((r) => r.id)).toEqual(first.map((r) => r.id));
     expect(again.every((r) => r.attempts === 2)).toBe(true);
-    await writeTx(db, (tx) =>
+    await writeTx(queueStore(db), (tx) =>
       deleteQueued(
         tx,
         [...first, ...second].map((r) => r.id),
@@ -86,14 +86,14 @@ describe.each(await dialects())("queue claims on %s", (dialect) => {
       ...["a-0", "a-1", "a-2"],
       ...Array.from({ length: 7 }, (_, i) => `b-${i}`),
     ]);
-    await writeTx(db, (tx) =>
+    await writeTx(queueStore(db), (tx) =>
       deleteQueued(
         tx,
         claimed.map((r) => r.id),
       ),
     );
-    const left = await db.kysely
-      .selectFrom("queue_bodies")
+    const left = await queueStore(db)
+      .kysely.selectFrom("queue_bodies")
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .executeTakeFirstOrThrow();
     expect(Number(left.n)).toBe(0);
@@ -138,15 +138,15 @@ describe.each(await dialects())("queue claims on %s", (dialect) => {
 
   test.runIf(dialect === "postgres")("queue bodies are compressed with lz4 on PostgreSQL (migration 0024)", async () => {
     const res = await sql<{ c: string }>`SELECT attcompression AS c FROM pg_attribute
-      WHERE attrelid = 'queue_bodies'::regclass AND attname = 'body'`.execute(db.kysely);
+      WHERE attrelid = 'queue_bodies'::regclass AND attname = 'body'`.execute(queueStore(db).kysely);
     expect(res.rows[0]?.c).toBe("l");
   });
 
   test("a row whose body is missing is claimed with an empty body (dropped by the digest), not claimed forever", async () => {
     await clear(db);
     await enqueueMany(db, rows(2));
-    const [first] = await db.kysely.selectFrom("queue").select("id").orderBy("id").execute();
-    await db.kysely.deleteFrom("queue_bodies").where("id", "=", Number(first?.id)).execute();
+    const [first] = await queueStore(db).kysely.selectFrom("queue").select("id").orderBy("id").execute();
+    await queueStore(db).kysely.deleteFrom("queue_bodies").where("id", "=", Number(first?.id)).execute();
     const claimed = await claimBatch(db, NOW, 10, LEASE);
     expect(claimed.map((r) => r.body.length)).toEqual([0, 64]);
   });
@@ -154,14 +154,14 @@ describe.each(await dialects())("queue claims on %s", (dialect) => {
   test("new rows are born with the 6-byte FRESH_AVAILABLE_AT", async () => {
     await clear(db);
     await enqueueMany(db, rows(1));
-    const row = await db.kysely.selectFrom("queue").select(["available_at", "attempts"]).executeTakeFirstOrThrow();
+    const row = await queueStore(db).kysely.selectFrom("queue").select(["available_at", "attempts"]).executeTakeFirstOrThrow();
     expect(Number(row.available_at)).toBe(FRESH_AVAILABLE_AT);
     expect(Number(row.attempts)).toBe(0);
   });
 
   test.runIf(dialect === "sqlite")("a claim rewrites the lease in place, not the queued bodies (SQLite WAL frames)", async () => {
     await clear(db);
-    const sqlite = db.sqlite as NonNullable<Db["sqlite"]>;
+    const sqlite = queueStore(db).sqlite as NonNullable<Db["sqlite"]>;
     // 20 bodies of 48 KB: 12+ pages each, 240+ pages if the claim rewrote the rows.
     await enqueueMany(db, rows(20, 48 * 1024));
     sqlite.pragma("wal_checkpoint(TRUNCATE)");

@@ -29,6 +29,7 @@ import * as m0023queueBodies from "./0023-queue-bodies";
 import * as m0024queueBodyLz4 from "./0024-queue-body-lz4";
 import * as m0025eventsPartitioned from "./0025-events-partitioned";
 import * as m0026issueReleaseSeen from "./0026-issue-release-seen";
+import * as m0027queueDone from "./0027-queue-done";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -57,6 +58,7 @@ const steps: Record<string, Step> = {
   "0024-queue-body-lz4": m0024queueBodyLz4,
   "0025-events-partitioned": m0025eventsPartitioned,
   "0026-issue-release-seen": m0026issueReleaseSeen,
+  "0027-queue-done": m0027queueDone,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
