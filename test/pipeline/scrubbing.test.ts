@@ -11,10 +11,10 @@ import { gunzipSync } from "node:zlib";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/storage/db";
-import { queueFileOf } from "../../src/storage/queue-file";
 import { decodePayloadText, getEvent } from "../../src/storage/events";
 import { getIssue } from "../../src/storage/issues";
 import { enqueueMany, queueDepth } from "../../src/storage/queue";
+import { queueFileOf } from "../../src/storage/queue-file";
 import { dialects, openTestDb, type TestDatabase } from "../helpers/test-db";
 import { toEnvelope } from "./corpus";
 import { createProject, drain, hexId } from "./helpers";
@@ -106,8 +106,11 @@ async function allRows(db: Db): Promise<Array<{ table: string; row: Row }>> {
   for (const store of db.queueDb ? [db, db.queueDb] : [db]) {
     const tables =
       store.dialect === "sqlite"
-        ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(store.kysely))
-            .rows
+        ? (
+            await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(
+              store.kysely,
+            )
+          ).rows
         : (
             await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'public'`.execute(
               store.kysely,

@@ -8,14 +8,14 @@
 import fs from "node:fs";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { digestBatch } from "../../src/pipeline/digest-batch";
 import { type Db, openDb } from "../../src/storage/db";
 import { migrateToLatest } from "../../src/storage/migrate";
-import { digestBatch } from "../../src/pipeline/digest-batch";
 import { claimBatch, enqueueMany, type QueueInsert, queueDepth, queueStore } from "../../src/storage/queue";
 import { queueFileOf } from "../../src/storage/queue-file";
 import Database from "../../src/storage/sqlite-driver";
-import { createProject, deps, drain, hexId } from "../pipeline/helpers";
 import { createTestDatabase, migrateUpTo, type TestDatabase } from "../helpers/test-db";
+import { createProject, deps, drain, hexId } from "../pipeline/helpers";
 
 const NOW = Date.UTC(2026, 10, 26, 9, 0, 0);
 const LEASE = 60_000;
@@ -100,10 +100,21 @@ describe("the queue's own SQLite file", () => {
       const r = storeRow(projectId, tag);
       const row = await k
         .insertInto("queue")
-        .values({ project_id: r.projectId, key_id: r.keyId, received_at: r.receivedAt, client_ip: null, kind: r.kind, available_at: 0, attempts: 0 })
+        .values({
+          project_id: r.projectId,
+          key_id: r.keyId,
+          received_at: r.receivedAt,
+          client_ip: null,
+          kind: r.kind,
+          available_at: 0,
+          attempts: 0,
+        })
         .returning("id")
         .executeTakeFirstOrThrow();
-      await k.insertInto("queue_bodies").values({ id: Number(row.id), body: r.body }).execute();
+      await k
+        .insertInto("queue_bodies")
+        .values({ id: Number(row.id), body: r.body })
+        .execute();
       ids.push(Number(row.id));
     }
     // A gap: the main file's sequence had gone further than its last row.
