@@ -165,6 +165,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
         // quiet server stays small.
         if (busy) {
           db.sqlite?.pragma("shrink_memory");
+          db.queueDb?.sqlite?.pragma("shrink_memory");
           collectGarbage();
           // Process-wide: also a worker-role process, which no ingest commit wakes, gives it back.
           if (performance.now() - lastTrim >= TRIM_GAP_MS) {

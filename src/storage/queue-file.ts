@@ -44,15 +44,19 @@ CREATE TABLE IF NOT EXISTS queue_bodies (id INTEGER PRIMARY KEY, body BLOB NOT N
 `;
 
 /**
- * Opens (and creates) the queue file with the main connection's durability. Its page cache is
- * small: the working set is the tail of one index and the bodies being claimed.
+ * Page cache of a queue-file connection, KiB. Its working set is the tail of one index; a body is
+ * read once, from the OS's cache, so caching bodies only costs resident memory (every connection
+ * of every thread has its own cache).
  */
+export const QUEUE_CACHE_KIB = 512;
+
+/** Opens (and creates) the queue file with the main connection's durability. */
 export function openQueueFile(file: string, synchronous: string): BetterSqlite3.Database {
   const handle = new SQLite(file);
   handle.pragma("journal_mode = WAL");
   handle.pragma(`synchronous = ${synchronous}`);
   handle.pragma("busy_timeout = 5000");
-  handle.pragma("cache_size = -2000");
+  handle.pragma(`cache_size = -${QUEUE_CACHE_KIB}`);
   // Raw SDK bodies (secrets before scrubbing) live here: deleted rows are overwritten with zeros
   // (ON, not FAST: bodies over one page live in overflow pages). See secure-erase.ts.
   handle.pragma("secure_delete = ON");

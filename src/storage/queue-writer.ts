@@ -15,6 +15,7 @@ import type { OutcomeCount } from "../core/outcomes";
 import type { Db } from "./db";
 import { OUTCOME_UPSERT_SQL } from "./outcomes";
 import { QUEUE_BODY_INSERT_SQL, QUEUE_INSERT_SQL, type QueueInsert } from "./queue";
+import { QUEUE_CACHE_KIB } from "./queue-file";
 import { sqliteModulePath } from "./sqlite-driver";
 
 export interface QueueWriter {
@@ -42,6 +43,8 @@ function open(file) {
   // No checkpoint (an fsync) inside a queue commit: the digest's connections checkpoint as they
   // commit, and this thread does it only when ingest has been idle for a moment.
   db.pragma("wal_autocheckpoint = 0");
+  // It appends and upserts: a few pages of index tails, not the default 2 MB.
+  db.pragma("cache_size = -" + workerData.cacheKiB);
   return db;
 }
 const nap = new Int32Array(new SharedArrayBuffer(4));
@@ -229,6 +232,7 @@ export function startQueueWriter(file: string, queueFile: string, synchronous: s
         bodySql: QUEUE_BODY_INSERT_SQL,
         outcomeSql: OUTCOME_UPSERT_SQL,
         idleCheckpointMs: IDLE_CHECKPOINT_MS,
+        cacheKiB: QUEUE_CACHE_KIB,
         lockTimeoutMs: LOCK_TIMEOUT_MS,
       },
     });
