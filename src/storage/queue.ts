@@ -137,7 +137,7 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
     return res.rows.map(toItem).sort((a, b) => a.id - b.id);
   }
   const queue = queueStore(db);
-  return writeTx(queue, async (tx) => {
+  const claimed = await writeTx(queue, async (tx): Promise<RawRow[]> => {
     // Two index-ordered reads instead of `available_at <= now ORDER BY id`, which made SQLite walk
     // (or sort) the whole queue on every claim: the oldest expired leases (rare; also rows queued
     // before FRESH_AVAILABLE_AT), then never-claimed rows in id order.
@@ -170,22 +170,36 @@ export async function claimBatch(db: Db, now: number, limit: number, leaseMs: nu
         rows.map((r) => r.id),
       )
       .execute();
-    return rows.map((r) => toItem({ ...r, attempts: r.attempts + 1 }));
+    return rows.map((r) => ({ ...r, attempts: r.attempts + 1 }));
   });
+  if (claimed.length === 0) return [];
+  // Bodies are read after the lease committed, outside the queue file's write lock (ingest's
+  // commits wait for that lock; 100 bodies of 50 KB are megabytes of overflow pages). A body never
+  // changes once queued, and the leased rows are this claim's alone.
+  const bodies = await queue.kysely
+    .selectFrom("queue_bodies")
+    .select(["id", "body"])
+    .where(
+      "id",
+      "in",
+      claimed.map((r) => r.id),
+    )
+    .execute();
+  const byId = new Map(bodies.map((b) => [Number(b.id), b.body]));
+  // A missing body (never expected) reads as an empty one: the digest then drops the row as
+  // unreadable instead of claiming it again and again.
+  return claimed.map((r) => toItem({ ...r, body: byId.get(Number(r.id)) ?? null }));
 }
 
 type ClaimQuery = ReturnType<typeof claimQuery>;
 function claimQuery(tx: Tx) {
-  // A missing body (never expected) reads as an empty one: the digest then drops the row as
-  // unreadable instead of claiming it again and again.
-  return tx
-    .selectFrom("queue")
-    .leftJoin("queue_bodies as b", "b.id", "queue.id")
-    .select(["queue.id", "project_id", "key_id", "received_at", "client_ip", "kind", "b.body", "attempts"]);
+  return tx.selectFrom("queue").select(["queue.id", "project_id", "key_id", "received_at", "client_ip", "kind", "attempts"]);
 }
 
+/** Claimable rows without their bodies (SQLite: read after the lease commits). */
 async function selectClaimable(tx: Tx, limit: number, where: (q: ClaimQuery) => ClaimQuery): Promise<RawRow[]> {
-  return where(claimQuery(tx)).orderBy("available_at").orderBy("queue.id").limit(limit).execute();
+  const rows = await where(claimQuery(tx)).orderBy("available_at").orderBy("queue.id").limit(limit).execute();
+  return rows.map((r) => ({ ...r, body: null }));
 }
 
 /**
