@@ -9,6 +9,7 @@ import { statTagsOf } from "../core/search/event-tags";
 import { insertActivities } from "../storage/activity";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
+import { guardOldEventPointers } from "../storage/event-partitions";
 import { type IssueEventForSplit, issueEventsAfter, moveEventsForSplit, moveIssueHash } from "../storage/issue-unmerge";
 import { getIssue, type IssueRow, insertIssue, listIssueHashes } from "../storage/issues";
 import type { ProjectRow } from "../storage/projects";
@@ -71,6 +72,8 @@ export function createIssueUnmerge(deps: IssueUnmergeDeps): IssueUnmerge {
       // One transaction: the hash and its events move together (an event digested meanwhile
       // waits for the lock and then lands on whichever issue holds its hash).
       return writeTx(db, async (tx) => {
+        // The new issue's first and latest events may be in a week retention is detaching.
+        await guardOldEventPointers(db, tx);
         const created = await insertIssue(tx, {
           projectId: issue.projectId,
           title: issue.title,

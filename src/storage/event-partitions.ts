@@ -127,23 +127,43 @@ export async function listEventPartitions(db: Db): Promise<EventPartition[]> {
 const KEPT = sql`i.id = p.issue_id AND (i.first_event_id = p.event_id OR i.last_event_id = p.event_id)`;
 
 /**
+ * Transaction-level advisory lock between a detach and the writes that can point an issue at an
+ * event of an old week (unmerge: the split-off issue's first and latest events are the moved
+ * events' oldest and newest). The digest cannot: a new event lands in the current week.
+ */
+const OLD_EVENT_POINTERS_KEY = 0x65726570; // "erep"
+
+/**
+ * Call at the start of a PostgreSQL transaction that may make an old event an issue's first or
+ * latest: it waits while a week is being detached (its survivors are being chosen) and the detach
+ * waits for it. Shared: such writes do not wait for one another. No-op on SQLite (one writer).
+ */
+export async function guardOldEventPointers(db: Db, tx: Tx): Promise<void> {
+  if (db.dialect !== "postgres") return;
+  await sql`SELECT pg_advisory_xact_lock_shared(${OLD_EVENT_POINTERS_KEY})`.execute(tx);
+}
+
+/**
  * Detaches a weekly partition and moves its rows that must stay (each issue's first and latest
  * event, the same rule as the row-wise deletes) back into `events`, where DEFAULT takes them:
  * no partition covers that week any more. The detached table then holds only rows to delete.
  *
- * DETACH locks `events` exclusively until commit, so the week is scanned for survivors before,
- * while `events` stays available; under the lock they are fetched by id and checked again. (An
- * event that became an issue's first or latest in between — an unmerge of a 90-day-old week in
- * that instant — is lost, as it would be between the row-wise path's select and delete.)
- * Returns how many rows stayed, or null when the lock was not granted in time (next run retries).
+ * DETACH locks `events` exclusively until commit, so the week is scanned for survivors before
+ * it, while `events` stays available; under the lock they are fetched by id and checked again.
+ * The writes that could make another row of the week a survivor in between (unmerge) wait for
+ * the whole transaction (`guardOldEventPointers`), so none is lost. `afterScan` lets a test act in
+ * that interval. Returns how many rows stayed, or null when a lock was not granted in time (the
+ * next run retries).
  */
-export async function detachEventPartition(db: Db, name: string): Promise<number | null> {
+export async function detachEventPartition(db: Db, name: string, opts: { afterScan?: () => Promise<void> } = {}): Promise<number | null> {
   const t = sql.table(name);
-  const candidates = await sql<{ id: number }>`SELECT p.id FROM ${t} p JOIN issues i ON ${KEPT}`.execute(db.kysely);
-  const ids = candidates.rows.map((r) => Number(r.id));
   try {
     return await db.kysely.transaction().execute(async (tx) => {
       await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(tx);
+      await sql`SELECT pg_advisory_xact_lock(${OLD_EVENT_POINTERS_KEY})`.execute(tx);
+      const candidates = await sql<{ id: number }>`SELECT p.id FROM ${t} p JOIN issues i ON ${KEPT}`.execute(tx);
+      const ids = candidates.rows.map((r) => Number(r.id));
+      await opts.afterScan?.();
       // Not CONCURRENTLY: that form cannot run inside a transaction, and the move must be atomic with it.
       await sql`ALTER TABLE events DETACH PARTITION ${t}`.execute(tx);
       if (ids.length === 0) return 0;

@@ -16,6 +16,7 @@ import {
   detachEventPartition,
   EVENT_PARTITION_MS,
   ensureEventPartitions,
+  guardOldEventPointers,
   partitionName,
   weekStart,
 } from "../../src/storage/event-partitions";
@@ -23,6 +24,7 @@ import { countEvents, getEvent, getLatestEvent } from "../../src/storage/events"
 import { getIssue } from "../../src/storage/issues";
 import { writeProjectSettings } from "../../src/storage/projects";
 import { enqueueMany } from "../../src/storage/queue";
+import { eventually } from "../helpers/server";
 import { openTestDb, postgresAvailable } from "../helpers/test-db";
 import { createProject, drain, hexId } from "../pipeline/helpers";
 
@@ -190,6 +192,67 @@ describe.runIf(await postgresAvailable())("partitioned retention on postgres", (
       expect(await runRetention(db, options)).toMatchObject({ evicted: 3, expired: 0 });
       expect(await keysOf(db, p)).toEqual([x[0], x[4], x[5]].sort());
       expect(await countEvents(db, { projectId: p })).toBe(3);
+    } finally {
+      await close();
+    }
+  });
+
+  test("an unmerge that would make a doomed row of the week a first event waits for the detach, so no issue points at a dropped row", async () => {
+    const { db, close } = await partitionedDb();
+    try {
+      const p = await createProject(db, "window");
+      const a = [
+        await send(db, p, "W", OLD_WEEK + HOUR),
+        await send(db, p, "W", OLD_WEEK + 2 * HOUR),
+        await send(db, p, "W", OLD_WEEK + 3 * HOUR),
+      ];
+      const middle = a[1] as string;
+      const other = await issueOf(db, p, await send(db, p, "X", NOW - DAY));
+      const old = partitionName(OLD_WEEK);
+      // What the unmerge does to the week (src/server/issue-unmerge.ts): in one transaction,
+      // guarded, the middle event (doomed: neither first nor latest) moves to another issue and
+      // becomes its first event, if it is still in `events`.
+      const unmergeLike = () =>
+        db.kysely.transaction().execute(async (tx) => {
+          await guardOldEventPointers(db, tx);
+          const row = await tx
+            .selectFrom("events")
+            .select("id")
+            .where("project_id", "=", p)
+            .where("event_id", "=", middle)
+            .executeTakeFirst();
+          if (!row) return false;
+          await tx.updateTable("events").set({ issue_id: other }).where("id", "=", Number(row.id)).execute();
+          await tx.updateTable("issues").set({ first_event_id: middle }).where("id", "=", other).execute();
+          return true;
+        });
+      let unmerge: Promise<boolean> | undefined;
+      const kept = await detachEventPartition(db, old, {
+        // Between the survivor scan and DETACH: the write starts and must wait for the detach.
+        afterScan: async () => {
+          unmerge = unmergeLike();
+          await eventually(
+            async () => {
+              const r = await sql<{
+                n: number;
+              }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`.execute(db.kysely);
+              return (r.rows[0]?.n ?? 0) > 0;
+            },
+            10_000,
+            "the unmerge waiting for the detach's lock",
+          );
+        },
+      });
+      expect(kept).toBe(2);
+      // It ran after the detach: the middle row had left `events`, so it moved nothing.
+      expect(await unmerge).toBe(false);
+      const dangling = await sql<{ id: number }>`
+        SELECT i.id FROM issues i WHERE i.project_id = ${p} AND (
+          (i.first_event_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id AND e.event_id = i.first_event_id))
+          OR (i.last_event_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id AND e.event_id = i.last_event_id)))`.execute(
+        db.kysely,
+      );
+      expect(dangling.rows).toEqual([]);
     } finally {
       await close();
     }
