@@ -23,6 +23,7 @@ import {
   detachEventPartition,
   dropDetachedEventPartition,
   ensureEventPartitions,
+  freezeOldEventPointers,
   listDetachedEventPartitions,
   listEventPartitions,
 } from "../storage/event-partitions";
@@ -159,9 +160,12 @@ async function expireProject(db: Db, projectId: number, cutoff: number, o: Reten
   do {
     if (o.signal?.aborted) break;
     const from: EventCursor | null = cursor;
-    const r: { deleted: number; cursor: EventCursor | null } = await writeTx(db, (tx) =>
-      deleteExpiredChunk(tx, { projectId, cutoff, cursor: from, limit: o.batchSize }),
-    );
+    const r: { deleted: number; cursor: EventCursor | null } = await writeTx(db, async (tx) => {
+      // Survivors are chosen and the rest deleted in one transaction; an unmerge must not re-point
+      // an issue in between (src/storage/event-partitions.ts).
+      await freezeOldEventPointers(db, tx);
+      return deleteExpiredChunk(tx, { projectId, cutoff, cursor: from, limit: o.batchSize });
+    });
     total += r.deleted;
     cursor = r.cursor;
     if (cursor) await pause();
@@ -177,7 +181,10 @@ async function capProject(db: Db, projectId: number, cap: number, o: RetentionOp
   for (const step of plan) {
     let left = step.evict;
     while (left > 0 && !o.signal?.aborted) {
-      const n = await writeTx(db, (tx) => deleteOldestOfIssue(tx, step.issueId, Math.min(left, o.batchSize)));
+      const n = await writeTx(db, async (tx) => {
+        await freezeOldEventPointers(db, tx);
+        return deleteOldestOfIssue(tx, step.issueId, Math.min(left, o.batchSize));
+      });
       total += n;
       left = n === 0 ? 0 : left - n;
       await pause();

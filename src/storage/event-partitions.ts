@@ -144,6 +144,16 @@ export async function guardOldEventPointers(db: Db, tx: Tx): Promise<void> {
 }
 
 /**
+ * The other side, for a PostgreSQL transaction that chooses which old events survive (each
+ * issue's first and latest) and then deletes the rest: it waits for guarded writes in progress,
+ * and they wait for it, so none points an issue at a row between the choice and the delete.
+ */
+export async function freezeOldEventPointers(db: Db, tx: Tx): Promise<void> {
+  if (db.dialect !== "postgres") return;
+  await sql`SELECT pg_advisory_xact_lock(${OLD_EVENT_POINTERS_KEY})`.execute(tx);
+}
+
+/**
  * Detaches a weekly partition and moves its rows that must stay (each issue's first and latest
  * event, the same rule as the row-wise deletes) back into `events`, where DEFAULT takes them:
  * no partition covers that week any more. The detached table then holds only rows to delete.
@@ -160,7 +170,7 @@ export async function detachEventPartition(db: Db, name: string, opts: { afterSc
   try {
     return await db.kysely.transaction().execute(async (tx) => {
       await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(tx);
-      await sql`SELECT pg_advisory_xact_lock(${OLD_EVENT_POINTERS_KEY})`.execute(tx);
+      await freezeOldEventPointers(db, tx);
       const candidates = await sql<{ id: number }>`SELECT p.id FROM ${t} p JOIN issues i ON ${KEPT}`.execute(tx);
       const ids = candidates.rows.map((r) => Number(r.id));
       await opts.afterScan?.();

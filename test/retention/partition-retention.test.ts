@@ -258,6 +258,64 @@ describe.runIf(await postgresAvailable())("partitioned retention on postgres", (
     }
   });
 
+  test("row by row too: retention waits for an unmerge in progress and keeps the event it made a first event", async () => {
+    const { db, close } = await partitionedDb();
+    try {
+      const short = await createProject(db, "rowwise");
+      const long = await createProject(db, "keeper");
+      // A project keeping longer holds the week: the short project's old events go row by row.
+      await setSettings(db, long, { retentionDays: 200 });
+      const s = [
+        await send(db, short, "S", OLD_WEEK + HOUR),
+        await send(db, short, "S", OLD_WEEK + 2 * HOUR),
+        await send(db, short, "S", OLD_WEEK + 3 * HOUR),
+      ];
+      const middle = s[1] as string;
+      const other = await issueOf(db, short, await send(db, short, "Y", NOW - DAY));
+      // An unmerge in progress: the middle event moved to another issue and became its first
+      // event, not committed yet.
+      let release = () => {};
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      let moved = () => {};
+      const movedNow = new Promise<void>((r) => {
+        moved = r;
+      });
+      const unmerge = db.kysely.transaction().execute(async (tx) => {
+        await guardOldEventPointers(db, tx);
+        await tx.updateTable("events").set({ issue_id: other }).where("project_id", "=", short).where("event_id", "=", middle).execute();
+        await tx.updateTable("issues").set({ first_event_id: middle }).where("id", "=", other).execute();
+        moved();
+        await gate;
+      });
+      await movedNow;
+      const retention = runRetention(db, options);
+      try {
+        await eventually(
+          async () => {
+            const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`.execute(
+              db.kysely,
+            );
+            return (r.rows[0]?.n ?? 0) > 0;
+          },
+          10_000,
+          "retention waiting for the unmerge's lock",
+        );
+      } finally {
+        // Also when the wait failed: the test then fails on its assertions instead of hanging.
+        release();
+      }
+      await unmerge;
+      expect(await retention).toMatchObject({ expired: 0 });
+      // The middle event is now the other issue's first: kept; the old issue keeps its two.
+      expect(await getEvent(db, short, middle)).toBeDefined();
+      expect(await countEvents(db, { projectId: short })).toBe(4);
+    } finally {
+      await close();
+    }
+  });
+
   test("a week detached by a run that stopped midway is cleared and dropped by the next run", async () => {
     const { db, close } = await partitionedDb();
     try {
