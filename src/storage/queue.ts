@@ -208,18 +208,17 @@ async function selectClaimable(tx: Tx, limit: number, where: (q: ClaimQuery) => 
  * instead of being digested again.
  */
 async function withoutDigested(db: Db, tx: Tx, rows: RawRow[]): Promise<RawRow[]> {
-  if (rows.length === 0 || !db.queueDb) return rows;
-  const done = await db.kysely
-    .selectFrom("queue_done")
-    .select("id")
-    .where(
-      "id",
-      "in",
-      rows.map((r) => Number(r.id)),
-    )
-    .execute();
-  if (done.length === 0) return rows;
-  const doneIds = done.map((d) => Number(d.id));
+  const main = db.sqlite;
+  if (rows.length === 0 || !db.queueDb || !main) return rows;
+  // The raw handle, synchronously: through Kysely this read would wait for the main connection
+  // (a periodic job's transaction) while holding the queue file's lock that ingest waits for.
+  const doneIds = (
+    main
+      .prepare("SELECT id FROM queue_done WHERE id IN (SELECT value FROM json_each(?))")
+      .pluck()
+      .all(JSON.stringify(rows.map((r) => Number(r.id)))) as number[]
+  ).map(Number);
+  if (doneIds.length === 0) return rows;
   await deleteQueued(tx, doneIds);
   releasedIds(db).push(...doneIds);
   const skip = new Set(doneIds);
