@@ -108,9 +108,11 @@ const HELPER_YIELD_MS = 50;
 const TRIM_GAP_MS = 60_000;
 
 /**
- * SQLite: how long one digest transaction should hold the write lock. Ingest in the same process
- * waits up to this long for its own commit; 200 events per transaction held it ~60 ms (ingest p99
- * 47 ms), ~50 events ~15 ms (p99 23 ms) at the same digest throughput.
+ * SQLite: how long one digest transaction should hold the main file's write lock. Ingest no longer
+ * waits for it (its queue has a file of its own), but the web UI's writes and the other digest
+ * threads do. Measured when ingest shared the lock: 200 events per transaction held it ~60 ms,
+ * ~50 events ~15 ms, at the same digest throughput; 80 ms instead of 20 did not speed up the
+ * digest end to end (docs/scaling.md, 26 Nov third session).
  */
 const TARGET_LOCK_MS = 20;
 /** Fewer events per transaction than this and the per-batch statements start to dominate. */

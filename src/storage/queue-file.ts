@@ -93,13 +93,19 @@ export function adoptQueueFile(db: Db): number {
         }
       })
       .immediate();
+    // Raw bodies: zeroed as they leave the main file, on this connection only for this delete.
+    const was = Number(main.pragma("secure_delete", { simple: true }));
     main.pragma("secure_delete = ON");
-    main
-      .transaction(() => {
-        main.prepare("DELETE FROM queue").run();
-        main.prepare("DELETE FROM queue_bodies").run();
-      })
-      .immediate();
+    try {
+      main
+        .transaction(() => {
+          main.prepare("DELETE FROM queue").run();
+          main.prepare("DELETE FROM queue_bodies").run();
+        })
+        .immediate();
+    } finally {
+      main.pragma(`secure_delete = ${was}`);
+    }
   }
   seedQueueIds(main, queue);
   return leftovers.length;
