@@ -43,7 +43,7 @@ import {
 import { readProjectProcessing } from "../storage/project-processing";
 import { markDigested, type QueueItem, queueStore, releaseDigested } from "../storage/queue";
 import { recordReleases, type SeenRelease } from "../storage/releases";
-import { ensureSecureDelete, eraseDeletedContent } from "../storage/secure-erase";
+import { eraseDeletedContent } from "../storage/secure-erase";
 import { countsEachEvent } from "./alerts/record-alert-triggers";
 import { recordCrashFreeTriggers, TouchedReleases } from "./alerts/record-crash-free";
 import { IssueCounters } from "./issue-counters";
@@ -121,9 +121,6 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
   const result: DigestResult = { events: 0, duplicates: 0, skipped: 0, failed: 0 };
   if (items.length === 0) return result;
   const projects = await digestProjects(db, [...new Set(items.map((i) => i.projectId))], deps);
-  // Queue rows hold raw bodies (secrets before scrubbing): deleting them must erase them.
-  ensureSecureDelete(queueStore(db));
-
   const prepared: PreparedItem[] = [];
   const dropped: number[] = [];
   /** outcomes of rows dropped while parsing (written with the transaction that deletes them) */

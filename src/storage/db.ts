@@ -54,21 +54,19 @@ export function openDb(database: Config["database"], opts: { readonly?: boolean;
   // Page cache (negative = KiB): the UI's connection reads widely and gets 32 MB; the digest
   // thread's working set (hashes, issues, indexes) fits far less, and every MB cached is resident.
   sqlite.pragma(`cache_size = -${opts.cacheKiB ?? 32_000}`);
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+  const main = sqliteDb(sqlite);
   const queueDb = sqliteDb(openQueueFile(queueFileOf(database.file), database.synchronous));
   return {
-    kysely,
-    dialect: "sqlite",
-    sqlite,
+    ...main,
     queueDb,
     close: async () => {
       await queueDb.close();
-      await kysely.destroy();
+      await main.close();
     },
   };
 }
 
-/** A Db over one more SQLite connection (the queue file). */
+/** A Db over one SQLite connection (the main file, or the queue's). */
 function sqliteDb(sqlite: BetterSqlite3.Database): Db {
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
   return { kysely, dialect: "sqlite", sqlite, close: () => kysely.destroy() };

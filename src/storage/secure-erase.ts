@@ -2,8 +2,9 @@
  * Erasing what the queue held. The queue stores raw SDK bodies — secrets included, scrubbing runs
  * in the digest — and deletes each row once its events are stored. SQLite, however, keeps the
  * bytes of deleted rows: in the page's free space and in freed overflow pages (unless
- * `secure_delete` is on), and in old WAL frames until the WAL is reset. So on SQLite the digest
- * connection zeroes what it deletes, and after a batch the WAL is checkpointed and truncated —
+ * `secure_delete` is on), and in old WAL frames until the WAL is reset. So on SQLite every
+ * connection to the queue's file zeroes what it deletes (`openQueueFile`, queue-file.ts), and
+ * after a batch that file's WAL is checkpointed and truncated —
  * at once when the queue is empty (nothing else pending: the common case, and the idle state),
  * else at most every few seconds under sustained load. A checkpoint costs ~2 ms (one fsync).
  *
@@ -15,18 +16,8 @@ import type { Db } from "./db";
 /** How often (at most) the WAL is checkpointed and truncated after a digest batch. */
 export const ERASE_INTERVAL_MS = 5_000;
 
-const secure = new WeakSet<object>();
 const lastErase = new WeakMap<object, number>();
 const queueProbe = new WeakMap<object, { get(): unknown }>();
-
-/** Makes this connection overwrite deleted content with zeros (SQLite; no-op on PostgreSQL). */
-export function ensureSecureDelete(db: Db): void {
-  const handle = db.sqlite;
-  if (!handle || secure.has(handle)) return;
-  // ON, not FAST: bodies over one page live in overflow pages, which FAST leaves as they were.
-  handle.pragma("secure_delete = ON");
-  secure.add(handle);
-}
 
 /**
  * After a digest batch committed: checkpoints and truncates the WAL when the queue is empty or
