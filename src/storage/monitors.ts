@@ -7,7 +7,7 @@
 import { sql } from "kysely";
 import type { MonitorConfig } from "../core/monitors/checkin";
 import type { Db } from "./db";
-import type { Tx } from "./dialect";
+import { isPostgres, type Tx } from "./dialect";
 
 export interface MonitorRecord {
   id: number;
@@ -202,19 +202,22 @@ export async function deleteMonitor(c: Conn, id: number): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Environments
 
+/**
+ * The environment's row, created if new, and on PostgreSQL locked to the end of the transaction:
+ * two digest transactions holding the two check-ins of one job run (in_progress, then error) would
+ * otherwise both find no check-in, both insert, and the loser's close would be dropped as a
+ * duplicate. Locked, the second waits, then reads the first's row and its streak. SQLite's write
+ * transaction is exclusive already.
+ */
 export async function getOrCreateEnvironment(tx: Tx, monitorId: number, environment: string, now: number): Promise<MonitorEnvRecord> {
   await tx
     .insertInto("monitor_environments")
     .values({ monitor_id: monitorId, environment, status: "active", created_at: now })
     .onConflict((oc) => oc.columns(["monitor_id", "environment"]).doNothing())
     .execute();
-  const r = await tx
-    .selectFrom("monitor_environments")
-    .select(envCols)
-    .where("monitor_id", "=", monitorId)
-    .where("environment", "=", environment)
-    .executeTakeFirstOrThrow();
-  return toEnv(r);
+  let q = tx.selectFrom("monitor_environments").select(envCols).where("monitor_id", "=", monitorId).where("environment", "=", environment);
+  if (isPostgres(tx)) q = q.forUpdate();
+  return toEnv(await q.executeTakeFirstOrThrow());
 }
 
 export async function getEnvironment(c: Conn, id: number): Promise<MonitorEnvRecord | undefined> {

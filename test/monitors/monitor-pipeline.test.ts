@@ -3,13 +3,17 @@
  * explicit clock: states, missed and timed-out runs exactly once, issue opened, reopened and
  * resolved with activity entries.
  */
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parseCheckIn } from "../../src/core/monitors/checkin";
+import { storeCheckIn } from "../../src/pipeline/monitor-checkins";
 import { evaluateMonitors } from "../../src/pipeline/monitor-evaluator";
 import { listActivity } from "../../src/storage/activity";
 import type { Db } from "../../src/storage/db";
+import { writeTx } from "../../src/storage/dialect";
 import { getLatestEvent } from "../../src/storage/events";
 import { getIssue } from "../../src/storage/issues";
-import { findMonitor, listCheckIns, listEnvironments } from "../../src/storage/monitors";
+import { findMonitor, getOrCreateEnvironment, insertCheckIn, listCheckIns, listEnvironments } from "../../src/storage/monitors";
 import { enqueueMany } from "../../src/storage/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject, drain, hexId } from "../pipeline/helpers";
@@ -156,5 +160,60 @@ describe.each(await dialects())("monitors on %s", (dialect) => {
     expect((await getIssue(db, envs[0].issueId ?? 0))?.status).toBe("unresolved");
     await send(projectId, T0 + 4 * MIN, { check_in_id: hexId("h6"), monitor_slug: "t", status: "ok" });
     expect((await getIssue(db, envs[0].issueId ?? 0))?.status).toBe("resolved");
+  });
+
+  // One job run's in_progress and error check-ins digested by two transactions at once (two
+  // workers, or two batches): the error's must wait for the in_progress's and close its check-in,
+  // not find no check-in, lose the insert race and be dropped as a duplicate. The first
+  // transaction is held where storeCheckIn has just inserted the open check-in.
+  test.runIf(dialect === "postgres")("concurrent transactions: the close waits for the open and is applied", async () => {
+    const projectId = await createProject(db, "mon-race");
+    // The monitor and its environment exist already (a job's later runs): nothing else orders the two.
+    await send(projectId, T0 - 60 * MIN, { check_in_id: hexId("q"), monitor_slug: "race", status: "ok", monitor_config: hourly });
+    const monitor = (await findMonitor(db, projectId, "race")) as NonNullable<Awaited<ReturnType<typeof findMonitor>>>;
+    const id = hexId("r");
+    const parsed = parseCheckIn({ check_in_id: id, monitor_slug: "race", status: "error", monitor_config: hourly });
+    if (!parsed.ok) throw new Error(parsed.reason);
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let opened = () => {};
+    const openStored = new Promise<void>((r) => {
+      opened = r;
+    });
+    const first = writeTx(db, async (tx) => {
+      const env = await getOrCreateEnvironment(tx, monitor.id, "production", T0);
+      await insertCheckIn(tx, {
+        monitorId: monitor.id,
+        environmentId: env.id,
+        projectId,
+        checkInId: id,
+        status: "in_progress",
+        durationMs: null,
+        release: null,
+        expectedAt: null,
+        timeoutAt: null,
+        at: T0,
+      });
+      opened();
+      await held;
+    });
+    await openStored;
+    const second = writeTx(db, (tx) => storeCheckIn(tx, {}, projectId, parsed.value, T0 + 1000));
+    // The second transaction is blocked on a lock the first holds (a condition, not a sleep).
+    for (;;) {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`.execute(db.kysely);
+      if (rows[0].n > 0) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    release();
+    await first;
+    expect(await second).toBe("accepted");
+    const checkIns = await listCheckIns(db, monitor.id);
+    expect(checkIns.find((c) => c.checkInId === id)?.status).toBe("error");
+    const [env] = await listEnvironments(db, [monitor.id]);
+    expect(env).toMatchObject({ status: "error", failures: 1 });
   });
 });

@@ -27,4 +27,6 @@ const id = Sentry.captureCheckIn(
   { schedule: { type: "crontab", value: "30 2 * * *" }, checkinMargin: 1, maxRuntime: 30 },
 );
 Sentry.captureCheckIn({ checkInId: id, monitorSlug: "manual-job", status: "ok", duration: 1.5 });
-await Sentry.flush(5000);
+// flush returns once the queue drains; a short bound would let a loaded CI machine exit with a
+// check-in still unsent (a test that waits for time, not for the condition).
+if (!(await Sentry.flush(60_000))) throw new Error("check-ins not sent within 60 s");
