@@ -44,6 +44,50 @@ export function rssOf(pid: number): number {
   }
 }
 
+/**
+ * CPU seconds (user + system) each thread of a process has used (/proc/PID/task/TID/stat), keyed
+ * by what the thread is: Node names every OS thread "node", so the main thread is told by its id
+ * (the pid) and the digest threads by their niceness (WORKER_NICE, set only on them). Differences
+ * of two readings say where a run's CPU went.
+ */
+export function cpuOf(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  const tick = 100; // USER_HZ on Linux
+  let tids: string[] = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      // After "(comm)": state is field 3, utime 14, stime 15, nice 19 (proc(5)).
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const secs = (Number(fields[11]) + Number(fields[12])) / tick;
+      const kind = Number(tid) === pid ? "main" : Number(fields[16]) > 0 ? "digest" : "other";
+      out.set(`${kind}#${tid}`, secs);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU used between two cpuOf readings: the main thread (web + ingest), each digest thread, and
+ * every other thread summed (V8's GC and compiler helpers, the queue writer, libuv's pool).
+ */
+export function cpuDelta(before: Map<string, number>, after: Map<string, number>): Array<{ thread: string; secs: number }> {
+  const byLabel = new Map<string, number>();
+  for (const [key, secs] of after) {
+    const kind = key.slice(0, key.indexOf("#"));
+    const label = kind === "digest" ? key : kind;
+    byLabel.set(label, (byLabel.get(label) ?? 0) + secs - (before.get(key) ?? 0));
+  }
+  return [...byLabel].map(([thread, secs]) => ({ thread, secs })).sort((a, b) => b.secs - a.secs);
+}
+
 /** Samples RSS every `everyMs` until stopped; returns the maximum seen. */
 export function sampleRss(pid: number, everyMs = 250): { stop(): number } {
   let max = rssOf(pid);

@@ -16,6 +16,7 @@
  *
  * Options (node:util parseArgs): --rounds N (3), --duration S (5, per run), --connections N (64),
  *   --loader autocannon|wrk, --events N (e2e, per round and payload), --only 5kb|50kb,
+ *   --node-arg FLAG (repeatable; after the product's own, so a V8 flag given here wins),
  *   --roles web,ingest (Errata's ERRATA_ROLES; default all three; without `worker` nothing digests,
  *   so ingest is measured alone and accepted events are counted in the queue), --env KEY=VALUE (repeatable),
  *   --cpu-prof (Errata writes a .cpuprofile per thread into .tmp/profiles/).
@@ -31,6 +32,8 @@ import { countEvents } from "../src/storage/events";
 import { queueDepth } from "../src/storage/queue";
 import Database from "../src/storage/sqlite-driver";
 import {
+  cpuDelta,
+  cpuOf,
   cpuProfArgs,
   type EnvelopeTemplate,
   type ErrataChild,
@@ -56,6 +59,7 @@ interface Args {
   cpuProf: boolean;
   roles: string | undefined;
   env: Record<string, string>;
+  nodeArgs: string[];
 }
 
 function readArgs(): Args {
@@ -71,6 +75,7 @@ function readArgs(): Args {
       "cpu-prof": { type: "boolean", default: false },
       roles: { type: "string" },
       env: { type: "string", multiple: true, default: [] },
+      "node-arg": { type: "string", multiple: true, default: [] },
     },
   });
   return {
@@ -83,6 +88,7 @@ function readArgs(): Args {
     only: values.only,
     cpuProf: values["cpu-prof"],
     roles: values.roles,
+    nodeArgs: values["node-arg"],
     env: Object.fromEntries(
       values.env.filter((kv) => kv.includes("=")).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
     ),
@@ -293,6 +299,7 @@ async function benchE2e(args: Args, loader: Loader, templates: EnvelopeTemplate[
       for (let r = 1; r <= args.rounds; r++) {
         const raw = rawInsertCeiling(tpl, n);
         const sampler = sampleRss(errata.pid);
+        const cpu0 = cpuOf(errata.pid);
         const t0 = performance.now();
         const sent = await loader.run(url, body, { connections: args.connections, amount: n });
         const tSent = performance.now();
@@ -302,8 +309,12 @@ async function benchE2e(args: Args, loader: Loader, templates: EnvelopeTemplate[
         const digested = sent.ok / ((performance.now() - t0) / 1000);
         const x = { ingest: sent.ok / ((tSent - t0) / 1000), digested, raw, rss: sampler.stop() };
         rounds.push(x);
+        const cpu = cpuDelta(cpu0, cpuOf(errata.pid));
+        const total = cpu.reduce((a, c) => a + c.secs, 0);
         console.log(
-          `round ${r} ${tpl.name}: ${x.digested.toFixed(0)} events/s digested (ingest ${x.ingest.toFixed(0)}/s), raw insert ${x.raw.toFixed(0)}/s`,
+          `round ${r} ${tpl.name}: ${x.digested.toFixed(0)} events/s digested (ingest ${x.ingest.toFixed(0)}/s), raw insert ${x.raw.toFixed(0)}/s; Errata CPU ${((total * 1e6) / sent.ok).toFixed(0)} µs/event: ${cpu
+            .map((c) => `${c.thread} ${((c.secs * 1e6) / sent.ok).toFixed(0)}`)
+            .join(", ")}`,
         );
       }
       console.log(`${tpl.name} after: ${loadNote()}`);
@@ -334,7 +345,10 @@ async function benchE2e(args: Args, loader: Loader, templates: EnvelopeTemplate[
 }
 
 function errataOpts(args: Args): { nodeArgs: string[]; env: Record<string, string> } {
-  return { nodeArgs: cpuProfArgs(args.cpuProf), env: { ...(args.roles ? { ERRATA_ROLES: args.roles } : {}), ...args.env } };
+  return {
+    nodeArgs: [...cpuProfArgs(args.cpuProf), ...args.nodeArgs],
+    env: { ...(args.roles ? { ERRATA_ROLES: args.roles } : {}), ...args.env },
+  };
 }
 
 async function main(): Promise<void> {
