@@ -11,10 +11,14 @@
  *   --postgres (a fresh PostgreSQL database per round instead of a SQLite file; the admin
  *   connection is --url, default the test server's). On PostgreSQL "written" is this process's
  *   writes only (none): the server's are not counted.
+ * --alloc-prof: V8's sampling heap profiler over each round's digest (claims and digestBatch only),
+ *   counting objects already collected too: bytes allocated per event and the functions that
+ *   allocate most (the young generation's scavenges, and V8's helper threads, scale with it).
  * Profile: `node --cpu-prof --cpu-prof-dir=.tmp/profiles --import tsx bench/digest.ts`, then
  *   `npx tsx bench/profile-summary.ts .tmp/profiles/<file>.cpuprofile`.
  */
 import fs from "node:fs";
+import inspector from "node:inspector/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -37,6 +41,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     issues: { type: "string", default: "1" },
     postgres: { type: "boolean", default: false },
+    "alloc-prof": { type: "boolean", default: false },
     url: { type: "string", default: process.env.ERRATA_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" },
   },
 });
@@ -110,6 +115,7 @@ async function digestRound(tpl: EnvelopeTemplate): Promise<{ cpuUs: number; txUs
       rows.push({ projectId, keyId: 1, receivedAt: now, clientIp: "198.51.100.9", kind: "envelope", body: body(tpl, i) });
     for (let i = 0; i < rows.length; i += 500) await enqueueMany(db, rows.slice(i, i + 500));
     let txMs = 0;
+    const alloc = values["alloc-prof"] ? await startAllocationSampling() : undefined;
     const w0 = wchar();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -128,6 +134,7 @@ async function digestRound(tpl: EnvelopeTemplate): Promise<{ cpuUs: number; txUs
     }
     const wall = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
+    if (alloc) printAllocations(await alloc.stop(), N);
     const kbWritten = (wchar() - w0) / 1024 / N;
     const stored = await countEvents(db);
     if (stored !== N) throw new Error(`stored ${stored} of ${N}`);
@@ -135,6 +142,47 @@ async function digestRound(tpl: EnvelopeTemplate): Promise<{ cpuUs: number; txUs
   } finally {
     await drop();
   }
+}
+
+interface SamplingNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: SamplingNode[];
+}
+
+/** Samples allocations, collected objects included (what `--heap-prof` leaves out). */
+async function startAllocationSampling(): Promise<{ stop(): Promise<SamplingNode> }> {
+  const session = new inspector.Session();
+  session.connect();
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 16_384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return {
+    async stop() {
+      const { profile } = (await session.post("HeapProfiler.stopSampling")) as { profile: { head: SamplingNode } };
+      session.disconnect();
+      return profile.head;
+    },
+  };
+}
+
+function printAllocations(head: SamplingNode, events: number): void {
+  const byFn = new Map<string, number>();
+  let total = 0;
+  const walk = (n: SamplingNode) => {
+    const f = n.callFrame;
+    const where = f.url ? `${f.url.replace(/^.*\/(src|node_modules)\//, "$1/")}:${f.lineNumber + 1}` : "(native)";
+    const key = `${f.functionName || "(anonymous)"} ${where}`;
+    byFn.set(key, (byFn.get(key) ?? 0) + n.selfSize);
+    total += n.selfSize;
+    for (const c of n.children) walk(c);
+  };
+  walk(head);
+  console.log(`  allocated ${(total / events / 1024).toFixed(0)} KB per event; most by (self, KB per event):`);
+  for (const [fn, bytes] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 20))
+    console.log(`    ${(bytes / events / 1024).toFixed(1).padStart(6)}  ${fn}`);
 }
 
 function rawCeiling(tpl: EnvelopeTemplate): number {

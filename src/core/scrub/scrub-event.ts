@@ -106,6 +106,19 @@ class Scrubber {
     this.keys = matcherFor(settings);
   }
 
+  /**
+   * `segment` appended to the current path until `leave()`: the walk's hot paths (every container
+   * of the event) use the pair, where `at` would allocate a closure per container. A throw in
+   * between leaves the path dirty, which is harmless: the event's scrubbing is abandoned with it.
+   */
+  enter(segment: string | number): void {
+    this.path.push(segment);
+  }
+
+  leave(): void {
+    this.path.pop();
+  }
+
   /** Runs `fn` with `segment` appended to the current path. */
   at<T>(segment: string | number, fn: () => T): T {
     this.path.push(segment);
@@ -162,7 +175,12 @@ class Scrubber {
     for (let i = 0; i < list.length; i++) {
       const item = list[i];
       // Scalars need no path unless something is found; only containers and hits push.
-      const next = typeof item === "object" && item !== null ? this.at(i, () => this.value(item, mode)) : this.scalar(item, i, mode);
+      let next: unknown;
+      if (typeof item === "object" && item !== null) {
+        this.enter(i);
+        next = this.value(item, mode);
+        this.leave();
+      } else next = this.scalar(item, i, mode);
       if (next !== item && !out) out = list.slice(0, i);
       if (out) out.push(next);
     }
@@ -185,7 +203,7 @@ class Scrubber {
     return item;
   }
 
-  object(obj: Obj, mode: Mode, childMode: (key: string) => Mode = () => mode): Obj {
+  object(obj: Obj, mode: Mode, childMode?: (key: string) => Mode): Obj {
     let out: Obj | undefined;
     for (const key in obj) {
       const item = obj[key];
@@ -193,8 +211,11 @@ class Scrubber {
       if (this.keys.isSafe(key)) next = item;
       else if (mode === "all") next = this.at(key, () => this.filtered(item, "cookie"));
       else if (mode === "keys" && this.keys.isSensitive(key)) next = this.at(key, () => this.filtered(item, "key"));
-      else if (typeof item === "object" && item !== null) next = this.at(key, () => this.value(item, childMode(key)));
-      else next = this.scalar(item, key, childMode(key));
+      else if (typeof item === "object" && item !== null) {
+        this.enter(key);
+        next = this.value(item, childMode ? childMode(key) : mode);
+        this.leave();
+      } else next = this.scalar(item, key, childMode ? childMode(key) : mode);
       if (next !== item) {
         out ??= { ...obj };
         out[key] = next;
@@ -319,7 +340,12 @@ function scrubStackHolder(s: Scrubber, v: unknown): unknown {
     let out: unknown[] | undefined;
     for (let i = 0; i < v.length; i++) {
       const item = v[i];
-      const next = typeof item === "object" && item !== null ? s.at(i, () => scrubStackHolder(s, item)) : s.scalar(item, i, "strings");
+      let next: unknown;
+      if (typeof item === "object" && item !== null) {
+        s.enter(i);
+        next = scrubStackHolder(s, item);
+        s.leave();
+      } else next = s.scalar(item, i, "strings");
       if (next !== item && !out) out = v.slice(0, i);
       if (out) out.push(next);
     }
@@ -332,7 +358,11 @@ function scrubStackHolder(s: Scrubber, v: unknown): unknown {
     let next: unknown;
     if (typeof item !== "object" || item === null) next = s.scalar(item, key, "strings");
     else if (key === "vars") next = s.at(key, () => s.value(item, "keys"));
-    else next = s.at(key, () => scrubStackHolder(s, item));
+    else {
+      s.enter(key);
+      next = scrubStackHolder(s, item);
+      s.leave();
+    }
     if (next !== item) {
       out ??= { ...v };
       out[key] = next;
