@@ -80,7 +80,13 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
       env: { ...process.env, SENTRY_DSN: dsn },
     });
     await eventually(async () => (await checkIns("manual-job"))[0]?.status === "ok", 60_000, "manual-job ok");
-    await eventually(async () => (await checkIns("sdk-job-fail"))[0]?.status === "error", 60_000, "sdk-job-fail error");
+    await eventually(async () => (await checkIns("sdk-job-fail"))[0]?.status === "error", 60_000, "sdk-job-fail error").catch(
+      async (err: Error) => {
+        // What was stored and what the server said, so a failure here names its cause.
+        const seen = JSON.stringify(await checkIns("sdk-job-fail").catch(() => "unreadable"));
+        throw new Error(`${err.message}; sdk-job-fail check-ins: ${seen}; server log tail:\n${server.logs().slice(-3000)}`);
+      },
+    );
     const ok = await checkIns("sdk-job");
     expect(ok).toHaveLength(1);
     expect(ok[0]).toMatchObject({ status: "ok", environment: "prod" });
