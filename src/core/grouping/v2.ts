@@ -52,6 +52,12 @@ interface Strategy {
 interface StackView {
   frames: Frame[];
   groupings: FrameGrouping[];
+  /**
+   * Per frame, built once for both variants (an in-app frame is in both): its hashed
+   * `label=value` entries and its description; undefined for frames that do not contribute.
+   */
+  values: Array<string[] | undefined>;
+  described: Array<string | undefined>;
   /** a single JS frame without function pointing at a URL carries no information */
   ignored: boolean;
 }
@@ -62,6 +68,8 @@ function viewStacktrace(st: Stacktrace | undefined, platform: string): StackView
   const frames = st?.frames;
   if (!frames || frames.length === 0) return undefined;
   const groupings = frames.map((f, i) => groupFrame(f, platform, i > 0 ? frames[i - 1] : undefined));
+  const values = groupings.map((g) => (g.contributes ? g.parts.map((p) => `${p.label}=${p.value}`) : undefined));
+  const described = groupings.map((g) => (g.contributes ? describeParts(g.parts) : undefined));
   const only = frames[0];
   const ignored =
     frames.length === 1 &&
@@ -69,18 +77,19 @@ function viewStacktrace(st: Stacktrace | undefined, platform: string): StackView
     familyOf(typeof only.platform === "string" ? only.platform : platform) === "javascript" &&
     !only.function &&
     URL_PATH.test(only.abs_path ?? "");
-  return { frames, groupings, ignored };
+  return { frames, groupings, values, described, ignored };
 }
 
 /** Adds the stack's contributing frames for `variant`; returns whether any contributed. */
 function addStack(view: StackView | undefined, variant: VariantName, prefix: string, out: Variant): boolean {
   if (!view || view.ignored) return false;
   const lines: string[] = [];
-  view.groupings.forEach((g, i) => {
-    if (!g.contributes || (variant === "app" && !g.inApp)) return;
-    for (const p of g.parts) out.values.push(`${p.label}=${p.value}`);
-    lines.push(`${variant}: ${prefix}frame[${i}] ${describeParts(g.parts)}`);
-  });
+  for (let i = 0; i < view.groupings.length; i++) {
+    const g = view.groupings[i] as FrameGrouping;
+    if (!g.contributes || (variant === "app" && !g.inApp)) continue;
+    for (const v of view.values[i] ?? []) out.values.push(v);
+    lines.push(`${variant}: ${prefix}frame[${i}] ${view.described[i]}`);
+  }
   // The newest frames explain the error; beyond a screenful the list is noise in every payload.
   if (lines.length > MAX_FRAME_LINES) {
     out.lines.push(`${variant}: ${prefix}… ${lines.length - MAX_FRAME_LINES} older contributing frames`);
