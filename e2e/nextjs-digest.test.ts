@@ -10,17 +10,8 @@ import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildAndStartNextApp, type NextApp } from "../test/helpers/nextjs-app.js";
-import {
-  CHROMIUM,
-  CHROMIUM_ARGS,
-  chromiumAvailable,
-  eventually,
-  freePort,
-  ROOT,
-  sleep,
-  startServer,
-  type TestServer,
-} from "../test/helpers/server.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
+import { liveStreamSearch } from "./helpers/stream-search.js";
 
 const canRun = chromiumAvailable();
 const FIXTURE = path.join(ROOT, "test/fixtures/nextjs-app");
@@ -115,8 +106,9 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
 
     // 4. Pasting the digest into the stream's search box opens the server error.
     await page.goto(`${server.url}/acme/issues`);
-    await page.getByLabel("Search issues").fill(digest);
-    await page.getByLabel("Search issues").press("Enter");
+    const search = await liveStreamSearch(page);
+    await search.fill(digest);
+    await search.press("Enter");
     await page.waitForURL(serverIssueUrl);
     expect(await page.locator("h1").first().innerText()).toContain("Invoice service refused the request");
 

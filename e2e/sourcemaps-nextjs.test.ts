@@ -9,17 +9,7 @@ import path from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildAndStartNextApp, type NextApp } from "../test/helpers/nextjs-app.js";
-import {
-  CHROMIUM,
-  CHROMIUM_ARGS,
-  chromiumAvailable,
-  eventually,
-  freePort,
-  ROOT,
-  sleep,
-  startServer,
-  type TestServer,
-} from "../test/helpers/server.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
 import { tempDir } from "../test/helpers/test-db.js";
 import { createTenant, type StoredEvent, type Tenant, topFrame } from "../test/sourcemaps/helpers.js";
 

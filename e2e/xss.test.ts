@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, startServer, type TestServer } from "../test/helpers/server.js";
+import { liveStreamSearch } from "./helpers/stream-search.js";
 import { createTriageTenant, PASSWORD } from "./helpers/triage-fixtures.js";
 
 const canRun = chromiumAvailable();
@@ -204,8 +205,9 @@ describe.skipIf(!canRun)("an XSS corpus in every field executes nothing", () => 
     const row = page.locator("tbody a[data-row-link]").first();
     await row.waitFor();
     expect(await row.textContent()).toContain("<script>alert('xss-script')</script>");
-    await page.getByRole("combobox", { name: "Search issues" }).fill("");
-    await page.getByRole("combobox", { name: "Search issues" }).pressSequentially("xss1:");
+    const search = await liveStreamSearch(page);
+    await search.fill("");
+    await search.pressSequentially("xss1:");
     await page.getByRole("listbox", { name: "Suggestions" }).getByRole("option").first().waitFor();
     expect(await page.getByRole("listbox", { name: "Suggestions" }).textContent()).toContain("<img src=x onerror=alert('xss-img')>");
     // Enter searches what was typed unless a completion is highlighted: pick one with the arrow first.
