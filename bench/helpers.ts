@@ -50,9 +50,18 @@ export function rssOf(pid: number): number {
  * (the pid) and the digest threads by their niceness (WORKER_NICE, set only on them). Differences
  * of two readings say where a run's CPU went.
  */
+/**
+ * The fields after "(comm)" of a /proc stat file (proc(5): state is [0], utime [11], stime [12],
+ * nice [16]), and the CPU seconds they count (clock ticks, USER_HZ = 100 on Linux).
+ */
+export function procStat(file: string): { fields: string[]; cpuSecs: number } {
+  const stat = fs.readFileSync(file, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { fields, cpuSecs: (Number(fields[11]) + Number(fields[12])) / 100 };
+}
+
 export function cpuOf(pid: number): Map<string, number> {
   const out = new Map<string, number>();
-  const tick = 100; // USER_HZ on Linux
   let tids: string[] = [];
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`);
@@ -61,12 +70,9 @@ export function cpuOf(pid: number): Map<string, number> {
   }
   for (const tid of tids) {
     try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      // After "(comm)": state is field 3, utime 14, stime 15, nice 19 (proc(5)).
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const secs = (Number(fields[11]) + Number(fields[12])) / tick;
+      const { fields, cpuSecs } = procStat(`/proc/${pid}/task/${tid}/stat`);
       const kind = Number(tid) === pid ? "main" : Number(fields[16]) > 0 ? "digest" : "other";
-      out.set(`${kind}#${tid}`, secs);
+      out.set(`${kind}#${tid}`, cpuSecs);
     } catch {
       // the thread ended between the listing and the read
     }

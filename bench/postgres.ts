@@ -18,10 +18,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { openDb } from "../src/storage/db";
 import { countEvents } from "../src/storage/events";
-import { cpuProfArgs, createPostgresDatabase, type ErrataChild, loadTemplates, sleep, startErrata } from "./helpers";
+import { cpuProfArgs, createPostgresDatabase, type ErrataChild, loadTemplates, procStat, sleep, startErrata } from "./helpers";
 import { makeLoader } from "./load";
-
-const TICK_MS = 1000 / 100; // /proc/<pid>/stat counts CPU in clock ticks (USER_HZ = 100 on Linux)
 
 interface Args {
   workers: number[];
@@ -59,9 +57,7 @@ function readArgs(): Args {
 /** CPU ms a process has used so far (all its threads). */
 function cpuMs(pid: number): number {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    return procStat(`/proc/${pid}/stat`).cpuSecs * 1000;
   } catch {
     return 0;
   }

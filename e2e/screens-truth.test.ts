@@ -8,6 +8,7 @@
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, startServer, type TestServer } from "../test/helpers/server.js";
+import { liveStreamSearch } from "./helpers/stream-search.js";
 import { createTriageTenant, PASSWORD, sendEvent, simpleError } from "./helpers/triage-fixtures.js";
 
 const canRun = chromiumAvailable();
@@ -51,16 +52,7 @@ describe.skipIf(!canRun)("screens that tell the truth", () => {
 
   /** Keys pressed before hydration are lost: "/" focusing the search proves the page is live. */
   async function untilInteractive(): Promise<void> {
-    await expect
-      .poll(
-        async () => {
-          await page.keyboard.press("/");
-          return search().evaluate((el) => el === document.activeElement);
-        },
-        { timeout: 15_000 },
-      )
-      .toBe(true);
-    await search().evaluate((el) => (el as HTMLInputElement).blur());
+    await (await liveStreamSearch(page)).evaluate((el) => (el as HTMLInputElement).blur());
   }
 
   beforeAll(async () => {

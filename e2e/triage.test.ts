@@ -7,6 +7,7 @@
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, startServer, type TestServer } from "../test/helpers/server.js";
+import { liveStreamSearch } from "./helpers/stream-search.js";
 import { createTriageTenant, PASSWORD, seedTriage, sendEvent, simpleError } from "./helpers/triage-fixtures.js";
 
 const canRun = chromiumAvailable();
@@ -52,16 +53,7 @@ describe.skipIf(!canRun)("triage in the browser", () => {
    * the page's own proof of life: press it until it works (then leave the search unless asked).
    */
   async function untilInteractive(opts: { keepFocus?: boolean } = {}): Promise<void> {
-    const search = page.getByRole("combobox", { name: "Search issues" });
-    await expect
-      .poll(
-        async () => {
-          await page.keyboard.press("/");
-          return search.evaluate((el) => el === document.activeElement);
-        },
-        { timeout: 15_000 },
-      )
-      .toBe(true);
+    const search = await liveStreamSearch(page);
     if (!opts.keepFocus) await search.evaluate((el) => (el as HTMLInputElement).blur());
   }
 
