@@ -52,6 +52,12 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
     return { status: res.status, body: (await res.json()) as T };
   }
   const checkIns = async (slug: string) => (await api<CheckInShape[]>(`/monitors/${slug}/checkins/`)).body;
+  /** Waits for a monitor's latest check-in status; on timeout says what was stored and what the server logged. */
+  const statusOf = (slug: string, status: string) =>
+    eventually(async () => (await checkIns(slug))[0]?.status === status, 60_000, `${slug} ${status}`).catch(async (err: Error) => {
+      const seen = JSON.stringify(await checkIns(slug).catch(() => "unreadable"));
+      throw new Error(`${err.message}; ${slug} check-ins: ${seen}; server log tail:\n${server.logs().slice(-3000)}`);
+    });
 
   async function cli(args: string[], env: Record<string, string> = {}) {
     const childEnv: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: tempDir(), SENTRY_DSN: dsn, ...env };
@@ -79,14 +85,8 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
       cwd: ROOT,
       env: { ...process.env, SENTRY_DSN: dsn },
     });
-    await eventually(async () => (await checkIns("manual-job"))[0]?.status === "ok", 60_000, "manual-job ok");
-    await eventually(async () => (await checkIns("sdk-job-fail"))[0]?.status === "error", 60_000, "sdk-job-fail error").catch(
-      async (err: Error) => {
-        // What was stored and what the server said, so a failure here names its cause.
-        const seen = JSON.stringify(await checkIns("sdk-job-fail").catch(() => "unreadable"));
-        throw new Error(`${err.message}; sdk-job-fail check-ins: ${seen}; server log tail:\n${server.logs().slice(-3000)}`);
-      },
-    );
+    await statusOf("manual-job", "ok");
+    await statusOf("sdk-job-fail", "error");
     const ok = await checkIns("sdk-job");
     expect(ok).toHaveLength(1);
     expect(ok[0]).toMatchObject({ status: "ok", environment: "prod" });
