@@ -41,13 +41,14 @@ import {
   recordIssueEvent,
 } from "../storage/issues";
 import { readProjectProcessing } from "../storage/project-processing";
-import { markDigested, type QueueItem, queueStore, releaseDigested } from "../storage/queue";
+import { markDigested, postponeQueued, type QueueItem, queueStore, releaseDigested } from "../storage/queue";
 import { recordReleases, type SeenRelease } from "../storage/releases";
 import { eraseDeletedContent } from "../storage/secure-erase";
 import { countsEachEvent } from "./alerts/record-alert-triggers";
 import { recordCrashFreeTriggers, TouchedReleases } from "./alerts/record-crash-free";
 import { IssueCounters } from "./issue-counters";
 import { applyEventLifecycle } from "./lifecycle-step";
+import { monitorWaitMs } from "./monitor-checkins";
 import {
   collectItem,
   type ItemExtras,
@@ -146,17 +147,21 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
   try {
     const tally = new OutcomeTally();
     const txStarted = performance.now();
-    const digested = [...prepared.map((p) => p.item.id), ...dropped];
+    let digested: number[] = [];
+    let waiting: QueueItem[] = [];
     const outcomes = await writeTx(db, async (tx) => {
+      digested = [];
+      waiting = [];
       const all: Outcome[] = [];
       // Sparkline and tag counts: aggregated over the batch, one upsert per row (src/storage/issue-stats.ts).
       const stats = new IssueStatsBatch();
       await recordReleases(tx, releasesOf(prepared), deps.now);
       const memo = await BatchMemo.load(tx, prepared, deps);
-      all.push(...(await storeItems(tx, prepared, deps, tally, memo, stats)));
+      all.push(...(await storeItems(tx, prepared, deps, tally, memo, stats, waiting)));
       await memo.counters.flush(tx);
       await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
       await writeIssueStats(tx, stats);
+      digested = withoutWaiting([...prepared.map((p) => p.item.id), ...dropped], waiting);
       await markDigested(db, tx, digested);
       await writeOutcomes(tx, tally, rejected);
       return all;
@@ -165,6 +170,7 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
     publishOutcomes(tally, rejected);
     count(result, outcomes);
     await release(db, digested, deps);
+    await postpone(db, waiting, deps);
     return result;
   } catch (err) {
     deps.log.error({ err: errorSummary(err), items: items.length }, "digest: batch transaction failed; retrying item by item");
@@ -184,6 +190,33 @@ async function release(db: Db, ids: number[], deps: DigestDeps): Promise<void> {
     deps.log.warn({ rows: ids.length, err: errorSummary(err) }, "digest: queue rows not deleted yet; the next claim will");
   }
   eraseDeletedContent(queueStore(db), deps.now);
+}
+
+function withoutWaiting(ids: number[], waiting: QueueItem[]): number[] {
+  if (waiting.length === 0) return ids;
+  const skip = new Set(waiting.map((w) => w.id));
+  return ids.filter((id) => !skip.has(id));
+}
+
+/**
+ * Rows that wait (a check-in whose monitor does not exist yet) become claimable again after a
+ * short, growing pause instead of at the end of their lease. Failing here loses nothing: the row
+ * is then claimed once its lease ends.
+ */
+async function postpone(db: Db, waiting: QueueItem[], deps: DigestDeps): Promise<void> {
+  if (waiting.length === 0) return;
+  deps.log.debug(
+    { queueIds: waiting.map((w) => w.id), attempts: waiting.map((w) => w.attempts) },
+    "digest: check-in waits for its monitor",
+  );
+  try {
+    await postponeQueued(
+      db,
+      waiting.map((w) => ({ id: w.id, availableAt: deps.now + monitorWaitMs(w.attempts) })),
+    );
+  } catch (err) {
+    deps.log.warn({ rows: waiting.length, err: errorSummary(err) }, "digest: waiting rows not rescheduled; they return after their lease");
+  }
 }
 
 /**
@@ -206,19 +239,22 @@ async function digestOneByOne(
   for (const p of prepared) {
     try {
       const tally = new OutcomeTally();
+      let waiting: QueueItem[] = [];
       const outcomes = await writeTx(db, async (tx) => {
+        waiting = [];
         await recordReleases(tx, releasesOf([p]), deps.now);
         const stats = new IssueStatsBatch();
         const memo = await BatchMemo.load(tx, [p], deps);
-        const o = await storeItems(tx, [p], deps, tally, memo, stats);
+        const o = await storeItems(tx, [p], deps, tally, memo, stats, waiting);
         await memo.counters.flush(tx);
         await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
         await writeIssueStats(tx, stats);
-        await markDigested(db, tx, [p.item.id]);
+        if (waiting.length === 0) await markDigested(db, tx, [p.item.id]);
         await writeOutcomes(tx, tally);
         return o;
       });
-      await release(db, [p.item.id], deps);
+      if (waiting.length === 0) await release(db, [p.item.id], deps);
+      await postpone(db, waiting, deps);
       publishOutcomes(tally);
       count(result, outcomes);
       written += 1;
@@ -483,6 +519,7 @@ async function storeItems(
   tally: OutcomeTally,
   memo: BatchMemo,
   stats?: IssueStatsBatch,
+  waiting?: QueueItem[],
 ): Promise<Outcome[]> {
   const placed: Array<Array<Placed | undefined>> = [];
   for (const p of prepared) {
@@ -511,7 +548,16 @@ async function storeItems(
       recordEventOutcome(tally, p.item, e.event, stored);
       out.push(stored ? "stored" : "duplicate");
     }
-    await storeExtras(tx, p.item, p.extras, tally, deps.now, memo.sessionReleases);
+    const fate = await storeExtras(
+      tx,
+      p.item,
+      p.extras,
+      tally,
+      deps.now,
+      memo.sessionReleases,
+      waiting !== undefined && p.events.length === 0,
+    );
+    if (fate === "waiting") waiting?.push(p.item);
   }
   return out;
 }

@@ -45,6 +45,7 @@ import { countOutcomeMetrics } from "../metrics";
 import { insertAttachment } from "../storage/attachments";
 import type { Tx } from "../storage/dialect";
 import { type FeedbackSource, upsertFeedback } from "../storage/feedback";
+import { findMonitor } from "../storage/monitors";
 import { addOutcomes } from "../storage/outcomes";
 import type { QueueItem } from "../storage/queue";
 import {
@@ -58,7 +59,7 @@ import {
 } from "../storage/sessions";
 import { insertLogs, insertSpans, type StoredLog } from "../storage/traces";
 import type { TouchedReleases } from "./alerts/record-crash-free";
-import { storeCheckIn } from "./monitor-checkins";
+import { MONITOR_WAIT_ATTEMPTS, storeCheckIn } from "./monitor-checkins";
 import { checkInTime } from "./monitor-clock";
 
 const HOUR_MS = 3_600_000;
@@ -265,9 +266,13 @@ export function recordEventOutcome(tally: OutcomeTally, row: QueueItem, event: N
   else tally.add(row.projectId, row.keyId, row.receivedAt, category, "filtered", REASONS.duplicate);
 }
 
+/** "waiting": the row stays in the queue, unmarked, for a later claim (checkInWaits). */
+export type RowFate = "done" | "waiting";
+
 /**
  * Writes the non-event items of a row and adds their outcomes to the batch's tally; releases whose
  * session counters changed are noted in `touched` (the crash-free alert trigger looks at them).
+ * `alone`: the row holds no event, so putting it back in the queue repeats nothing.
  */
 export async function storeExtras(
   tx: Tx,
@@ -276,8 +281,10 @@ export async function storeExtras(
   tally: OutcomeTally,
   now: number,
   touched?: TouchedReleases,
-): Promise<void> {
-  if (!extras) return;
+  alone = false,
+): Promise<RowFate> {
+  if (!extras) return "done";
+  if (alone && (await checkInWaits(tx, row, extras))) return "waiting";
   tally.addAll(extras.outcomes);
   for (const it of extras.items) {
     switch (it.kind) {
@@ -334,6 +341,23 @@ export async function storeExtras(
         break;
     }
   }
+  return "done";
+}
+
+/**
+ * A row that is one check-in for a monitor not created yet, without the monitor_config to create
+ * it, waits a little before it is filtered. Several digest workers (threads, or processes on
+ * PostgreSQL) take queue rows in parallel, so a job's `ok` can reach its transaction while the
+ * `in_progress` that carries the config, sent before it, is still uncommitted in another worker's
+ * transaction: filtering it then would drop a check-in the SDK was told was accepted. Nothing was
+ * is written for it, so the row goes back to the queue as it was; after MONITOR_WAIT_ATTEMPTS claims
+ * it is counted filtered(monitor_not_found) as before.
+ */
+async function checkInWaits(tx: Tx, row: QueueItem, extras: ItemExtras): Promise<boolean> {
+  const [only] = extras.items;
+  if (extras.items.length !== 1 || extras.outcomes.length > 0 || only?.kind !== "check_in") return false;
+  if (row.attempts >= MONITOR_WAIT_ATTEMPTS || only.checkIn.config) return false;
+  return (await findMonitor(tx, row.projectId, only.checkIn.monitorSlug)) === undefined;
 }
 
 /** Writes a batch's outcome counts (inside its transaction). */

@@ -257,6 +257,17 @@ export async function markDigested(db: Db, tx: Tx, ids: number[]): Promise<void>
 }
 
 /**
+ * Claimed rows handed back undigested, claimable again at their `availableAt` (a check-in waiting
+ * for its monitor, src/pipeline/process-items.ts). `attempts` keeps counting.
+ */
+export async function postponeQueued(db: Db, rows: Array<{ id: number; availableAt: number }>): Promise<void> {
+  if (rows.length === 0) return;
+  await writeTx(queueStore(db), async (tx) => {
+    for (const r of rows) await tx.updateTable("queue").set({ available_at: r.availableAt }).where("id", "=", r.id).execute();
+  });
+}
+
+/**
  * After that transaction committed (SQLite): the rows leave the queue file. If this fails (the
  * file busy for seconds, a crash), the rows' leases expire and the next claim deletes them.
  */

@@ -6,7 +6,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseCheckIn } from "../../src/core/monitors/checkin";
-import { storeCheckIn } from "../../src/pipeline/monitor-checkins";
+import { MONITOR_WAIT_ATTEMPTS, storeCheckIn } from "../../src/pipeline/monitor-checkins";
 import { evaluateMonitors } from "../../src/pipeline/monitor-evaluator";
 import { listActivity } from "../../src/storage/activity";
 import type { Db } from "../../src/storage/db";
@@ -14,7 +14,7 @@ import { writeTx } from "../../src/storage/dialect";
 import { getLatestEvent } from "../../src/storage/events";
 import { getIssue } from "../../src/storage/issues";
 import { findMonitor, getOrCreateEnvironment, insertCheckIn, listCheckIns, listEnvironments } from "../../src/storage/monitors";
-import { enqueueMany } from "../../src/storage/queue";
+import { enqueueMany, queueStore } from "../../src/storage/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject, drain, hexId } from "../pipeline/helpers";
 
@@ -54,23 +54,62 @@ describe.each(await dialects())("monitors on %s", (dialect) => {
     expect(env).toMatchObject({ status: "ok", nextCheckinAt: Date.UTC(2026, 0, 5, 11), nextCheckinLatest: Date.UTC(2026, 0, 5, 11, 5) });
   });
 
-  test("a check-in for an unknown monitor without monitor_config is not stored; outcomes counted", async () => {
-    const projectId = await createProject(db, "mon-unknown");
-    await send(projectId, T0, { check_in_id: hexId("u"), monitor_slug: "ghost", status: "ok" });
-    expect(await findMonitor(db, projectId, "ghost")).toBeUndefined();
-    await send(projectId, T0, { check_in_id: hexId("v"), monitor_slug: "ghost", status: "exploded" });
-    await send(projectId, T0, { check_in_id: hexId("w"), monitor_slug: "ghost", status: "ok", monitor_config: hourly });
-    // Every check-in gets one outcome, its reason a catalogue code.
+  async function outcomesOf(projectId: number) {
     const rows = await db.kysely
       .selectFrom("outcomes")
       .select(["category", "outcome", "reason", "quantity"])
       .where("project_id", "=", projectId)
       .execute();
-    expect(Object.fromEntries(rows.map((r) => [`${r.category} ${r.outcome} ${r.reason}`, Number(r.quantity)]))).toEqual({
+    return Object.fromEntries(rows.map((r) => [`${r.category} ${r.outcome} ${r.reason}`, Number(r.quantity)]));
+  }
+  /** Drains on a clock a minute further each time, past every wait a check-in may take for its monitor. */
+  async function drainPastWaits(at: number) {
+    for (let i = 1; i <= MONITOR_WAIT_ATTEMPTS + 1; i++) await drain(db, at + i * MIN);
+  }
+  const queued = async () =>
+    Number(
+      (
+        await queueStore(db)
+          .kysely.selectFrom("queue")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  test("a check-in for an unknown monitor without monitor_config waits for it, then is not stored; outcomes counted", async () => {
+    const projectId = await createProject(db, "mon-unknown");
+    await send(projectId, T0, { check_in_id: hexId("u"), monitor_slug: "ghost", status: "ok" });
+    // Still queued, not yet counted: the monitor may be in another worker's open transaction.
+    expect(await outcomesOf(projectId)).toEqual({});
+    expect(await queued()).toBe(1);
+    await drainPastWaits(T0);
+    expect(await queued()).toBe(0);
+    expect(await findMonitor(db, projectId, "ghost")).toBeUndefined();
+    await send(projectId, T0, { check_in_id: hexId("v"), monitor_slug: "ghost", status: "exploded" });
+    await send(projectId, T0, { check_in_id: hexId("w"), monitor_slug: "ghost", status: "ok", monitor_config: hourly });
+    // Every check-in gets one outcome, its reason a catalogue code.
+    expect(await outcomesOf(projectId)).toEqual({
       "monitor filtered monitor_not_found": 1,
       "monitor invalid invalid_check_in": 1,
       "monitor accepted ": 1,
     });
+  });
+
+  test("an ok digested before the in_progress that carries monitor_config waits for the monitor, then closes the run", async () => {
+    // Two digest workers take a job's two envelopes in parallel: the ok (no config, as
+    // captureCheckIn sends it) can reach its transaction before the in_progress creating the
+    // monitor has committed.
+    const projectId = await createProject(db, "mon-order");
+    const id = hexId("o");
+    await send(projectId, T0, { check_in_id: id, monitor_slug: "late-config", status: "ok", duration: 2 });
+    expect(await findMonitor(db, projectId, "late-config")).toBeUndefined();
+    await send(projectId, T0, { check_in_id: id, monitor_slug: "late-config", status: "in_progress", monitor_config: hourly });
+    await drainPastWaits(T0);
+    const m = await findMonitor(db, projectId, "late-config");
+    const list = await listCheckIns(db, m?.id ?? 0);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ status: "ok", durationMs: 2000 });
+    expect(await outcomesOf(projectId)).toEqual({ "monitor accepted ": 2 });
   });
 
   test("missed runs after downtime are marked once, open one issue; recovery resolves it; a new failure reopens it", async () => {
