@@ -66,11 +66,12 @@ describe.each(await dialects())("monitors on %s", (dialect) => {
   async function drainPastWaits(at: number) {
     for (let i = 1; i <= MONITOR_WAIT_ATTEMPTS + 1; i++) await drain(db, at + i * MIN);
   }
-  const queued = async () =>
+  const queued = async (projectId: number) =>
     Number(
       (
         await queueStore(db)
           .kysely.selectFrom("queue")
+          .where("project_id", "=", projectId)
           .select((eb) => eb.fn.countAll().as("n"))
           .executeTakeFirstOrThrow()
       ).n,
@@ -81,9 +82,9 @@ describe.each(await dialects())("monitors on %s", (dialect) => {
     await send(projectId, T0, { check_in_id: hexId("u"), monitor_slug: "ghost", status: "ok" });
     // Still queued, not yet counted: the monitor may be in another worker's open transaction.
     expect(await outcomesOf(projectId)).toEqual({});
-    expect(await queued()).toBe(1);
+    expect(await queued(projectId)).toBe(1);
     await drainPastWaits(T0);
-    expect(await queued()).toBe(0);
+    expect(await queued(projectId)).toBe(0);
     expect(await findMonitor(db, projectId, "ghost")).toBeUndefined();
     await send(projectId, T0, { check_in_id: hexId("v"), monitor_slug: "ghost", status: "exploded" });
     await send(projectId, T0, { check_in_id: hexId("w"), monitor_slug: "ghost", status: "ok", monitor_config: hourly });
@@ -255,4 +256,41 @@ describe.each(await dialects())("monitors on %s", (dialect) => {
     const [env] = await listEnvironments(db, [monitor.id]);
     expect(env).toMatchObject({ status: "error", failures: 1 });
   });
+
+  test.runIf(dialect === "postgres")(
+    "two workers: an ok digested while the in_progress creating its monitor is uncommitted waits, then closes the run",
+    async () => {
+      const projectId = await createProject(db, "mon-two-workers");
+      const id = hexId("t");
+      const opening = parseCheckIn({ check_in_id: id, monitor_slug: "fresh", status: "in_progress", monitor_config: hourly });
+      if (!opening.ok) throw new Error(opening.reason);
+      let release = () => {};
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      let opened = () => {};
+      const openStored = new Promise<void>((r) => {
+        opened = r;
+      });
+      // Worker 1: the in_progress with monitor_config, stored and not yet committed.
+      const first = writeTx(db, async (tx) => {
+        expect(await storeCheckIn(tx, {}, projectId, opening.value, T0)).toBe("accepted");
+        opened();
+        await held;
+      });
+      await openStored;
+      // Worker 2 claims and digests the ok meanwhile (no monitor_config, as the SDKs send it).
+      await enqueueMany(db, [checkIn(projectId, T0, { check_in_id: id, monitor_slug: "fresh", status: "ok", duration: 3 })]);
+      await drain(db, T0 + 1000);
+      expect(await queued(projectId)).toBe(1);
+      release();
+      await first;
+      await drainPastWaits(T0);
+      const monitor = await findMonitor(db, projectId, "fresh");
+      const list = await listCheckIns(db, monitor?.id ?? 0);
+      expect(list).toHaveLength(1);
+      expect(list[0]).toMatchObject({ checkInId: id, status: "ok", durationMs: 3000 });
+      expect(await outcomesOf(projectId)).toEqual({ "monitor accepted ": 1 });
+    },
+  );
 });
