@@ -24,10 +24,10 @@ import {
 import { raiseMonitorIssue, resolveMonitorIssue } from "./monitor-issues";
 
 /**
- * Claims a lone check-in for an unknown monitor waits for the monitor before it is filtered
- * (process-items.ts, checkInWaits), and the wait before each: 0.5, 1, 2, 4, 8 s — far longer than
- * the commit of a concurrent digest transaction, short enough that a check-in for a monitor that
- * never comes costs little.
+ * How many claims a lone check-in for an unknown monitor gets before it is filtered
+ * (process-items.ts, checkInWaits), and the pause after each: 0.5, 1, 2, 4, 8 s. Far longer than
+ * a concurrent digest transaction takes to commit, short enough that a check-in for a monitor
+ * that never comes costs little.
  */
 export const MONITOR_WAIT_ATTEMPTS = 6;
 export function monitorWaitMs(attempts: number): number {

@@ -349,8 +349,8 @@ export async function storeExtras(
  * it, waits a little before it is filtered. Several digest workers (threads, or processes on
  * PostgreSQL) take queue rows in parallel, so a job's `ok` can reach its transaction while the
  * `in_progress` that carries the config, sent before it, is still uncommitted in another worker's
- * transaction: filtering it then would drop a check-in the SDK was told was accepted. Nothing was
- * is written for it, so the row goes back to the queue as it was; after MONITOR_WAIT_ATTEMPTS claims
+ * transaction: filtering it then would drop a check-in the SDK was told was accepted. Nothing is
+ * written for it, so the row goes back to the queue as it was; after MONITOR_WAIT_ATTEMPTS claims
  * it is counted filtered(monitor_not_found) as before.
  */
 async function checkInWaits(tx: Tx, row: QueueItem, extras: ItemExtras): Promise<boolean> {

@@ -28,6 +28,22 @@ function checkIn(projectId: number, at: number, body: Record<string, unknown>) {
 
 const hourly = { schedule: { type: "crontab", value: "0 * * * *" }, checkin_margin: 5, max_runtime: 10, timezone: "UTC" };
 
+/**
+ * Holds a transaction open at a chosen point: inside it, `opened()` then `await held`; outside,
+ * `await openStored` (it got there), then `release()` to let it commit.
+ */
+function holdOpen() {
+  let release = () => {};
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  let opened = () => {};
+  const openStored = new Promise<void>((r) => {
+    opened = r;
+  });
+  return { held, release, opened, openStored };
+}
+
 describe.each(await dialects())("monitors on %s", (dialect) => {
   let db: Db;
   let close: () => Promise<void>;
@@ -214,14 +230,7 @@ describe.each(await dialects())("monitors on %s", (dialect) => {
     const id = hexId("r");
     const parsed = parseCheckIn({ check_in_id: id, monitor_slug: "race", status: "error", monitor_config: hourly });
     if (!parsed.ok) throw new Error(parsed.reason);
-    let release = () => {};
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    let opened = () => {};
-    const openStored = new Promise<void>((r) => {
-      opened = r;
-    });
+    const { held, release, opened, openStored } = holdOpen();
     const first = writeTx(db, async (tx) => {
       const env = await getOrCreateEnvironment(tx, monitor.id, "production", T0);
       await insertCheckIn(tx, {
@@ -264,14 +273,7 @@ describe.each(await dialects())("monitors on %s", (dialect) => {
       const id = hexId("t");
       const opening = parseCheckIn({ check_in_id: id, monitor_slug: "fresh", status: "in_progress", monitor_config: hourly });
       if (!opening.ok) throw new Error(opening.reason);
-      let release = () => {};
-      const held = new Promise<void>((r) => {
-        release = r;
-      });
-      let opened = () => {};
-      const openStored = new Promise<void>((r) => {
-        opened = r;
-      });
+      const { held, release, opened, openStored } = holdOpen();
       // Worker 1: the in_progress with monitor_config, stored and not yet committed.
       const first = writeTx(db, async (tx) => {
         expect(await storeCheckIn(tx, {}, projectId, opening.value, T0)).toBe("accepted");
