@@ -50,6 +50,7 @@ import { IssueCounters } from "./issue-counters";
 import { applyEventLifecycle } from "./lifecycle-step";
 import { monitorWaitMs } from "./monitor-checkins";
 import {
+  checkInWaits,
   collectItem,
   type ItemExtras,
   invalidItem,
@@ -518,8 +519,9 @@ async function storeItems(
   deps: DigestDeps,
   tally: OutcomeTally,
   memo: BatchMemo,
-  stats?: IssueStatsBatch,
-  waiting?: QueueItem[],
+  stats: IssueStatsBatch,
+  /** rows handed back undigested (checkInWaits) */
+  waiting: QueueItem[],
 ): Promise<Outcome[]> {
   const placed: Array<Array<Placed | undefined>> = [];
   for (const p of prepared) {
@@ -548,16 +550,11 @@ async function storeItems(
       recordEventOutcome(tally, p.item, e.event, stored);
       out.push(stored ? "stored" : "duplicate");
     }
-    const fate = await storeExtras(
-      tx,
-      p.item,
-      p.extras,
-      tally,
-      deps.now,
-      memo.sessionReleases,
-      waiting !== undefined && p.events.length === 0,
-    );
-    if (fate === "waiting") waiting?.push(p.item);
+    if (p.events.length === 0 && (await checkInWaits(tx, p.item, p.extras))) {
+      waiting.push(p.item);
+      continue;
+    }
+    await storeExtras(tx, p.item, p.extras, tally, deps.now, memo.sessionReleases);
   }
   return out;
 }

@@ -266,13 +266,9 @@ export function recordEventOutcome(tally: OutcomeTally, row: QueueItem, event: N
   else tally.add(row.projectId, row.keyId, row.receivedAt, category, "filtered", REASONS.duplicate);
 }
 
-/** "waiting": the row stays in the queue, unmarked, for a later claim (checkInWaits). */
-export type RowFate = "done" | "waiting";
-
 /**
  * Writes the non-event items of a row and adds their outcomes to the batch's tally; releases whose
  * session counters changed are noted in `touched` (the crash-free alert trigger looks at them).
- * `alone`: the row holds no event, so putting it back in the queue repeats nothing.
  */
 export async function storeExtras(
   tx: Tx,
@@ -281,10 +277,8 @@ export async function storeExtras(
   tally: OutcomeTally,
   now: number,
   touched?: TouchedReleases,
-  alone = false,
-): Promise<RowFate> {
-  if (!extras) return "done";
-  if (alone && (await checkInWaits(tx, row, extras))) return "waiting";
+): Promise<void> {
+  if (!extras) return;
   tally.addAll(extras.outcomes);
   for (const it of extras.items) {
     switch (it.kind) {
@@ -341,7 +335,6 @@ export async function storeExtras(
         break;
     }
   }
-  return "done";
 }
 
 /**
@@ -351,9 +344,11 @@ export async function storeExtras(
  * `in_progress` that carries the config, sent before it, is still uncommitted in another worker's
  * transaction: filtering it then would drop a check-in the SDK was told was accepted. Nothing is
  * written for it, so the row goes back to the queue as it was; after MONITOR_WAIT_ATTEMPTS claims
- * it is counted filtered(monitor_not_found) as before.
+ * it is counted filtered(monitor_not_found) as before. The caller asks only for rows without
+ * events, so putting one back repeats nothing.
  */
-async function checkInWaits(tx: Tx, row: QueueItem, extras: ItemExtras): Promise<boolean> {
+export async function checkInWaits(tx: Tx, row: QueueItem, extras: ItemExtras | undefined): Promise<boolean> {
+  if (!extras) return false;
   const [only] = extras.items;
   if (extras.items.length !== 1 || extras.outcomes.length > 0 || only?.kind !== "check_in") return false;
   if (row.attempts >= MONITOR_WAIT_ATTEMPTS || only.checkIn.config) return false;
