@@ -31,6 +31,12 @@ const PREFIX = "events_w";
 /** Rows no weekly partition covers: survivors of dropped weeks, and anything outside the created weeks. */
 export const DEFAULT_PARTITION = "events_default";
 
+/**
+ * Storage parameters of every weekly partition: rows up to a heap page stay whole (the payload is
+ * compressed already; migration 0028 says what the default cost).
+ */
+export const EVENT_PARTITION_STORAGE = "toast_tuple_target = 8160";
+
 /** DDL on `events` waits at most this long for its lock, so a long read never queues ingest behind it. */
 const LOCK_TIMEOUT = "5s";
 
@@ -71,7 +77,8 @@ export async function createWeekPartition<DB>(k: Kysely<DB>, start: number): Pro
   const stray =
     await sql`SELECT 1 FROM ${sql.table(DEFAULT_PARTITION)} WHERE received_at >= ${start} AND received_at < ${end} LIMIT 1`.execute(k);
   if (stray.rows.length > 0) return false;
-  await sql`CREATE TABLE ${sql.table(name)} PARTITION OF events FOR VALUES FROM (${sql.lit(start)}) TO (${sql.lit(end)})`.execute(k);
+  const range = sql`FOR VALUES FROM (${sql.lit(start)}) TO (${sql.lit(end)})`;
+  await sql`CREATE TABLE ${sql.table(name)} PARTITION OF events ${range} WITH (${sql.raw(EVENT_PARTITION_STORAGE)})`.execute(k);
   return true;
 }
 

@@ -3,6 +3,7 @@
  * partitioned by week with every row, id and dedupe key kept; the id sequence carries on. On
  * SQLite it changes nothing.
  */
+import { randomBytes } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Db, openDb } from "../../src/storage/db";
@@ -104,7 +105,12 @@ describe.each(await dialects())("events partitioning migration on %s", (dialect)
     await db.kysely.insertInto("events").values(events.map(oldRow)).execute();
     const before = await allRows(k);
 
-    expect(await migrateToLatest(db)).toEqual(["0025-events-partitioned", "0026-issue-release-seen", "0027-queue-done"]);
+    expect(await migrateToLatest(db)).toEqual([
+      "0025-events-partitioned",
+      "0026-issue-release-seen",
+      "0027-queue-done",
+      "0028-events-inline-payload",
+    ]);
     expect(await allRows(k)).toEqual(before);
     expect((await getEvent(db, 2, hexId("m:3:a")))?.event).toEqual({ message: hexId("m:3:a") });
 
@@ -140,6 +146,21 @@ describe.each(await dialects())("events partitioning migration on %s", (dialect)
     expect(where.rows.some((r) => r.part === DEFAULT_PARTITION)).toBe(false);
     const keys = await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_keys`.execute(k);
     expect(keys.rows[0]?.n).toBe(25);
+
+    // 0028: every partition, DEFAULT included, keeps rows up to a page whole: an event whose
+    // (incompressible) stored payload is 3 KB adds nothing to its partition's TOAST table.
+    const options = await sql<{ part: string; opts: string[] | null }>`
+      SELECT c.relname AS part, c.reloptions AS opts FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = 'events'::regclass`.execute(k);
+    expect(options.rows.length).toBeGreaterThan(1);
+    for (const r of options.rows) expect(r.opts, r.part).toContain("toast_tuple_target=8160");
+    const big = { ...newEvent(1, hexId("m:big"), late), payload: { noise: randomBytes(3000).toString("base64") } };
+    expect(encodePayload(big.payload).blob.length).toBeGreaterThan(3000);
+    expect((await writeTx(db, (tx) => insertEvents(tx, [big]))).size).toBe(1);
+    const toast = await sql<{ bytes: number }>`
+      SELECT pg_relation_size(reltoastrelid)::int AS bytes FROM pg_class WHERE relname = ${partitionName(weekStart(late))}`.execute(k);
+    expect(toast.rows[0]?.bytes).toBe(0);
+    expect((await getEvent(db, 1, hexId("m:big")))?.event).toEqual(big.payload);
   });
 
   test("insertEvents: more than a chunk, repeats within and across batches; every stored row reads back whole", async () => {

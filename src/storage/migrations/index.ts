@@ -30,6 +30,7 @@ import * as m0024queueBodyLz4 from "./0024-queue-body-lz4";
 import * as m0025eventsPartitioned from "./0025-events-partitioned";
 import * as m0026issueReleaseSeen from "./0026-issue-release-seen";
 import * as m0027queueDone from "./0027-queue-done";
+import * as m0028eventsInlinePayload from "./0028-events-inline-payload";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -59,6 +60,7 @@ const steps: Record<string, Step> = {
   "0025-events-partitioned": m0025eventsPartitioned,
   "0026-issue-release-seen": m0026issueReleaseSeen,
   "0027-queue-done": m0027queueDone,
+  "0028-events-inline-payload": m0028eventsInlinePayload,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
