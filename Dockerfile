@@ -24,4 +24,4 @@ EXPOSE 9000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||9000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Set PUBLIC_URL to the address users and SDKs reach (DSNs and links are built from it).
-CMD ["node", "--max-semi-space-size=4", "--expose-gc", "bin/errata.mjs", "start"]
+CMD ["node", "--max-semi-space-size=4", "--no-parallel-scavenge", "--expose-gc", "bin/errata.mjs", "start"]

@@ -185,9 +185,11 @@ export interface ErrataChild extends Child {
  * How `npm start` and the `errata` bin run Node (package.json, bin/errata.mjs): a 4 MB semi-space
  * keeps each thread's young generation small (about 50 MB less RSS across the three isolates:
  * web+ingest, digest, queue writer) for a few more scavenges; two malloc arenas instead of one per
- * thread keep freed native memory from lingering (about 10 MB idle, 60 MB after load).
+ * thread keep freed native memory from lingering (about 10 MB idle, 60 MB after load). No parallel
+ * scavenge: on two cores V8's helper threads spent more than the scavenges they shared
+ * (docs/scaling.md, sixth session).
  */
-export const PRODUCT_NODE_ARGS = ["--max-semi-space-size=4", "--expose-gc"];
+export const PRODUCT_NODE_ARGS = ["--max-semi-space-size=4", "--no-parallel-scavenge", "--expose-gc"];
 /** Node flags that make an Errata process write a .cpuprofile per thread into .tmp/profiles/ (none when off). */
 export function cpuProfArgs(enabled: boolean): string[] {
   if (!enabled) return [];
