@@ -24,4 +24,5 @@ EXPOSE 9000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||9000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Set PUBLIC_URL to the address users and SDKs reach (DSNs and links are built from it).
-CMD ["node", "--max-semi-space-size=4", "--no-parallel-scavenge", "--expose-gc", "bin/errata.mjs", "start"]
+# The bin's shebang carries the Node flags and MALLOC_ARENA_MAX (one copy of them, shared with `npm run errata`).
+CMD ["bin/errata.mjs", "start"]

@@ -32,10 +32,10 @@ const PREFIX = "events_w";
 export const DEFAULT_PARTITION = "events_default";
 
 /**
- * Storage parameters of every weekly partition: rows up to a heap page stay whole (the payload is
+ * Storage parameters of every partition: rows up to a heap page stay whole (the payload is
  * compressed already; migration 0028 says what the default cost).
  */
-export const EVENT_PARTITION_STORAGE = "toast_tuple_target = 8160";
+const PARTITION_STORAGE = sql.raw("toast_tuple_target = 8160");
 
 /** DDL on `events` waits at most this long for its lock, so a long read never queues ingest behind it. */
 const LOCK_TIMEOUT = "5s";
@@ -78,7 +78,7 @@ export async function createWeekPartition<DB>(k: Kysely<DB>, start: number): Pro
     await sql`SELECT 1 FROM ${sql.table(DEFAULT_PARTITION)} WHERE received_at >= ${start} AND received_at < ${end} LIMIT 1`.execute(k);
   if (stray.rows.length > 0) return false;
   const range = sql`FOR VALUES FROM (${sql.lit(start)}) TO (${sql.lit(end)})`;
-  await sql`CREATE TABLE ${sql.table(name)} PARTITION OF events ${range} WITH (${sql.raw(EVENT_PARTITION_STORAGE)})`.execute(k);
+  await sql`CREATE TABLE ${sql.table(name)} PARTITION OF events ${range} WITH (${PARTITION_STORAGE})`.execute(k);
   return true;
 }
 
@@ -115,15 +115,25 @@ function parseBound(bound: string): { from: number; to: number } | null {
   return m ? { from: Number(m[1]), to: Number(m[2]) } : null;
 }
 
-/** The weekly partitions attached to `events`, oldest first (DEFAULT not included). */
-export async function listEventPartitions(db: Db): Promise<EventPartition[]> {
-  if (db.dialect !== "postgres") return [];
+/** Every partition attached to `events`, DEFAULT included, with its bound expression. */
+async function attachedPartitions<DB>(k: Kysely<DB>): Promise<Array<{ name: string; bound: string }>> {
   const r = await sql<{ name: string; bound: string }>`
     SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-    WHERE i.inhparent = 'events'::regclass`.execute(db.kysely);
+    WHERE i.inhparent = 'events'::regclass`.execute(k);
+  return r.rows;
+}
+
+/** Gives the partitions that exist (DEFAULT included) the storage parameters new weeks get. */
+export async function applyPartitionStorage<DB>(k: Kysely<DB>): Promise<void> {
+  for (const { name } of await attachedPartitions(k)) await sql`ALTER TABLE ${sql.table(name)} SET (${PARTITION_STORAGE})`.execute(k);
+}
+
+/** The weekly partitions attached to `events`, oldest first (DEFAULT not included). */
+export async function listEventPartitions(db: Db): Promise<EventPartition[]> {
+  if (db.dialect !== "postgres") return [];
   const out: EventPartition[] = [];
-  for (const row of r.rows) {
+  for (const row of await attachedPartitions(db.kysely)) {
     const b = parseBound(row.bound);
     if (b) out.push({ name: row.name, ...b });
   }

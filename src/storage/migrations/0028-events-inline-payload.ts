@@ -1,6 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { DialectName } from "../db";
-import { EVENT_PARTITION_STORAGE } from "../event-partitions";
+import { applyPartitionStorage } from "../event-partitions";
 
 /**
  * PostgreSQL: event rows up to ~8 KB stay whole in their heap page. The payload is already
@@ -14,9 +14,5 @@ import { EVENT_PARTITION_STORAGE } from "../event-partitions";
  */
 export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
   if (dialect !== "postgres") return;
-  const parts = await sql<{ name: string }>`
-    SELECT c.relname AS name FROM pg_inherits i
-    JOIN pg_class c ON c.oid = i.inhrelid
-    WHERE i.inhparent = 'events'::regclass`.execute(db);
-  for (const { name } of parts.rows) await sql`ALTER TABLE ${sql.table(name)} SET (${sql.raw(EVENT_PARTITION_STORAGE)})`.execute(db);
+  await applyPartitionStorage(db);
 }
