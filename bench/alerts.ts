@@ -14,12 +14,12 @@ import { parseArgs } from "node:util";
 import pino from "pino";
 import { parseRuleInput } from "../src/core/alerts/rule-input";
 import { digestBatch, sha256Hex } from "../src/pipeline/digest-batch";
-import { insertChannel, insertRule, listRules, updateRule } from "../src/storage/alert-rules";
+import { insertChannel, insertRule, listRules, updateRule } from "../src/storage/alerts/rules";
 import { openDb } from "../src/storage/db";
 import { writeTx } from "../src/storage/dialect";
 import { migrateToLatest } from "../src/storage/migrate";
-import { insertProject } from "../src/storage/projects";
-import { claimBatch, enqueueMany } from "../src/storage/queue";
+import { insertProject } from "../src/storage/orgs/projects";
+import { claimBatch, enqueueMany } from "../src/storage/queue/queue";
 
 const { values: flags } = parseArgs({
   options: { events: { type: "string", default: "10000" }, issues: { type: "string", default: "500" } },

@@ -26,10 +26,10 @@ import pino from "pino";
 import { digestBatch, sha256Hex } from "../src/pipeline/digest-batch";
 import { type Db, openDb } from "../src/storage/db";
 import { writeTx } from "../src/storage/dialect";
-import { countEvents } from "../src/storage/events";
+import { countEvents } from "../src/storage/events/events";
 import { migrateToLatest } from "../src/storage/migrate";
-import { insertProject } from "../src/storage/projects";
-import { claimBatch, enqueueMany, type QueueInsert } from "../src/storage/queue";
+import { insertProject } from "../src/storage/orgs/projects";
+import { claimBatch, enqueueMany, type QueueInsert } from "../src/storage/queue/queue";
 import Database from "../src/storage/sqlite-driver";
 import { createPostgresDatabase, type EnvelopeTemplate, loadTemplates } from "./helpers";
 

@@ -28,8 +28,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { type Db, openDb } from "../src/storage/db";
-import { countEvents } from "../src/storage/events";
-import { queueDepth } from "../src/storage/queue";
+import { countEvents } from "../src/storage/events/events";
+import { queueDepth } from "../src/storage/queue/queue";
 import Database from "../src/storage/sqlite-driver";
 import {
   cpuDelta,

@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { openDb } from "../src/storage/db";
-import { countEvents } from "../src/storage/events";
+import { countEvents } from "../src/storage/events/events";
 import { cpuProfArgs, createPostgresDatabase, type ErrataChild, loadTemplates, procStat, sleep, startErrata } from "./helpers";
 import { makeLoader } from "./load";
 

@@ -29,12 +29,12 @@ import { parseSourceMap } from "../src/core/symbolicate/parsed-source-map";
 import { applySourceMaps } from "../src/core/symbolicate/symbolicate-frames";
 import { digestBatch, sha256Hex } from "../src/pipeline/digest-batch";
 import { createSymbolicator } from "../src/pipeline/symbolicate-event";
-import { insertBundle } from "../src/storage/artifacts";
 import { openDb } from "../src/storage/db";
 import { writeTx } from "../src/storage/dialect";
 import { migrateToLatest } from "../src/storage/migrate";
-import { insertProject } from "../src/storage/projects";
-import { claimBatch, enqueueMany } from "../src/storage/queue";
+import { insertProject } from "../src/storage/orgs/projects";
+import { claimBatch, enqueueMany } from "../src/storage/queue/queue";
+import { insertBundle } from "../src/storage/releases/artifacts";
 import { CORPUS_DIR } from "../test/pipeline/corpus";
 
 const { values: flags } = parseArgs({

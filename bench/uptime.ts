@@ -18,8 +18,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { openDb } from "../src/storage/db";
 import { writeTx } from "../src/storage/dialect";
-import { countEvents } from "../src/storage/events";
-import { insertUptimeMonitor } from "../src/storage/uptime";
+import { countEvents } from "../src/storage/events/events";
+import { insertUptimeMonitor } from "../src/storage/monitors/uptime";
 import { loadTemplates, sleep, startErrata } from "./helpers";
 import { makeLoader } from "./load";
 

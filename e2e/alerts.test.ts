@@ -11,7 +11,7 @@ import { sql } from "kysely";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDb } from "../src/storage/db.js";
-import { findOrgBySlug, upsertMember } from "../src/storage/orgs.js";
+import { findOrgBySlug, upsertMember } from "../src/storage/orgs/orgs.js";
 import { startReceiver } from "../test/alerts/helpers.js";
 import {
   CHROMIUM,

@@ -17,9 +17,9 @@ import type { NormalizedEvent } from "../src/core/event";
 import { statTagsOf } from "../src/core/search/event-tags";
 import { openDb } from "../src/storage/db";
 import { writeTx } from "../src/storage/dialect";
-import { getEvent, insertEvent } from "../src/storage/events";
-import { IssueStatsBatch, writeIssueStats } from "../src/storage/issue-stats";
-import { searchIssueEvents } from "../src/storage/triage-reads";
+import { getEvent, insertEvent } from "../src/storage/events/events";
+import { IssueStatsBatch, writeIssueStats } from "../src/storage/issues/stats";
+import { searchIssueEvents } from "../src/storage/issues/triage-reads";
 import { eventually, ROOT, startServer } from "../test/helpers/server";
 
 const execFileP = promisify(execFile);

@@ -8,12 +8,12 @@ import { loadConfig } from "../config";
 import { parseChannelInput, parseRuleInput } from "../core/alerts/rule-input";
 import type { ChannelKind, RuleSettings } from "../core/alerts/types";
 import { AppError } from "../core/errors";
-import { deleteRule, insertChannel, insertRule, listChannels, listRules } from "../storage/alert-rules";
+import { deleteRule, insertChannel, insertRule, listChannels, listRules } from "../storage/alerts/rules";
 import { type Db, openDb } from "../storage/db";
 import { writeTx } from "../storage/dialect";
 import { migrateToLatest } from "../storage/migrate";
-import { findOrgBySlug } from "../storage/orgs";
-import { findProjectBySlug } from "../storage/projects";
+import { findOrgBySlug } from "../storage/orgs/orgs";
+import { findProjectBySlug } from "../storage/orgs/projects";
 
 const TRIGGERS = ["new-issue", "regression", "unignored", "frequency", "crash-free"] as const;
 

@@ -10,7 +10,7 @@ import { type Config, ConfigError, loadConfig, parseRoles } from "../config";
 import { isAppError } from "../core/errors";
 import { parseDsn } from "../ingest/compat/dsn";
 import { createLogger } from "../log";
-import { createAuth, migrateAuth } from "../server/auth";
+import { createAuth, migrateAuth } from "../server/auth/auth";
 import { createServices } from "../server/create-services";
 import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";

@@ -57,7 +57,7 @@ export const ERROR_CATALOGUE = {
     status: 404,
     message: "Password reset by email is not set up on this installation (no SMTP). Ask an owner to reset your password.",
   },
-  // Single sign-on (src/server/sso-service.ts)
+  // Single sign-on (src/server/auth/sso.ts)
   sso_not_configured: { status: 404, message: "This organization has no single sign-on set up. Check the organization's short name." },
   sso_provider_unreachable: { status: 502, message: "The organization's identity provider could not be reached or used." },
   sso_failed: { status: 400, message: "Single sign-on did not complete: the provider's answer could not be verified. Start again." },

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { QueueInsert } from "../storage/queue";
+import type { QueueInsert } from "../storage/queue/queue";
 import { CommitterClosedError, createGroupCommitter } from "./group-commit";
 
 const row = (n: number): QueueInsert => ({

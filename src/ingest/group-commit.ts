@@ -7,7 +7,7 @@
  * batch's requests and hands over the next, instead of each waiting for the other.
  * When a write fails every request of that batch sees the rejection (→ 503, never a crash).
  */
-import type { QueueInsert } from "../storage/queue";
+import type { QueueInsert } from "../storage/queue/queue";
 
 export interface GroupCommitter {
   /** Resolves once the row is committed; rejects when its batch's write failed. */

@@ -26,9 +26,9 @@ import { itemCategory, type OutcomeCount, outcomeOfError, REASONS } from "../cor
 import type { Logger } from "../log";
 import { ingestRequests, queueDepthGauge } from "../metrics";
 import type { Db } from "../storage/db";
-import type { IngestKey } from "../storage/projects";
-import { enqueueMany, type QueueInsert, queueDepth, queueDepthEstimate } from "../storage/queue";
-import { queueWriterFor } from "../storage/queue-writer";
+import type { IngestKey } from "../storage/orgs/projects";
+import { enqueueMany, type QueueInsert, queueDepth, queueDepthEstimate } from "../storage/queue/queue";
+import { queueWriterFor } from "../storage/queue/writer";
 import { isStorageUnavailable, retryOnLostConnection, STORAGE_RETRY_AFTER_SECS, storageHealth } from "../storage/storage-health";
 import { acceptEnvelope, acceptStore, newEventId } from "./accept";
 import { requestKey, resolveEnvelopeAuth } from "./compat/auth";
@@ -148,7 +148,7 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
 
   const keys = createKeyCache(db);
   const health = storageHealth(db);
-  // SQLite: commits happen on a writer thread (storage/queue-writer.ts), never blocking this loop.
+  // SQLite: commits happen on a writer thread (storage/queue/writer.ts), never blocking this loop.
   const writer = deps.enqueue ? undefined : queueWriterFor(db);
   const write =
     deps.enqueue ??

@@ -6,7 +6,7 @@
  * hostile client cannot grow memory without limit.
  */
 import type { Db } from "../storage/db";
-import { findIngestKey, type IngestKey, projectExists } from "../storage/projects";
+import { findIngestKey, type IngestKey, projectExists } from "../storage/orgs/projects";
 import { retryOnLostConnection } from "../storage/storage-health";
 
 export interface KeyCacheOptions {

@@ -25,12 +25,10 @@ import { statTagsOf } from "../core/search/event-tags";
 import { applyUserAgentContexts } from "../core/user-agent";
 import { normalizeEventId, parseEnvelope, parseJsonObject } from "../ingest/parse-envelope";
 import type { Logger } from "../log";
-import { recordEventDebugIds } from "../storage/artifacts";
 import type { Db } from "../storage/db";
 import { type Tx, writeTx } from "../storage/dialect";
-import { addIssueFlag } from "../storage/digests";
-import { encodePayload, eventKey, existingEventIds, insertEvents, type NewEvent } from "../storage/events";
-import { IssueStatsBatch, writeIssueStats } from "../storage/issue-stats";
+import { addIssueFlag } from "../storage/events/digests";
+import { encodePayload, eventKey, existingEventIds, insertEvents, type NewEvent } from "../storage/events/events";
 import {
   addIssueHashes,
   addIssueUsers,
@@ -39,11 +37,13 @@ import {
   insertIssue,
   issueUserKey,
   recordIssueEvent,
-} from "../storage/issues";
-import { readProjectProcessing } from "../storage/project-processing";
-import { markDigested, postponeQueued, type QueueItem, queueStore, releaseDigested } from "../storage/queue";
-import { recordReleases, type SeenRelease } from "../storage/releases";
-import { eraseDeletedContent } from "../storage/secure-erase";
+} from "../storage/issues/issues";
+import { IssueStatsBatch, writeIssueStats } from "../storage/issues/stats";
+import { readProjectProcessing } from "../storage/orgs/project-processing";
+import { markDigested, postponeQueued, type QueueItem, queueStore, releaseDigested } from "../storage/queue/queue";
+import { eraseDeletedContent } from "../storage/queue/secure-erase";
+import { recordEventDebugIds } from "../storage/releases/artifacts";
+import { recordReleases, type SeenRelease } from "../storage/releases/releases";
 import { countsEachEvent } from "./alerts/record-alert-triggers";
 import { recordCrashFreeTriggers, TouchedReleases } from "./alerts/record-crash-free";
 import { IssueCounters } from "./issue-counters";
@@ -154,7 +154,7 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
       digested = [];
       waiting = [];
       const all: Outcome[] = [];
-      // Sparkline and tag counts: aggregated over the batch, one upsert per row (src/storage/issue-stats.ts).
+      // Sparkline and tag counts: aggregated over the batch, one upsert per row (src/storage/issues/stats.ts).
       const stats = new IssueStatsBatch();
       await recordReleases(tx, releasesOf(prepared), deps.now);
       const memo = await BatchMemo.load(tx, prepared, deps);

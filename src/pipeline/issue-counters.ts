@@ -8,7 +8,7 @@
  */
 import { DEFAULT_LIFECYCLE, eventNeedsWork, type IssueState, type LifecycleConfig } from "../core/issue-state/index";
 import type { Tx } from "../storage/dialect";
-import { type IssueEventsUpdate, type IssueEventUpdate, recordIssueEvents } from "../storage/issues";
+import { type IssueEventsUpdate, type IssueEventUpdate, recordIssueEvents } from "../storage/issues/issues";
 
 export class IssueCounters {
   /** issues whose events need no lifecycle step for the rest of this transaction */

@@ -14,10 +14,10 @@ import {
   onEvent,
   windowSince,
 } from "../core/issue-state/index";
-import { insertActivities } from "../storage/activity";
 import type { Tx } from "../storage/dialect";
-import { issueWindowCounts, writeIssueState } from "../storage/issue-lifecycle";
-import { releaseOrder } from "../storage/releases";
+import { insertActivities } from "../storage/issues/activity";
+import { issueWindowCounts, writeIssueState } from "../storage/issues/lifecycle";
+import { releaseOrder } from "../storage/releases/releases";
 import { type AlertEventFacts, recordAlertTriggers } from "./alerts/record-alert-triggers";
 
 export interface LifecycleStepInput {

@@ -20,7 +20,7 @@ import {
   type MonitorRecord,
   updateEnvironment,
   updateMonitor,
-} from "../storage/monitors";
+} from "../storage/monitors/monitors";
 import { raiseMonitorIssue, resolveMonitorIssue } from "./monitor-issues";
 
 /**

@@ -20,7 +20,7 @@ import {
   listTimedOutCheckIns,
   tryEvaluatorLock,
   updateEnvironment,
-} from "../storage/monitors";
+} from "../storage/monitors/monitors";
 import { recordResult } from "./monitor-checkins";
 import { monitorNow } from "./monitor-clock";
 

@@ -11,13 +11,13 @@ import type { LifecycleConfig } from "../core/issue-state/types";
 import { describeSchedule } from "../core/monitors/checkin";
 import { normalizeEvent } from "../core/normalize-event";
 import { statTagsOf } from "../core/search/event-tags";
-import { insertActivities } from "../storage/activity";
 import type { Tx } from "../storage/dialect";
-import { insertEvent } from "../storage/events";
-import { readIssueForUpdate, writeIssueState } from "../storage/issue-lifecycle";
-import { IssueStatsBatch, writeIssueStats } from "../storage/issue-stats";
-import { findIssueByHashes, insertIssue, recordIssueEvent } from "../storage/issues";
-import { listCheckIns, type MonitorEnvRecord, type MonitorRecord } from "../storage/monitors";
+import { insertEvent } from "../storage/events/events";
+import { insertActivities } from "../storage/issues/activity";
+import { findIssueByHashes, insertIssue, recordIssueEvent } from "../storage/issues/issues";
+import { readIssueForUpdate, writeIssueState } from "../storage/issues/lifecycle";
+import { IssueStatsBatch, writeIssueStats } from "../storage/issues/stats";
+import { listCheckIns, type MonitorEnvRecord, type MonitorRecord } from "../storage/monitors/monitors";
 import { applyEventLifecycle } from "./lifecycle-step";
 
 const REASONS: Record<string, string> = {

@@ -5,8 +5,8 @@
  */
 import type { Db } from "../storage/db";
 import { type Tx, writeTx } from "../storage/dialect";
-import { deleteCheckinsBefore, listMonitors } from "../storage/monitors";
-import { deleteUptimeResultsBefore, listUptimeMonitors } from "../storage/uptime";
+import { deleteCheckinsBefore, listMonitors } from "../storage/monitors/monitors";
+import { deleteUptimeResultsBefore, listUptimeMonitors } from "../storage/monitors/uptime";
 
 export interface MonitorHistoryRetention {
   projectId: number;

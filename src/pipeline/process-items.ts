@@ -42,12 +42,13 @@ import type { EnvelopeItem } from "../ingest/parse-envelope";
 import { normalizeEventId, parseJsonObject } from "../ingest/parse-envelope";
 import { securityReportToEvent } from "../ingest/security";
 import { countOutcomeMetrics } from "../metrics";
-import { insertAttachment } from "../storage/attachments";
 import type { Tx } from "../storage/dialect";
-import { type FeedbackSource, upsertFeedback } from "../storage/feedback";
-import { findMonitor } from "../storage/monitors";
-import { addOutcomes } from "../storage/outcomes";
-import type { QueueItem } from "../storage/queue";
+import { insertAttachment } from "../storage/events/attachments";
+import { addOutcomes } from "../storage/events/outcomes";
+import { insertLogs, insertSpans, type StoredLog } from "../storage/events/traces";
+import { type FeedbackSource, upsertFeedback } from "../storage/feedback/feedback";
+import { findMonitor } from "../storage/monitors/monitors";
+import type { QueueItem } from "../storage/queue/queue";
 import {
   addSessionCounts,
   addSessionUser,
@@ -56,8 +57,7 @@ import {
   pruneSessionStates,
   putSessionState,
   type SessionBucketKey,
-} from "../storage/sessions";
-import { insertLogs, insertSpans, type StoredLog } from "../storage/traces";
+} from "../storage/releases/sessions";
 import type { TouchedReleases } from "./alerts/record-crash-free";
 import { MONITOR_WAIT_ATTEMPTS, storeCheckIn } from "./monitor-checkins";
 import { checkInTime } from "./monitor-clock";

@@ -13,6 +13,10 @@ import { groupEvent } from "../core/grouping/index";
 import { readScrubSettings, scrubEvent } from "../core/scrub/scrub-event";
 import { restoreMinifiedFrames } from "../core/symbolicate/symbolicate-frames";
 import type { Logger } from "../log";
+import type { Db } from "../storage/db";
+import { writeTx } from "../storage/dialect";
+import { getEvent } from "../storage/events/events";
+import { readProjectProcessing } from "../storage/orgs/project-processing";
 import {
   aliasIssueHashes,
   claimResymbolicationJob,
@@ -24,11 +28,7 @@ import {
   type ResymbolicationJob,
   rewriteEventPayload,
   updateIssueCulprit,
-} from "../storage/artifacts";
-import type { Db } from "../storage/db";
-import { writeTx } from "../storage/dialect";
-import { getEvent } from "../storage/events";
-import { readProjectProcessing } from "../storage/project-processing";
+} from "../storage/releases/artifacts";
 import { sha256Hex } from "./digest-batch";
 import { createSymbolicator, type Symbolicator } from "./symbolicate-event";
 

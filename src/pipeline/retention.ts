@@ -14,8 +14,6 @@
 import type { RetentionConfig } from "../config";
 import { dueAt, type LifecycleConfig, onTick } from "../core/issue-state/index";
 import type { Logger } from "../log";
-import { insertActivities } from "../storage/activity";
-import { deleteUnusedBundles } from "../storage/artifacts";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
 import {
@@ -26,7 +24,7 @@ import {
   freezeOldEventPointers,
   listDetachedEventPartitions,
   listEventPartitions,
-} from "../storage/event-partitions";
+} from "../storage/events/partitions";
 import {
   countProjectEvents,
   deleteExpiredChunk,
@@ -35,9 +33,11 @@ import {
   type IssueStored,
   listProjectsForRetention,
   storedEventsPerIssue,
-} from "../storage/event-retention";
-import { clearDueAt, findDueIssues, writeIssueState } from "../storage/issue-lifecycle";
+} from "../storage/events/retention";
+import { insertActivities } from "../storage/issues/activity";
+import { clearDueAt, findDueIssues, writeIssueState } from "../storage/issues/lifecycle";
 import { claimJobRun, type InstallationJob, type LockedRun, withJobLock } from "../storage/job-lock";
+import { deleteUnusedBundles } from "../storage/releases/artifacts";
 import { trimMonitorHistory } from "./monitor-retention";
 import { trimTraceData } from "./trace-retention";
 
@@ -162,7 +162,7 @@ async function expireProject(db: Db, projectId: number, cutoff: number, o: Reten
     const from: EventCursor | null = cursor;
     const r: { deleted: number; cursor: EventCursor | null } = await writeTx(db, async (tx) => {
       // Survivors are chosen and the rest deleted in one transaction; an unmerge must not re-point
-      // an issue in between (src/storage/event-partitions.ts).
+      // an issue in between (src/storage/events/partitions.ts).
       await freezeOldEventPointers(db, tx);
       return deleteExpiredChunk(tx, { projectId, cutoff, cursor: from, limit: o.batchSize });
     });

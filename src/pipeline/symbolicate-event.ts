@@ -21,6 +21,7 @@ import {
   sourcemapFileRefs,
 } from "../core/symbolicate/symbolicate-frames";
 import type { Logger } from "../log";
+import type { Db } from "../storage/db";
 import {
   type ArtifactRef,
   artifactGeneration,
@@ -30,8 +31,7 @@ import {
   orgOfProject,
   readArtifactFile,
   touchBundle,
-} from "../storage/artifacts";
-import type { Db } from "../storage/db";
+} from "../storage/releases/artifacts";
 import { CostLru } from "./sourcemap-cache";
 
 export interface SymbolicatorOptions {

@@ -4,7 +4,7 @@
  */
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
-import { deleteTraceRowsBefore, type TraceTable, traceCapCutoff } from "../storage/traces";
+import { deleteTraceRowsBefore, type TraceTable, traceCapCutoff } from "../storage/events/traces";
 
 const TABLES: TraceTable[] = ["spans", "log_records"];
 

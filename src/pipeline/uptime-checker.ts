@@ -12,13 +12,13 @@ import { normalizeEvent } from "../core/normalize-event";
 import { statTagsOf } from "../core/search/event-tags";
 import type { Logger } from "../log";
 import { OutboundError, type OutboundPolicy, safeRequest } from "../net/safe-request";
-import { insertActivities } from "../storage/activity";
 import type { Db } from "../storage/db";
 import { type Tx, writeTx } from "../storage/dialect";
-import { insertEvent } from "../storage/events";
-import { readIssueForUpdate, writeIssueState } from "../storage/issue-lifecycle";
-import { IssueStatsBatch, writeIssueStats } from "../storage/issue-stats";
-import { findIssueByHashes, insertIssue, recordIssueEvent } from "../storage/issues";
+import { insertEvent } from "../storage/events/events";
+import { insertActivities } from "../storage/issues/activity";
+import { findIssueByHashes, insertIssue, recordIssueEvent } from "../storage/issues/issues";
+import { readIssueForUpdate, writeIssueState } from "../storage/issues/lifecycle";
+import { IssueStatsBatch, writeIssueStats } from "../storage/issues/stats";
 import {
   claimUptimeCheck,
   listDueUptimeMonitors,
@@ -26,7 +26,7 @@ import {
   recordUptimeResult,
   type UptimeMonitorRecord,
   type UptimeResultRecord,
-} from "../storage/uptime";
+} from "../storage/monitors/uptime";
 import { applyEventLifecycle } from "./lifecycle-step";
 
 const MAX_BODY = 256 * 1024;

@@ -12,7 +12,7 @@ import type { Config } from "../config";
 import type { Logger } from "../log";
 import { trimNativeHeap } from "../native-heap";
 import type { Db } from "../storage/db";
-import { claimBatch } from "../storage/queue";
+import { claimBatch } from "../storage/queue/queue";
 import { runDeliveryLoop } from "./alerts/delivery-loop";
 import { collectGarbage } from "./collect-garbage";
 import { type DigestResult, digestBatch, sha256Hex } from "./digest-batch";

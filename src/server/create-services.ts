@@ -1,49 +1,49 @@
 /**
  * Wires the application services over one database and one auth instance. Nothing is decided
- * here: who may see what is src/server/access.ts, and each service checks its own reads and
+ * here: who may see what is src/server/access/access.ts, and each service checks its own reads and
  * writes with it (membership, token scopes, team visibility; nothing crosses organizations).
  */
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import { createMailer } from "../net/mailer";
 import type { Db } from "../storage/db";
-import { createAccess } from "./access";
-import { createAccountServices } from "./account-service";
-import { createAlertServices } from "./alert-service";
-import { createArtifactServices } from "./artifact-service";
-import { type Auth, revokeSessionToken } from "./auth";
-import { createAuthRequests } from "./auth-requests";
-import { createDigestServices } from "./digest-service";
-import { createEventApi } from "./event-api";
-import { createFeedbackServices } from "./feedback-service";
-import { createHealthServices } from "./health-service";
-import { createIngestDataServices } from "./ingest-data-services";
-import { createIssueActions } from "./issue-actions";
-import { createIssueBulk } from "./issue-bulk";
-import { createEventReads, createIssueReads } from "./issue-reads";
-import { createIssueRedirects } from "./issue-redirects";
-import { toEventDetail, toIssueDetail, toIssueSummary } from "./issue-shapes";
-import { createIssueStream } from "./issue-stream";
-import { createIssueUnmerge } from "./issue-unmerge";
-import { createLoginThrottle } from "./login-throttle";
-import { createMemberServices } from "./member-service";
-import { createMonitorServices } from "./monitor-service";
-import { createOperatorServices, type OperatorServices } from "./operator-service";
-import { createOrgServices, createProjectReads } from "./org-reads";
-import { createPasswordResetServices } from "./password-reset-service";
-import { createProjectAdmin } from "./project-admin";
-import { createReleaseApi } from "./release-api";
-import { createReleaseServices } from "./release-service";
+import { createAccess } from "./access/access";
+import { createAlertServices } from "./alerts/alerts";
+import { createAccountServices } from "./auth/account";
+import { type Auth, revokeSessionToken } from "./auth/auth";
+import { createLoginThrottle } from "./auth/login-throttle";
+import { createPasswordResetServices } from "./auth/password-reset";
+import { createAuthRequests } from "./auth/requests";
+import { createSessionServices } from "./auth/sessions";
+import { createSsoServices } from "./auth/sso";
+import { createDigestServices } from "./events/digests";
+import { createEventApi } from "./events/event-api";
+import { createIngestDataServices } from "./events/ingest-data";
+import { createStatsApi } from "./events/stats-api";
+import { createTraceServices } from "./events/traces";
+import { createFeedbackServices } from "./feedback/inbox";
+import { createUserFeedbackApi } from "./feedback/user-feedback-api";
+import { createHealthServices } from "./installation/health";
+import { createOperatorServices, type OperatorServices } from "./installation/operator";
+import { createSetupServices } from "./installation/setup";
+import { createIssueActions } from "./issues/actions";
+import { createIssueBulk } from "./issues/bulk";
+import { createEventReads, createIssueReads } from "./issues/reads";
+import { createIssueRedirects } from "./issues/redirects";
+import { toEventDetail, toIssueDetail, toIssueSummary } from "./issues/shapes";
+import { createIssueStream } from "./issues/stream";
+import { createIssueUnmerge } from "./issues/unmerge";
+import { createMemberServices } from "./members/members";
+import { createTeamServices } from "./members/teams";
+import { createTokenServices } from "./members/tokens";
+import { createMonitorServices } from "./monitors/cron";
+import { createUptimeServices } from "./monitors/uptime";
+import { createProjectAdmin } from "./orgs/project-admin";
+import { createOrgServices, createProjectReads } from "./orgs/reads";
+import { createArtifactServices } from "./releases/artifacts";
+import { createReleaseApi } from "./releases/release-api";
+import { createReleaseServices } from "./releases/screens";
 import type { AppServices } from "./services";
-import { createSessionServices } from "./session-service";
-import { createSetupServices } from "./setup-service";
-import { createSsoServices } from "./sso-service";
-import { createStatsApi } from "./stats-api";
-import { createTeamServices } from "./team-service";
-import { createTokenServices } from "./token-service";
-import { createTraceServices } from "./trace-service";
-import { createUptimeServices } from "./uptime-service";
-import { createUserFeedbackApi } from "./user-feedback-api";
 
 export type { OperatorServices };
 

@@ -3,32 +3,32 @@
  * these, and each checks the viewer's access itself (authorization lives here, not in routes).
  */
 import type { Logger } from "pino";
-import type { AccountServices } from "./account-service";
-import type { AlertServices } from "./alert-service";
-import type { ArtifactServices } from "./artifact-service";
-import type { AuthRequests } from "./auth-requests";
-import type { EventApiServices } from "./event-api";
-import type { FeedbackServices } from "./feedback-service";
-import type { IngestDataServices } from "./ingest-data-services";
-import type { IssueActions } from "./issue-actions";
-import type { IssueBulkServices } from "./issue-bulk";
-import type { IssueRedirects } from "./issue-redirects";
-import type { IssueSort, IssueStreamServices } from "./issue-stream";
-import type { IssueUnmerge } from "./issue-unmerge";
-import type { MemberServices } from "./member-service";
-import type { MonitorServices } from "./monitor-service";
-import type { PasswordResetServices } from "./password-reset-service";
-import type { KeyServices, ProjectAdminServices } from "./project-admin";
-import type { ReleaseApiServices } from "./release-api";
-import type { ReleaseServices } from "./release-service";
-import type { SsoServices } from "./sso-service";
-import type { StatsApi } from "./stats-api";
-import type { TeamServices } from "./team-service";
-import type { TokenServices } from "./token-service";
-import type { TraceServices } from "./trace-service";
+import type { AlertServices } from "./alerts/alerts";
+import type { AccountServices } from "./auth/account";
+import type { PasswordResetServices } from "./auth/password-reset";
+import type { AuthRequests } from "./auth/requests";
+import type { SsoServices } from "./auth/sso";
+import type { EventApiServices } from "./events/event-api";
+import type { IngestDataServices } from "./events/ingest-data";
+import type { StatsApi } from "./events/stats-api";
+import type { TraceServices } from "./events/traces";
+import type { FeedbackServices } from "./feedback/inbox";
+import type { UserFeedbackApi } from "./feedback/user-feedback-api";
+import type { IssueActions } from "./issues/actions";
+import type { IssueBulkServices } from "./issues/bulk";
+import type { IssueRedirects } from "./issues/redirects";
+import type { IssueSort, IssueStreamServices } from "./issues/stream";
+import type { IssueUnmerge } from "./issues/unmerge";
+import type { MemberServices } from "./members/members";
+import type { TeamServices } from "./members/teams";
+import type { TokenServices } from "./members/tokens";
+import type { MonitorServices } from "./monitors/cron";
+import type { UptimeServices } from "./monitors/uptime";
+import type { KeyServices, ProjectAdminServices } from "./orgs/project-admin";
+import type { ArtifactServices } from "./releases/artifacts";
+import type { ReleaseApiServices } from "./releases/release-api";
+import type { ReleaseServices } from "./releases/screens";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
-import type { UptimeServices } from "./uptime-service";
-import type { UserFeedbackApi } from "./user-feedback-api";
 
 export interface SetupInput {
   name: string;
@@ -71,19 +71,19 @@ export interface AppServices {
     listForViewer(viewer: Viewer): Promise<OrgSummary[]>;
     /** Throws not_found when the org does not exist or the viewer is not a member. */
     get(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
-    /** An owner of any organization creates another, as its owner (src/server/org-create.ts). */
+    /** An owner of any organization creates another, as its owner (src/server/orgs/create.ts). */
     create(viewer: Viewer, input: { name: string; slug: string }): Promise<{ slug: string }>;
   };
-  /** Reads (every member) plus create / settings (src/server/project-admin.ts; changes need admin or owner). */
+  /** Reads (every member) plus create / settings (src/server/orgs/project-admin.ts; changes need admin or owner). */
   projects: {
     list(viewer: Viewer, orgSlug: string): Promise<ProjectSummary[]>;
     get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
   } & ProjectAdminServices;
-  /** DSN keys of a project: list (members), create / label / disable / rotate (admins, owners) — src/server/project-admin.ts */
+  /** DSN keys of a project: list (members), create / label / disable / rotate (admins, owners) — src/server/orgs/project-admin.ts */
   keys: KeyServices;
-  /** Releases with new issues, regressions, release health and artifacts — src/server/release-service.ts */
+  /** Releases with new issues, regressions, release health and artifacts — src/server/releases/screens.ts */
   releases: ReleaseServices;
-  /** The user-feedback inbox — src/server/feedback-service.ts */
+  /** The user-feedback inbox — src/server/feedback/inbox.ts */
   feedback: FeedbackServices;
   issues: {
     list(viewer: Viewer, orgSlug: string, q: IssueListQuery): Promise<Page<IssueSummary>>;
@@ -101,7 +101,7 @@ export interface AppServices {
     latestForIssue(viewer: Viewer, orgSlug: string, issueId: number): Promise<EventDetail | null>;
     get(viewer: Viewer, orgSlug: string, projectSlug: string, eventId: string): Promise<EventDetail>;
   };
-  /** Source-map uploads (chunks, artifact bundles, legacy release files): src/server/artifact-service.ts */
+  /** Source-map uploads (chunks, artifact bundles, legacy release files): src/server/releases/artifacts.ts */
   artifacts: ArtifactServices;
   /** Next.js digests: the events sharing one across the org's projects, and the links between server and browser halves. */
   digests: {
@@ -115,45 +115,45 @@ export interface AppServices {
     /** Events in other issues sharing a digest with this issue's recent events (±7 days), one row per issue, server first. */
     linkedForIssue(viewer: Viewer, orgSlug: string, issueId: number): Promise<DigestEvent[]>;
   };
-  /** Spans and logs of an error's trace, for its issue page — src/server/trace-service.ts */
+  /** Spans and logs of an error's trace, for its issue page — src/server/events/traces.ts */
   traces: TraceServices;
-  /** Outcome counters per project (admins) — src/server/ingest-data-services.ts */
+  /** Outcome counters per project (admins) — src/server/events/ingest-data.ts */
   outcomes: IngestDataServices["outcomes"];
-  /** Event attachments: list and download with authorization — src/server/ingest-data-services.ts */
+  /** Event attachments: list and download with authorization — src/server/events/ingest-data.ts */
   attachments: IngestDataServices["attachments"];
-  /** Sentry's event lists, issue tags and hashes over REST (src/server/event-api.ts) */
+  /** Sentry's event lists, issue tags and hashes over REST (src/server/events/event-api.ts) */
   eventApi: EventApiServices;
-  /** Sentry's user-feedback list and create over REST (src/server/user-feedback-api.ts) */
+  /** Sentry's user-feedback list and create over REST (src/server/feedback/user-feedback-api.ts) */
   userFeedbackApi: UserFeedbackApi;
-  /** Sentry's usage stats (project stats, stats_v2) from the outcome counters (src/server/stats-api.ts) */
+  /** Sentry's usage stats (project stats, stats_v2) from the outcome counters (src/server/events/stats-api.ts) */
   statsApi: StatsApi;
-  /** Sentry's releases REST API: detail, update, delete, commits, deploys (src/server/release-api.ts) */
+  /** Sentry's releases REST API: detail, update, delete, commits, deploys (src/server/releases/release-api.ts) */
   releaseApi: ReleaseApiServices;
-  /** Sentry's bulk issue mutations by search instead of ids (src/server/issue-bulk.ts) */
+  /** Sentry's bulk issue mutations by search instead of ids (src/server/issues/bulk.ts) */
   issueBulk: IssueBulkServices;
   health: {
     ready(): Promise<{ ok: boolean; database: boolean; migrations: boolean; writable: boolean }>;
     /** Records a storage failure (logged once per state change); false when `err` is something else. */
     storageFailed(err: unknown): boolean;
   };
-  /** Better Auth's endpoints behind the login throttle (src/server/auth-requests.ts). */
+  /** Better Auth's endpoints behind the login throttle (src/server/auth/requests.ts). */
   authRequests: AuthRequests;
-  /** Members and invitations of an organization, and the public invitation link — src/server/member-service.ts */
+  /** Members and invitations of an organization, and the public invitation link — src/server/members/members.ts */
   members: MemberServices;
-  /** Teams: members and the projects they see — src/server/team-service.ts */
+  /** Teams: members and the projects they see — src/server/members/teams.ts */
   teams: TeamServices;
-  /** The signed-in user's own account: name, password, sessions — src/server/account-service.ts */
+  /** The signed-in user's own account: name, password, sessions — src/server/auth/account.ts */
   account: AccountServices;
-  /** "Forgot password" by email — src/server/password-reset-service.ts */
+  /** "Forgot password" by email — src/server/auth/password-reset.ts */
   passwordReset: PasswordResetServices;
-  /** Organization and personal API tokens — src/server/token-service.ts */
+  /** Organization and personal API tokens — src/server/members/tokens.ts */
   tokens: TokenServices;
-  /** Alert rules, channels, delivery log, mutes, email opt-outs — src/server/alert-service.ts */
+  /** Alert rules, channels, delivery log, mutes, email opt-outs — src/server/alerts/alerts.ts */
   alerts: AlertServices;
-  /** Cron monitors and their check-ins — src/server/monitor-service.ts */
+  /** Cron monitors and their check-ins — src/server/monitors/cron.ts */
   monitors: MonitorServices;
-  /** Uptime (HTTP) monitors — src/server/uptime-service.ts */
+  /** Uptime (HTTP) monitors — src/server/monitors/uptime.ts */
   uptime: UptimeServices;
-  /** Single sign-on (OpenID Connect) per organization — src/server/sso-service.ts */
+  /** Single sign-on (OpenID Connect) per organization — src/server/auth/sso.ts */
   sso: SsoServices;
 }

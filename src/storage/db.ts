@@ -7,7 +7,7 @@ import path from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { Config } from "../config";
-import { openQueueFile, queueFileOf } from "./queue-file";
+import { openQueueFile, queueFileOf } from "./queue/file";
 import type { Database } from "./schema";
 import SQLite, { type BetterSqlite3 } from "./sqlite-driver";
 

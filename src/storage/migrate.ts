@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { Migrator } from "kysely/migration";
 import type { Db } from "./db";
 import { latestMigration, migrationsFor } from "./migrations/index";
-import { adoptQueueFile } from "./queue-file";
+import { adoptQueueFile } from "./queue/file";
 
 /** Applies pending migrations; throws with the failing migration's name. */
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -667,7 +667,7 @@ export interface OrgSsoTable {
   org_id: number;
   issuer: string;
   client_id: string;
-  /** AES-256-GCM under a key derived from the installation secret (src/server/secret-box.ts) */
+  /** AES-256-GCM under a key derived from the installation secret (src/server/auth/secret-box.ts) */
   client_secret_sealed: string;
   default_role: MembersTable["role"];
   /** 1: members other than owners must sign in through the provider */

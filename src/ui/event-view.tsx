@@ -2,7 +2,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import type { NormalizedEvent } from "@/core/event";
 import { statTagsOf } from "@/core/search/event-tags";
-import type { AttachmentRef, EventNavigation } from "@/server/issue-stream";
+import type { AttachmentRef, EventNavigation } from "@/server/issues/stream";
 import type { EventDetail } from "@/server/types";
 import { Breadcrumbs } from "./breadcrumbs";
 import { ContextTables } from "./context-tables";

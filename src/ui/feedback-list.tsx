@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { FeedbackItem } from "@/server/feedback-service";
+import type { FeedbackItem } from "@/server/feedback/inbox";
 import { LevelDot } from "./level";
 import { TimeAgo } from "./time-ago";
 

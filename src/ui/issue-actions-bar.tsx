@@ -7,7 +7,7 @@
  */
 import { useRouter } from "next/navigation";
 import { useEffect, useState, useTransition } from "react";
-import type { IssueMuteState } from "@/server/alert-service";
+import type { IssueMuteState } from "@/server/alerts/alerts";
 import type { IssueUpdate } from "@/server/types";
 import { absoluteTime } from "./format";
 import type { ActionResult, TriageActions } from "./triage-actions";

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { IssueFeedback } from "@/server/issue-stream";
+import type { IssueFeedback } from "@/server/issues/stream";
 import { TimeAgo } from "./time-ago";
 
 /** What users wrote about this issue's events (report dialog, feedback widget), as plain text. */

@@ -3,7 +3,7 @@
  * check-ins and the durations chart (inline SVG). Colours follow UI.md: only failures are
  * saturated (error/timeout red, missed amber); ok is quiet, in progress blue.
  */
-import type { MonitorCheckIn } from "@/server/monitor-service";
+import type { MonitorCheckIn } from "@/server/monitors/cron";
 import { absoluteTime } from "./format";
 
 const COLOUR: Record<string, string> = {

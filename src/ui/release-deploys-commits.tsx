@@ -1,4 +1,4 @@
-import type { ReleaseExtras } from "@/server/release-api";
+import type { ReleaseExtras } from "@/server/releases/release-api";
 import { TimeAgo } from "./time-ago";
 
 const firstLine = (s: string | null) => (s ?? "").split("\n")[0]?.trim() ?? "";

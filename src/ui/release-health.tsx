@@ -3,7 +3,7 @@
  * inline SVG bars (healthy, errored, abnormal, crashed) with each day's numbers in its tooltip.
  */
 
-import type { SessionDay } from "@/server/release-service";
+import type { SessionDay } from "@/server/releases/screens";
 import { formatRate } from "../core/sessions";
 
 /** 0.99996 → "99.99%", floored (src/core/sessions.ts: alert messages format it the same way). */

@@ -1,6 +1,6 @@
 "use client";
 
-import type { SsoSettingsView } from "@/server/sso-service";
+import type { SsoSettingsView } from "@/server/auth/sso";
 import { type FormAction, SettingsForm } from "./settings-form";
 
 const LABELS = { issuer: "Issuer URL", clientId: "Client id", clientSecret: "Client secret", defaultRole: "Role of new people" };

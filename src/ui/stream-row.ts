@@ -3,7 +3,7 @@
  * server (relative times, counts, the sparkline's SVG path), so the client renders without
  * clocks or maths and hydration never disagrees.
  */
-import type { StreamIssue, StreamPage } from "@/server/issue-stream";
+import type { StreamIssue, StreamPage } from "@/server/issues/stream";
 import type { UserRef } from "@/server/types";
 import { absoluteTime, compactCount, relativeTime } from "./format";
 import { SPARK_H, SPARK_W, sparkBars } from "./sparkline-path";

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { TagDistribution } from "@/server/issue-stream";
+import type { TagDistribution } from "@/server/issues/stream";
 import { quoteValue } from "../core/search/suggest";
 
 /**

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { TokenInfo } from "@/server/token-service";
+import type { TokenInfo } from "@/server/members/tokens";
 import { TimeAgo } from "./time-ago";
 
 /** Tokens with their name, scopes, last use and expiry; `revoke` renders each row's action. */

@@ -3,7 +3,7 @@
  * Server-rendered, no script: bars are positioned with percentages of the trace's duration.
  * Everything from the SDK is rendered as text.
  */
-import type { TraceView } from "@/server/trace-service";
+import type { TraceView } from "@/server/events/traces";
 import { LevelDot } from "./level";
 
 /** The event's trace id (`contexts.trace.trace_id`), when it has one. */

@@ -7,7 +7,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { LatencySlot, UptimeState } from "@/core/monitors/uptime";
-import type { UptimeDetail, UptimeSummary } from "@/server/uptime-service";
+import type { UptimeDetail, UptimeSummary } from "@/server/monitors/uptime";
 import { absoluteTime } from "./format";
 import { formatDuration, StatusDot } from "./monitor-parts";
 import { TimeAgo } from "./time-ago";

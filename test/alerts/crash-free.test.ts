@@ -10,7 +10,7 @@ import { loadConfig } from "../../src/config";
 import type { ReleaseAlert } from "../../src/core/alerts/message";
 import { deliverDue } from "../../src/pipeline/alerts/delivery-loop";
 import type { SendDeps } from "../../src/pipeline/alerts/send-notification";
-import { listSessionAggregates } from "../../src/storage/sessions";
+import { listSessionAggregates } from "../../src/storage/releases/sessions";
 import { dialects } from "../helpers/test-db";
 import { MINUTE } from "../lifecycle/helpers";
 import { silentLog } from "../pipeline/helpers";

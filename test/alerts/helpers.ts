@@ -4,8 +4,8 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { NotificationRow } from "../../src/storage/notifications";
-import { enqueueMany } from "../../src/storage/queue";
+import type { NotificationRow } from "../../src/storage/alerts/notifications";
+import { enqueueMany } from "../../src/storage/queue/queue";
 import { createWorld, type World } from "../lifecycle/helpers";
 import { drain, hexId } from "../pipeline/helpers";
 

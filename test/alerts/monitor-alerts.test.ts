@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { IssueAlert } from "../../src/core/alerts/message";
-import { enqueueMany } from "../../src/storage/queue";
+import { enqueueMany } from "../../src/storage/queue/queue";
 import { dialects } from "../helpers/test-db";
 import { drain, hexId } from "../pipeline/helpers";
 import { type AlertWorld, createAlertWorld } from "./helpers";

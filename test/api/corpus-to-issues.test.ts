@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDb } from "../../src/storage/db.js";
-import { queueStore } from "../../src/storage/queue";
+import { queueStore } from "../../src/storage/queue/queue";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
 

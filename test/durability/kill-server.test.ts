@@ -7,7 +7,7 @@
 import http from "node:http";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { queueFileOf } from "../../src/storage/queue-file";
+import { queueFileOf } from "../../src/storage/queue/file";
 import Database, { type BetterSqlite3 } from "../../src/storage/sqlite-driver";
 import { eventually, startServer, type TestServer } from "../helpers/server";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-db";

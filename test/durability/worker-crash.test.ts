@@ -12,7 +12,7 @@ import { registry } from "../../src/metrics";
 import { startWorkerThread } from "../../src/pipeline/start-worker-thread";
 import { type Db, openDb } from "../../src/storage/db";
 import { migrateToLatest } from "../../src/storage/migrate";
-import { claimBatch, enqueueMany, type QueueInsert, queueDepth } from "../../src/storage/queue";
+import { claimBatch, enqueueMany, type QueueInsert, queueDepth } from "../../src/storage/queue/queue";
 import { eventually, startServer, type TestServer } from "../helpers/server";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-db";
 import { createProject, hexId } from "../pipeline/helpers";

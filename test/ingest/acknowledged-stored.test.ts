@@ -9,10 +9,10 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ERROR_CATALOGUE, type ErrorCode } from "../../src/core/errors";
-import { listEventAttachments } from "../../src/storage/attachments";
 import type { Db } from "../../src/storage/db";
-import { getEvent } from "../../src/storage/events";
-import { queueDepth } from "../../src/storage/queue";
+import { listEventAttachments } from "../../src/storage/events/attachments";
+import { getEvent } from "../../src/storage/events/events";
+import { queueDepth } from "../../src/storage/queue/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { drain } from "../pipeline/helpers";
 import { type JsonText, oddEventJson } from "./arbitraries";

@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ERROR_CATALOGUE, type ErrorCode } from "../../src/core/errors";
 import type { Db } from "../../src/storage/db";
-import { queueDepth } from "../../src/storage/queue";
+import { queueDepth } from "../../src/storage/queue/queue";
 import { openTestDb } from "../helpers/test-db";
 import { drain } from "../pipeline/helpers";
 import { hostileEnvelope } from "./arbitraries";

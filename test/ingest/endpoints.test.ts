@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseEnvelope } from "../../src/ingest/parse-envelope";
 import { registry } from "../../src/metrics";
 import type { Db } from "../../src/storage/db";
-import { queueDepth, queueStore } from "../../src/storage/queue";
+import { queueDepth, queueStore } from "../../src/storage/queue/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { eventEnvelope, type HandlerServer, outcomeCounts, request, type SeededProject, seedProject, startHandler, until } from "./helpers";
 

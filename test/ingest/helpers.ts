@@ -9,8 +9,8 @@ import { createIngestHandler, type IngestHandler, type IngestHandlerDeps } from 
 import { createLogger } from "../../src/log";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { listOutcomes } from "../../src/storage/outcomes";
-import { insertKey, insertProject } from "../../src/storage/projects";
+import { listOutcomes } from "../../src/storage/events/outcomes";
+import { insertKey, insertProject } from "../../src/storage/orgs/projects";
 import { tempDir } from "../helpers/test-db";
 
 export interface Reply {

@@ -18,9 +18,9 @@ import { parseEnvelope } from "../../src/ingest/parse-envelope.js";
 import { createLogger } from "../../src/log.js";
 import type { Db } from "../../src/storage/db.js";
 import { writeTx } from "../../src/storage/dialect.js";
-import { insertKey, insertProject } from "../../src/storage/projects.js";
-import { queueStore } from "../../src/storage/queue";
-import { queueDepth } from "../../src/storage/queue.js";
+import { insertKey, insertProject } from "../../src/storage/orgs/projects.js";
+import { queueStore } from "../../src/storage/queue/queue";
+import { queueDepth } from "../../src/storage/queue/queue.js";
 import { EVENT_SAMPLES, eventEnvelope, eventSampleFiles, knownBroken, nodeEnvelopeCaptures, retarget } from "../helpers/ingest-fixtures.js";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db.js";
 

@@ -6,14 +6,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hourStart } from "../../src/core/outcomes";
 import { digestBatch } from "../../src/pipeline/digest-batch";
-import { getAttachment, listEventAttachments } from "../../src/storage/attachments";
 import type { Db } from "../../src/storage/db";
-import { countEvents, getEvent } from "../../src/storage/events";
-import { listFeedback } from "../../src/storage/feedback";
-import { listOutcomes, type OutcomeRow } from "../../src/storage/outcomes";
-import { claimBatch, enqueueMany, type QueueInsert, queueDepth } from "../../src/storage/queue";
-import { releaseCounts } from "../../src/storage/release-reads";
-import { listSessionAggregates } from "../../src/storage/sessions";
+import { getAttachment, listEventAttachments } from "../../src/storage/events/attachments";
+import { countEvents, getEvent } from "../../src/storage/events/events";
+import { listOutcomes, type OutcomeRow } from "../../src/storage/events/outcomes";
+import { listFeedback } from "../../src/storage/feedback/feedback";
+import { claimBatch, enqueueMany, type QueueInsert, queueDepth } from "../../src/storage/queue/queue";
+import { releaseCounts } from "../../src/storage/releases/reads";
+import { listSessionAggregates } from "../../src/storage/releases/sessions";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject, deps, drain, hexId } from "../pipeline/helpers";
 

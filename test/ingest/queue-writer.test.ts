@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hourStart } from "../../src/core/outcomes";
 import type { Db } from "../../src/storage/db";
-import { listOutcomes } from "../../src/storage/outcomes";
-import { type QueueInsert, queueDepth, queueStore } from "../../src/storage/queue";
-import { queueWriterFor } from "../../src/storage/queue-writer";
+import { listOutcomes } from "../../src/storage/events/outcomes";
+import { type QueueInsert, queueDepth, queueStore } from "../../src/storage/queue/queue";
+import { queueWriterFor } from "../../src/storage/queue/writer";
 import { openTestDb } from "../helpers/test-db";
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);

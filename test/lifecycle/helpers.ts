@@ -4,13 +4,13 @@
  */
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
-import { createAuth, migrateAuth } from "../../src/server/auth";
+import { createAuth, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
 import type { Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { findOrgBySlug, upsertMember } from "../../src/storage/orgs";
-import { enqueueMany } from "../../src/storage/queue";
+import { findOrgBySlug, upsertMember } from "../../src/storage/orgs/orgs";
+import { enqueueMany } from "../../src/storage/queue/queue";
 import { openTestDb } from "../helpers/test-db";
 import { drain, hexId } from "../pipeline/helpers";
 

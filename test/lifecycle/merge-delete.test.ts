@@ -4,8 +4,8 @@
  * fingerprint starts a new issue.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { countEvents } from "../../src/storage/events";
-import { getIssue, listIssueHashes } from "../../src/storage/issues";
+import { countEvents } from "../../src/storage/events/events";
+import { getIssue, listIssueHashes } from "../../src/storage/issues/issues";
 import { dialects } from "../helpers/test-db";
 import { codeOf, createWorld, type World } from "./helpers";
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDb } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { findOrgBySlug, upsertMember } from "../../src/storage/orgs";
+import { findOrgBySlug, upsertMember } from "../../src/storage/orgs/orgs";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
 

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseCheckIn } from "../../src/core/monitors/checkin";
 import { MONITOR_WAIT_ATTEMPTS, storeCheckIn } from "../../src/pipeline/monitor-checkins";
 import { evaluateMonitors } from "../../src/pipeline/monitor-evaluator";
-import { listActivity } from "../../src/storage/activity";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { getLatestEvent } from "../../src/storage/events";
-import { getIssue } from "../../src/storage/issues";
-import { findMonitor, getOrCreateEnvironment, insertCheckIn, listCheckIns, listEnvironments } from "../../src/storage/monitors";
-import { enqueueMany, queueStore } from "../../src/storage/queue";
+import { getLatestEvent } from "../../src/storage/events/events";
+import { listActivity } from "../../src/storage/issues/activity";
+import { getIssue } from "../../src/storage/issues/issues";
+import { findMonitor, getOrCreateEnvironment, insertCheckIn, listCheckIns, listEnvironments } from "../../src/storage/monitors/monitors";
+import { enqueueMany, queueStore } from "../../src/storage/queue/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject, drain, hexId } from "../pipeline/helpers";
 

@@ -7,14 +7,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
-import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth";
+import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
 import type { AppServices } from "../../src/server/services";
 import type { Role, Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { insertOrg, upsertMember } from "../../src/storage/orgs";
-import { recordUptimeResult } from "../../src/storage/uptime";
+import { recordUptimeResult } from "../../src/storage/monitors/uptime";
+import { insertOrg, upsertMember } from "../../src/storage/orgs/orgs";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db";
 
 const NOW = Date.UTC(2026, 4, 10, 12, 0, 0);

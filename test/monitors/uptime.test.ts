@@ -8,10 +8,10 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseUptimeConfig } from "../../src/core/monitors/uptime";
 import { runUptimeChecks } from "../../src/pipeline/uptime-checker";
-import { listActivity } from "../../src/storage/activity";
 import type { Db } from "../../src/storage/db";
-import { getIssue } from "../../src/storage/issues";
-import { getUptimeMonitor, insertUptimeMonitor, listUptimeResults } from "../../src/storage/uptime";
+import { listActivity } from "../../src/storage/issues/activity";
+import { getIssue } from "../../src/storage/issues/issues";
+import { getUptimeMonitor, insertUptimeMonitor, listUptimeResults } from "../../src/storage/monitors/uptime";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject } from "../pipeline/helpers";
 

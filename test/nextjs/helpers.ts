@@ -4,7 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { QueueInsert } from "../../src/storage/queue";
+import type { QueueInsert } from "../../src/storage/queue/queue";
 
 export const FIXTURES = path.resolve(import.meta.dirname, "fixtures");
 

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_GROUPING_VERSION } from "../../src/core/grouping/index";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { getEvent } from "../../src/storage/events";
-import { listIssueHashes } from "../../src/storage/issues";
-import { readProjectProcessing, switchGroupingVersion } from "../../src/storage/project-processing";
-import { findProjectById } from "../../src/storage/projects";
-import { enqueueMany } from "../../src/storage/queue";
+import { getEvent } from "../../src/storage/events/events";
+import { listIssueHashes } from "../../src/storage/issues/issues";
+import { readProjectProcessing, switchGroupingVersion } from "../../src/storage/orgs/project-processing";
+import { findProjectById } from "../../src/storage/orgs/projects";
+import { enqueueMany } from "../../src/storage/queue/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject, drain, hexId } from "./helpers";
 

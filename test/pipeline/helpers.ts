@@ -4,8 +4,8 @@ import type { Config } from "../../src/config";
 import { type DigestResult, digestBatch, sha256Hex } from "../../src/pipeline/digest-batch";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { insertProject } from "../../src/storage/projects";
-import { claimBatch } from "../../src/storage/queue";
+import { insertProject } from "../../src/storage/orgs/projects";
+import { claimBatch } from "../../src/storage/queue/queue";
 
 export const silentLog = pino({ level: "silent" });
 

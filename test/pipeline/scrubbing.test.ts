@@ -11,10 +11,10 @@ import { gunzipSync } from "node:zlib";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/storage/db";
-import { decodePayloadText, getEvent } from "../../src/storage/events";
-import { getIssue } from "../../src/storage/issues";
-import { enqueueMany, queueDepth } from "../../src/storage/queue";
-import { queueFileOf } from "../../src/storage/queue-file";
+import { decodePayloadText, getEvent } from "../../src/storage/events/events";
+import { getIssue } from "../../src/storage/issues/issues";
+import { queueFileOf } from "../../src/storage/queue/file";
+import { enqueueMany, queueDepth } from "../../src/storage/queue/queue";
 import { dialects, openTestDb, type TestDatabase } from "../helpers/test-db";
 import { toEnvelope } from "./corpus";
 import { createProject, drain, hexId } from "./helpers";
@@ -132,7 +132,7 @@ function texts(v: unknown): string[] {
     const out = [buf.toString("latin1")];
     if (buf[0] === 0x1f && buf[1] === 0x8b) out.push(gunzipSync(buf).toString("utf8"));
     else if (buf[0] === 0x01) {
-      // Brotli event payloads (storage/events.ts); another blob may start with the same byte.
+      // Brotli event payloads (storage/events/events.ts); another blob may start with the same byte.
       try {
         out.push(decodePayloadText(buf));
       } catch {}

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { startWorkerThread, workerEntry } from "../../src/pipeline/start-worker-thread";
 import { type Db, openDb } from "../../src/storage/db";
-import { getEvent } from "../../src/storage/events";
+import { getEvent } from "../../src/storage/events/events";
 import { migrateToLatest } from "../../src/storage/migrate";
-import { enqueueMany, queueDepth } from "../../src/storage/queue";
+import { enqueueMany, queueDepth } from "../../src/storage/queue/queue";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-db";
 import { createProject, hexId } from "./helpers";
 

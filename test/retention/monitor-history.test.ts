@@ -8,8 +8,8 @@ import type { MonitorConfig } from "../../src/core/monitors/checkin";
 import { runRetention } from "../../src/pipeline/retention";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { getOrCreateEnvironment, insertCheckIn, insertMonitor, listCheckIns, listEnvironments } from "../../src/storage/monitors";
-import { getUptimeMonitor, insertUptimeMonitor, listUptimeResults, recordUptimeResult } from "../../src/storage/uptime";
+import { getOrCreateEnvironment, insertCheckIn, insertMonitor, listCheckIns, listEnvironments } from "../../src/storage/monitors/monitors";
+import { getUptimeMonitor, insertUptimeMonitor, listUptimeResults, recordUptimeResult } from "../../src/storage/monitors/uptime";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject } from "../pipeline/helpers";
 

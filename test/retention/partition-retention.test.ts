@@ -8,9 +8,10 @@ import { sql } from "kysely";
 import pg from "pg";
 import { describe, expect, test } from "vitest";
 import { runRetention } from "../../src/pipeline/retention";
-import { insertAttachment } from "../../src/storage/attachments";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
+import { insertAttachment } from "../../src/storage/events/attachments";
+import { countEvents, getEvent, getLatestEvent } from "../../src/storage/events/events";
 import {
   DEFAULT_PARTITION,
   detachEventPartition,
@@ -19,11 +20,10 @@ import {
   guardOldEventPointers,
   partitionName,
   weekStart,
-} from "../../src/storage/event-partitions";
-import { countEvents, getEvent, getLatestEvent } from "../../src/storage/events";
-import { getIssue } from "../../src/storage/issues";
-import { writeProjectSettings } from "../../src/storage/projects";
-import { enqueueMany } from "../../src/storage/queue";
+} from "../../src/storage/events/partitions";
+import { getIssue } from "../../src/storage/issues/issues";
+import { writeProjectSettings } from "../../src/storage/orgs/projects";
+import { enqueueMany } from "../../src/storage/queue/queue";
 import { eventually } from "../helpers/server";
 import { openTestDb, postgresAvailable } from "../helpers/test-db";
 import { createProject, drain, hexId } from "../pipeline/helpers";
@@ -209,7 +209,7 @@ describe.runIf(await postgresAvailable())("partitioned retention on postgres", (
       const middle = a[1] as string;
       const other = await issueOf(db, p, await send(db, p, "X", NOW - DAY));
       const old = partitionName(OLD_WEEK);
-      // What the unmerge does to the week (src/server/issue-unmerge.ts): in one transaction,
+      // What the unmerge does to the week (src/server/issues/unmerge.ts): in one transaction,
       // guarded, the middle event (doomed: neither first nor latest) moves to another issue and
       // becomes its first event, if it is still in `events`.
       const unmergeLike = () =>

@@ -15,8 +15,8 @@ import { createIngestHandler, type IngestHandler } from "../../src/ingest/ingest
 import { createLogger } from "../../src/log.js";
 import type { Db } from "../../src/storage/db.js";
 import { writeTx } from "../../src/storage/dialect.js";
-import { insertKey, insertProject } from "../../src/storage/projects.js";
-import { queueStore } from "../../src/storage/queue";
+import { insertKey, insertProject } from "../../src/storage/orgs/projects.js";
+import { queueStore } from "../../src/storage/queue/queue";
 import { openTestDb, tempDir } from "../helpers/test-db.js";
 
 const CHROMIUM = "/usr/bin/chromium";

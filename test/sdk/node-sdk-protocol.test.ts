@@ -16,7 +16,7 @@ import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseEnvelope } from "../../src/ingest/parse-envelope";
 import type { Db } from "../../src/storage/db";
-import { queueStore } from "../../src/storage/queue";
+import { queueStore } from "../../src/storage/queue/queue";
 import { openTestDb } from "../helpers/test-db";
 import { type HandlerServer, outcomeCounts, type SeededProject, seedProject, startHandler } from "../ingest/helpers";
 import { drain } from "../pipeline/helpers";

@@ -10,7 +10,7 @@ import * as esbuild from "esbuild";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/storage/db";
-import { listFeedback } from "../../src/storage/feedback";
+import { listFeedback } from "../../src/storage/feedback/feedback";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from "../helpers/server";
 import { openTestDb } from "../helpers/test-db";
 import { type HandlerServer, type SeededProject, seedProject, startHandler, until } from "../ingest/helpers";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { AppError } from "../../src/core/errors";
 import { createLogger } from "../../src/log";
-import { createAuth, migrateAuth } from "../../src/server/auth";
+import { createAuth, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
 import type { Viewer } from "../../src/server/types";
 import { dialects, openTestDb } from "../helpers/test-db";

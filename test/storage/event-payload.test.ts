@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, test } from "vitest";
-import { decodePayload, encodePayload } from "../../src/storage/events";
+import { decodePayload, encodePayload } from "../../src/storage/events/events";
 
 describe("event payload codec", () => {
   const event = { event_id: "a".repeat(32), message: "héllo", exception: { values: [{ type: "Error", value: "x".repeat(5000) }] } };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { IssueCounters } from "../../src/pipeline/issue-counters";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { getIssue, type IssueEventUpdate, insertIssue, recordIssueEvent } from "../../src/storage/issues";
+import { getIssue, type IssueEventUpdate, insertIssue, recordIssueEvent } from "../../src/storage/issues/issues";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject } from "../pipeline/helpers";
 

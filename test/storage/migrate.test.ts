@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/storage/db.js";
 import { isMigrated, migrateToLatest } from "../../src/storage/migrate.js";
-import { claimBatch, enqueueMany, queueDepth } from "../../src/storage/queue.js";
+import { claimBatch, enqueueMany, queueDepth } from "../../src/storage/queue/queue.js";
 import { dialects, openTestDb } from "../helpers/test-db.js";
 
 describe.each(await dialects())("storage on %s", (dialect) => {

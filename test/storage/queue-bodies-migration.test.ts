@@ -6,7 +6,7 @@ import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Db, openDb } from "../../src/storage/db";
 import { migrateToLatest } from "../../src/storage/migrate";
-import { claimBatch } from "../../src/storage/queue";
+import { claimBatch } from "../../src/storage/queue/queue";
 import { createTestDatabase, dialects, migrateUpTo, type TestDatabase } from "../helpers/test-db";
 
 describe.each(await dialects())("queue bodies migration on %s", (dialect) => {

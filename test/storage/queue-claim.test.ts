@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { claimBatch, deleteQueued, enqueueMany, FRESH_AVAILABLE_AT, type QueueInsert, queueStore } from "../../src/storage/queue";
+import { claimBatch, deleteQueued, enqueueMany, FRESH_AVAILABLE_AT, type QueueInsert, queueStore } from "../../src/storage/queue/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 
 const NOW = Date.UTC(2026, 10, 24, 8, 0, 0);

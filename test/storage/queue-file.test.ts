@@ -1,5 +1,5 @@
 /**
- * SQLite keeps the ingest queue in a file of its own (src/storage/queue-file.ts). The digest's
+ * SQLite keeps the ingest queue in a file of its own (src/storage/queue/file.ts). The digest's
  * results and the rows' removal are then two commits in two files; these tests stop between them
  * (a real lock held on the queue file by another connection) and check that nothing is digested
  * twice, that `queue_done` is emptied again, that rows an older version queued in the main file
@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { digestBatch } from "../../src/pipeline/digest-batch";
 import { type Db, openDb } from "../../src/storage/db";
 import { migrateToLatest } from "../../src/storage/migrate";
-import { claimBatch, enqueueMany, type QueueInsert, queueDepth, queueStore } from "../../src/storage/queue";
-import { queueFileOf } from "../../src/storage/queue-file";
+import { queueFileOf } from "../../src/storage/queue/file";
+import { claimBatch, enqueueMany, type QueueInsert, queueDepth, queueStore } from "../../src/storage/queue/queue";
 import Database from "../../src/storage/sqlite-driver";
 import { createTestDatabase, migrateUpTo, type TestDatabase } from "../helpers/test-db";
 import { createProject, deps, drain, hexId } from "../pipeline/helpers";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
-import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth";
+import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
 import type { AppServices } from "../../src/server/services";
 import type { Viewer } from "../../src/server/types";

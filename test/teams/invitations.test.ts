@@ -8,12 +8,12 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
-import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth";
+import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
 import type { Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { insertOrg, upsertMember } from "../../src/storage/orgs";
+import { insertOrg, upsertMember } from "../../src/storage/orgs/orgs";
 import { type SmtpInbox, startSmtpInbox } from "../helpers/smtp-inbox";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db";
 

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
-import { createAuth, createUserWithoutPassword, createUserWithPassword, migrateAuth } from "../../src/server/auth";
+import { createAuth, createUserWithoutPassword, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
 import type { Db } from "../../src/storage/db";
 import { eventually } from "../helpers/server";

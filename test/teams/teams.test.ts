@@ -7,17 +7,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
-import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth";
+import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
-import { sentryIssue } from "../../src/server/sentry-shapes";
+import { sentryIssue } from "../../src/server/issues/sentry-shapes";
 import type { AppServices } from "../../src/server/services";
 import type { IssueSummary, Role, Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { upsertFeedback } from "../../src/storage/feedback";
-import { insertIssue } from "../../src/storage/issues";
-import { insertOrg, upsertMember } from "../../src/storage/orgs";
-import { recordReleases } from "../../src/storage/releases";
+import { upsertFeedback } from "../../src/storage/feedback/feedback";
+import { insertIssue } from "../../src/storage/issues/issues";
+import { insertOrg, upsertMember } from "../../src/storage/orgs/orgs";
+import { recordReleases } from "../../src/storage/releases/releases";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db";
 
 const NOW = Date.UTC(2026, 4, 10, 12, 0, 0);

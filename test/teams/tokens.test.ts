@@ -13,14 +13,14 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
-import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth";
+import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
 import type { AppServices } from "../../src/server/services";
 import type { Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";
 import { openDb } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { insertOrg, upsertMember } from "../../src/storage/orgs";
+import { insertOrg, upsertMember } from "../../src/storage/orgs/orgs";
 import { ROOT, startServer, type TestServer } from "../helpers/server";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db";
 

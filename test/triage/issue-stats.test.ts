@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { insertEvent } from "../../src/storage/events";
+import { insertEvent } from "../../src/storage/events/events";
 import {
   bucketCounts,
   deleteIssueStats,
@@ -15,7 +15,7 @@ import {
   moveIssueStats,
   tagDistribution,
   writeIssueStats,
-} from "../../src/storage/issue-stats";
+} from "../../src/storage/issues/stats";
 import * as m0007 from "../../src/storage/migrations/0007-issue-stats";
 import { dialects, openTestDb } from "../helpers/test-db";
 

@@ -5,7 +5,7 @@
  * the issue page's data and an issue's filtered events.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { enqueueMany } from "../../src/storage/queue";
+import { enqueueMany } from "../../src/storage/queue/queue";
 import { dialects } from "../helpers/test-db";
 import { codeOf, createWorld, DAY, MINUTE, T0, type World } from "../lifecycle/helpers";
 import { drain, hexId } from "../pipeline/helpers";

@@ -8,8 +8,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { getIssue } from "../../src/storage/issues";
-import { enqueueMany } from "../../src/storage/queue";
+import { getIssue } from "../../src/storage/issues/issues";
+import { enqueueMany } from "../../src/storage/queue/queue";
 import { dialects } from "../helpers/test-db";
 import { codeOf, createWorld, type World } from "../lifecycle/helpers";
 import { drain, hexId } from "../pipeline/helpers";

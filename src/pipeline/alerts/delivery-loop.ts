@@ -19,9 +19,6 @@ import {
 import { backoffMs } from "../../core/alerts/retry-policy";
 import type { Logger } from "../../log";
 import { countNotification } from "../../metrics";
-import { findChannel, findRule } from "../../storage/alert-rules";
-import type { Db } from "../../storage/db";
-import { writeTx } from "../../storage/dialect";
 import {
   claimDueNotifications,
   heldOfRule,
@@ -32,7 +29,10 @@ import {
   type NotificationRow,
   ruleMessagesSince,
   rulesWithHeld,
-} from "../../storage/notifications";
+} from "../../storage/alerts/notifications";
+import { findChannel, findRule } from "../../storage/alerts/rules";
+import type { Db } from "../../storage/db";
+import { writeTx } from "../../storage/dialect";
 import { type SendDeps, sendNotification } from "./send-notification";
 
 export interface DeliveryOptions {

@@ -32,9 +32,9 @@ import type { NormalizedEvent } from "../../core/event";
 import type { IssueState } from "../../core/issue-state/types";
 import { statTagsOf } from "../../core/search/event-tags";
 import { parseIssueSearch, type SearchCondition } from "../../core/search/parse-query";
-import { enabledRules } from "../../storage/alert-rules";
+import { insertNotifications, type NewNotification, ruleMessagesSince } from "../../storage/alerts/notifications";
+import { enabledRules } from "../../storage/alerts/rules";
 import type { Tx } from "../../storage/dialect";
-import { insertNotifications, type NewNotification, ruleMessagesSince } from "../../storage/notifications";
 
 const HOUR = 3_600_000;
 

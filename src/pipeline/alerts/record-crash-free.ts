@@ -15,9 +15,9 @@
 import { crashFreeOf, crashFreeStep, type ReleaseSessionTotals } from "../../core/alerts/crash-free";
 import { MESSAGE_VERSION, type ReleaseAlert, releasePath } from "../../core/alerts/message";
 import type { AlertRule, CrashFreeTrigger } from "../../core/alerts/types";
-import { putRuleReleaseState, ruleReleaseStates } from "../../storage/alert-rules";
+import { putRuleReleaseState, ruleReleaseStates } from "../../storage/alerts/rules";
 import type { Tx } from "../../storage/dialect";
-import { releaseSessionTotals } from "../../storage/sessions";
+import { releaseSessionTotals } from "../../storage/releases/sessions";
 import { type ProjectAlerting, projectAlerting, queueMessages } from "./record-alert-triggers";
 
 interface Touched {

@@ -14,8 +14,8 @@ import type { AlertChannel } from "../../core/alerts/types";
 import { webhookRequest } from "../../core/alerts/webhook-bodies";
 import { MailNotConfiguredError, sendMail } from "../../net/mailer";
 import { OutboundError, safeRequest } from "../../net/safe-request";
+import { projectRecipientEmails } from "../../storage/alerts/notifications";
 import type { Db } from "../../storage/db";
-import { projectRecipientEmails } from "../../storage/notifications";
 
 export interface SendDeps {
   db: Db;

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { DialectName } from "../db";
-import { createEventPartitions, createWeekPartition, DEFAULT_PARTITION, EVENT_PARTITION_MS, weekStart } from "../event-partitions";
+import { createEventPartitions, createWeekPartition, DEFAULT_PARTITION, EVENT_PARTITION_MS, weekStart } from "../events/partitions";
 
 /**
  * PostgreSQL: `events` partitioned by week of `received_at`, so retention drops whole weeks

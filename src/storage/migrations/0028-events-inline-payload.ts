@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { DialectName } from "../db";
-import { applyPartitionStorage } from "../event-partitions";
+import { applyPartitionStorage } from "../events/partitions";
 
 /**
  * PostgreSQL: event rows up to ~8 KB stay whole in their heap page. The payload is already

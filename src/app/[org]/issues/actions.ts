@@ -5,7 +5,7 @@
  * client can roll back an optimistic update and say what failed.
  */
 import { z } from "zod";
-import type { IssueMuteState } from "@/server/alert-service";
+import type { IssueMuteState } from "@/server/alerts/alerts";
 import type { IssueUpdate } from "@/server/types";
 import type { ActionResult } from "@/ui/triage-actions";
 import { currentViewer, services } from "../../_lib/server";

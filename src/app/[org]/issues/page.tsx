@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import type { IssueSort, StatusFilter, StreamPage } from "@/server/issue-stream";
+import type { IssueSort, StatusFilter, StreamPage } from "@/server/issues/stream";
 import type { UserRef } from "@/server/types";
 import { IssueStream } from "@/ui/issue-stream";
 import { LiveUpdates } from "@/ui/live-updates";

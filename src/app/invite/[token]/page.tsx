@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import type { InvitationPreview } from "@/server/member-service";
+import type { InvitationPreview } from "@/server/members/members";
 import { AuthCard } from "@/ui/auth-card";
 import { InviteAcceptForm } from "@/ui/invite-accept-form";
 import { currentViewer, services } from "../../_lib/server";

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { sentryOrg } from "@/server/team-shapes";
+import { sentryOrg } from "@/server/members/sentry-shapes";
 
 // Sentry: the organizations the caller belongs to.
 export const GET = apiRoute(async (req) => {

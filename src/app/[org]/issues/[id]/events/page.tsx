@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import type { EventSummary } from "@/server/issue-stream";
+import type { EventSummary } from "@/server/issues/stream";
 import type { Page } from "@/server/types";
 import { absoluteTime, relativeTime } from "@/ui/format";
 import { LevelDot } from "@/ui/level";

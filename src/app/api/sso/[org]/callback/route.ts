@@ -1,6 +1,6 @@
 import { ssoErrorRedirect } from "@/app/api/sso/sso-redirects";
 import { app } from "@/server/app-context";
-import { createSessionCookies } from "@/server/auth";
+import { createSessionCookies } from "@/server/auth/auth";
 
 // Where the identity provider sends the browser back: the answer is verified against the state
 // cookie, the person provisioned, and a session made exactly as a password sign-in makes one.

@@ -1,6 +1,6 @@
 "use server";
 /**
- * Alert settings as Server Actions, each one service call (src/server/alert-service.ts validates
+ * Alert settings as Server Actions, each one service call (src/server/alerts/alerts.ts validates
  * and authorizes): channels (create, delete, send a test), rules (create, edit, enable/disable, delete),
  * the delivery log's "retry now", and the viewer's own email opt-out.
  */

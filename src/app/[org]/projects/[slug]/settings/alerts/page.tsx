@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { AlertRule } from "@/core/alerts/types";
-import type { ChannelView, DeliveryView } from "@/server/alert-service";
+import type { ChannelView, DeliveryView } from "@/server/alerts/alerts";
 import { ActionButton, NewChannelForm } from "@/ui/alert-forms";
 import { RuleForm } from "@/ui/alert-rule-form";
 import { durationText } from "@/ui/format";

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/server/http/api-route";
-import { bulkDelete, bulkPut } from "@/server/http/issue-mutations";
+import { bulkDelete, bulkPut } from "@/server/issues/rest-mutations";
 
 // Sentry-compatible bulk mutations: PUT /api/0/organizations/{org}/issues/?id=1&id=2 with
 // {"status": …, "statusDetails": …, "assignedTo": …} or {"merge": 1}; DELETE with the same ids.

@@ -1,7 +1,7 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import type { MonitorInput } from "@/server/monitor-service";
-import { monitorShape } from "@/server/monitor-shapes";
+import type { MonitorInput } from "@/server/monitors/cron";
+import { monitorShape } from "@/server/monitors/sentry-shapes";
 
 // `sentry-cli monitors list` and Sentry's "list an organization's monitors".
 export const GET = apiRoute<{ org: string }>(async (req, { params }) => {

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryTeam } from "@/server/team-shapes";
+import { sentryTeam } from "@/server/members/sentry-shapes";
 
 export const GET = apiRoute<{ org: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);

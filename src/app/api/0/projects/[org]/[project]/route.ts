@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { sentryProject } from "@/server/sentry-project";
+import { sentryProject } from "@/server/orgs/sentry-project";
 
 // Sentry's project detail.
 export const GET = apiRoute<{ org: string; project: string }>(async (req, { params }) => {

@@ -1,7 +1,7 @@
 import { isAppError } from "@/core/errors";
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { issueIdFromPath, issueUpdateFromBody, sentryIssueDetail } from "@/server/http/issue-mutations";
+import { issueIdFromPath, issueUpdateFromBody, sentryIssueDetail } from "@/server/issues/rest-mutations";
 
 export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryMember } from "@/server/team-shapes";
+import { sentryMember } from "@/server/members/sentry-shapes";
 
 async function memberOrThrow(req: Request, org: string, id: string) {
   const viewer = await requireViewer(req);

@@ -1,7 +1,7 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import type { MonitorInput } from "@/server/monitor-service";
-import { monitorShape } from "@/server/monitor-shapes";
+import type { MonitorInput } from "@/server/monitors/cron";
+import { monitorShape } from "@/server/monitors/sentry-shapes";
 
 export const GET = apiRoute<{ org: string; slug: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);

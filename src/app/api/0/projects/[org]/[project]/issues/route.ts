@@ -1,8 +1,8 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { bulkDelete, bulkPut } from "@/server/http/issue-mutations";
 import { sentryLinkHeader } from "@/server/http/pagination";
-import { sentryIssue } from "@/server/sentry-shapes";
+import { bulkDelete, bulkPut } from "@/server/issues/rest-mutations";
+import { sentryIssue } from "@/server/issues/sentry-shapes";
 
 // Sentry-compatible: GET /api/0/projects/{org}/{project}/issues/?query=…&cursor=…
 export const GET = apiRoute<{ org: string; project: string }>(async (req, { params }) => {

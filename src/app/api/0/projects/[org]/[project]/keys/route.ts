@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryKey } from "@/server/team-shapes";
+import { sentryKey } from "@/server/members/sentry-shapes";
 
 export const GET = apiRoute<{ org: string; project: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);

@@ -1,4 +1,4 @@
-import { fromSentryRule, sentryRule } from "@/server/alert-rule-shapes";
+import { fromSentryRule, sentryRule } from "@/server/alerts/rule-shapes";
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { issueIdFromPath, sentryActivity } from "@/server/http/issue-mutations";
+import { issueIdFromPath, sentryActivity } from "@/server/issues/rest-mutations";
 
 // Sentry's `GET …/issues/{id}/activities/`: {"activity": [...]}, newest first.
 export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { issueIdFromPath, sentryActivity } from "@/server/http/issue-mutations";
+import { issueIdFromPath, sentryActivity } from "@/server/issues/rest-mutations";
 
 // Sentry's issue notes: GET lists them (newest first), POST {"text": "…"} adds one (members and up).
 export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {

@@ -1,7 +1,7 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { issueIdFromPath } from "@/server/http/issue-mutations";
 import { limitParam, sentryLinkHeader } from "@/server/http/pagination";
+import { issueIdFromPath } from "@/server/issues/rest-mutations";
 
 // Sentry's issue events, newest first; `?full=true` answers whole events (entries, contexts…).
 export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { issueIdFromPath } from "@/server/http/issue-mutations";
+import { issueIdFromPath } from "@/server/issues/rest-mutations";
 
 // Sentry's issue tags: each key with its event count and top values.
 export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {

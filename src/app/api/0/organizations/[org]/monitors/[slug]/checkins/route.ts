@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { checkInShape } from "@/server/monitor-shapes";
+import { checkInShape } from "@/server/monitors/sentry-shapes";
 
 export const GET = apiRoute<{ org: string; slug: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { sentryEvent } from "@/server/sentry-shapes";
+import { sentryEvent } from "@/server/issues/sentry-shapes";
 
 export const GET = apiRoute<{ org: string; project: string; eventId: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);

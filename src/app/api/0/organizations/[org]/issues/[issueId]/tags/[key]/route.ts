@@ -1,7 +1,7 @@
 import { AppError } from "@/core/errors";
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { issueIdFromPath } from "@/server/http/issue-mutations";
+import { issueIdFromPath } from "@/server/issues/rest-mutations";
 
 // Sentry's single tag of an issue: key, event count and top values.
 export const GET = apiRoute<{ org: string; issueId: string; key: string }>(async (req, { params }) => {

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
+import { sentryAttachment } from "@/server/events/ingest-data";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { sentryAttachment } from "@/server/ingest-data-services";
 
 export const GET = apiRoute<{ org: string; project: string; eventId: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);

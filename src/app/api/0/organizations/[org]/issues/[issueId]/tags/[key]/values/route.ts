@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { issueIdFromPath } from "@/server/http/issue-mutations";
+import { issueIdFromPath } from "@/server/issues/rest-mutations";
 
 // Sentry's tag values of an issue, most frequent first (up to 1,000).
 export const GET = apiRoute<{ org: string; issueId: string; key: string }>(async (req, { params }) => {

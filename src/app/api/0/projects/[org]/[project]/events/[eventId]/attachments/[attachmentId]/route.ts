@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
+import { attachmentDownloadHeaders, sentryAttachment } from "@/server/events/ingest-data";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { attachmentDownloadHeaders, sentryAttachment } from "@/server/ingest-data-services";
 
 /** Sentry's path: metadata as JSON, or the bytes with `?download=1`. */
 export const GET = apiRoute<{ org: string; project: string; eventId: string; attachmentId: string }>(async (req, { params }) => {

@@ -1,0 +1,72 @@
+/**
+ * Who may see what: the one place a viewer's membership, token scopes and visible projects are
+ * resolved. Every service takes these functions instead of querying memberships itself, so the
+ * rules (same answer for "no such org" and "not a member", organization tokens bound to their
+ * organization, members narrowed to their teams' projects) hold everywhere.
+ */
+import type { Config } from "../../config";
+import { AppError } from "../../core/errors";
+import { formatDsn } from "../../ingest/compat/dsn";
+import type { Db } from "../../storage/db";
+import { getIssue } from "../../storage/issues/issues";
+import { visibleProjectIds } from "../../storage/members/teams";
+import { findMembership } from "../../storage/orgs/orgs";
+import { listKeys, listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
+import type { OrgSummary, ProjectSummary, Viewer } from "../types";
+import { visibleProjects } from "./visibility";
+
+export interface Access {
+  membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  requireScope(viewer: Viewer, scope: string): void;
+  /** The org's projects the viewer may see, by id. */
+  projectMap(org: OrgSummary): Promise<Map<number, ProjectRow>>;
+  projectSummary(p: ProjectRow): Promise<ProjectSummary>;
+  /** The issue, when it is in a project of the org the viewer may see; else not_found. */
+  issueInOrg(
+    viewer: Viewer,
+    orgSlug: string,
+    issueId: number,
+  ): Promise<{ org: OrgSummary; issue: NonNullable<Awaited<ReturnType<typeof getIssue>>>; projects: Map<number, ProjectRow> }>;
+}
+
+export function createAccess(db: Db, config: Config): Access {
+  async function membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary> {
+    const found = await findMembership(db, viewer.userId, orgSlug);
+    // An organization token works in its organization only.
+    const m = found && (viewer.tokenOrgId == null || viewer.tokenOrgId === found.id) ? found : undefined;
+    // Same answer for "no such org" and "not a member": never reveal another tenant's existence.
+    if (!m) throw new AppError("not_found", "Organization not found.");
+    const restricted = m.role === "member" || m.role === "viewer";
+    const visible = restricted ? await visibleProjectIds(db, m.id, viewer.userId) : null;
+    return { id: m.id, slug: m.slug, name: m.name, role: m.role, visibleProjectIds: visible };
+  }
+
+  function requireScope(viewer: Viewer, scope: string): void {
+    if (viewer.scopes && !viewer.scopes.includes(scope)) throw new AppError("forbidden", `This token lacks the "${scope}" scope.`);
+  }
+
+  async function projectSummary(p: ProjectRow): Promise<ProjectSummary> {
+    const key = (await listKeys(db, p.id)).find((k) => k.active);
+    return {
+      id: p.id,
+      slug: p.slug,
+      name: p.name,
+      platform: p.platform,
+      dsn: key ? formatDsn(config.publicUrl, key.publicKey, p.id) : null,
+    };
+  }
+
+  async function projectMap(org: OrgSummary): Promise<Map<number, ProjectRow>> {
+    return new Map(visibleProjects(org, await listProjectsOfOrg(db, org.id)).map((p) => [p.id, p]));
+  }
+
+  async function issueInOrg(viewer: Viewer, orgSlug: string, issueId: number) {
+    const org = await membershipOrThrow(viewer, orgSlug);
+    const issue = Number.isSafeInteger(issueId) ? await getIssue(db, issueId) : undefined;
+    const projects = await projectMap(org);
+    if (!issue || !projects.has(issue.projectId)) throw new AppError("not_found", "Issue not found.");
+    return { org, issue, projects };
+  }
+
+  return { membershipOrThrow, requireScope, projectMap, projectSummary, issueInOrg };
+}

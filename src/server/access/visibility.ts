@@ -1,0 +1,14 @@
+/**
+ * Team visibility (SPEC §6): members and viewers see the projects of their teams, admins and owners
+ * all. `OrgSummary.visibleProjectIds` carries the answer from the membership lookup; these helpers
+ * are the one way services apply it.
+ */
+import type { OrgSummary } from "../types";
+
+export function canSeeProject(org: OrgSummary, projectId: number): boolean {
+  return !org.visibleProjectIds || org.visibleProjectIds.includes(projectId);
+}
+
+export function visibleProjects<T extends { id: number }>(org: OrgSummary, projects: T[]): T[] {
+  return org.visibleProjectIds ? projects.filter((p) => canSeeProject(org, p.id)) : projects;
+}

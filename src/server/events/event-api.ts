@@ -1,0 +1,133 @@
+/**
+ * Sentry's event and tag reads over REST (issue 10): an issue's events (`?full=true` for whole
+ * events), a project's events, an issue's tags with top values, every value of one tag, and the
+ * issue's hashes. Authorization is the issue and project reads' own (event:read, membership).
+ */
+import { AppError } from "../../core/errors";
+import type { Db } from "../../storage/db";
+import { issueHashes, issueTagValues, listEventsWithPayload } from "../../storage/events/compat-reads";
+import type { StoredEvent } from "../../storage/events/events";
+import { tagDistribution } from "../../storage/issues/stats";
+import type { EventDetail, IssueDetail, Page, ProjectSummary, Viewer } from "../types";
+import { sentryEventListItem, sentryEventShape } from "./sentry-event";
+
+export interface EventListQuery {
+  full?: boolean;
+  cursor?: string | null;
+  limit?: number;
+}
+
+export interface SentryTag {
+  key: string;
+  name: string;
+  totalValues: number;
+  topValues: SentryTagValue[];
+}
+
+export interface SentryTagValue {
+  key: string;
+  name: string;
+  value: string;
+  count: number;
+  lastSeen: string;
+}
+
+export interface EventApiServices {
+  issueEvents(viewer: Viewer, orgSlug: string, issueId: number, q: EventListQuery): Promise<Page<unknown>>;
+  projectEvents(viewer: Viewer, orgSlug: string, projectSlug: string, q: EventListQuery): Promise<Page<unknown>>;
+  issueTags(viewer: Viewer, orgSlug: string, issueId: number): Promise<SentryTag[]>;
+  issueTagValues(viewer: Viewer, orgSlug: string, issueId: number, key: string): Promise<SentryTagValue[]>;
+  issueHashes(viewer: Viewer, orgSlug: string, issueId: number): Promise<Array<{ id: string; latestEvent: null }>>;
+}
+
+export interface EventApiDeps {
+  db: Db;
+  getIssue(viewer: Viewer, orgSlug: string, issueId: number): Promise<IssueDetail>;
+  getProject(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
+  requireScope(viewer: Viewer, scope: string): void;
+}
+
+const MAX_LIMIT = 100;
+
+function encodeCursor(c: { receivedAt: number; id: number }): string {
+  return Buffer.from(`${c.receivedAt}:${c.id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string | null | undefined): { receivedAt: number; id: number } | null {
+  if (!cursor) return null;
+  const m = Buffer.from(cursor, "base64url")
+    .toString()
+    .match(/^(\d+):(\d+)$/);
+  if (!m)
+    throw new AppError("validation_failed", "Invalid cursor.", {
+      fields: [{ field: "cursor", rule: "format", message: "not a cursor from this page" }],
+    });
+  return { receivedAt: Number(m[1]), id: Number(m[2]) };
+}
+
+const detailOf = (e: StoredEvent, projectSlug: string): EventDetail => ({
+  eventId: e.eventId,
+  issueId: e.issueId,
+  projectId: e.projectId,
+  projectSlug,
+  receivedAt: e.receivedAt,
+  event: e.event,
+});
+
+export function createEventApi(deps: EventApiDeps): EventApiServices {
+  const { db } = deps;
+
+  async function page(where: { issueId?: number; projectId?: number }, projectSlug: string, q: EventListQuery): Promise<Page<unknown>> {
+    const limit = Math.max(1, Math.min(q.limit ?? MAX_LIMIT, MAX_LIMIT));
+    const res = await listEventsWithPayload(db, { ...where, limit, cursor: decodeCursor(q.cursor) });
+    const shape = q.full ? sentryEventShape : sentryEventListItem;
+    return {
+      items: res.items.map((e) => shape(detailOf(e, projectSlug))),
+      nextCursor: res.nextCursor ? encodeCursor(res.nextCursor) : null,
+    };
+  }
+
+  return {
+    async issueEvents(viewer, orgSlug, issueId, q) {
+      const issue = await deps.getIssue(viewer, orgSlug, issueId);
+      return page({ issueId: issue.id }, issue.projectSlug, q);
+    },
+
+    async projectEvents(viewer, orgSlug, projectSlug, q) {
+      deps.requireScope(viewer, "event:read");
+      const project = await deps.getProject(viewer, orgSlug, projectSlug);
+      return page({ projectId: project.id }, project.slug, q);
+    },
+
+    async issueTags(viewer, orgSlug, issueId) {
+      const issue = await deps.getIssue(viewer, orgSlug, issueId);
+      const tags = await tagDistribution(db, issue.id, { keys: 100, values: 10 });
+      return tags.map((t) => ({
+        key: t.key,
+        name: t.key,
+        totalValues: t.total,
+        // Per-value last seen is not kept for the distribution; the issue's last event bounds it.
+        topValues: t.top.map((v) => ({
+          key: t.key,
+          name: v.value,
+          value: v.value,
+          count: v.count,
+          lastSeen: new Date(issue.lastSeen).toISOString(),
+        })),
+      }));
+    },
+
+    async issueTagValues(viewer, orgSlug, issueId, key) {
+      const issue = await deps.getIssue(viewer, orgSlug, issueId);
+      if (key.length === 0 || key.length > 200) throw new AppError("not_found", "Tag not found.");
+      const values = await issueTagValues(db, issue.id, key, 1000);
+      if (values.length === 0) throw new AppError("not_found", "Tag not found.");
+      return values.map((v) => ({ key, name: v.value, value: v.value, count: v.count, lastSeen: new Date(v.lastSeen).toISOString() }));
+    },
+
+    async issueHashes(viewer, orgSlug, issueId) {
+      const issue = await deps.getIssue(viewer, orgSlug, issueId);
+      return (await issueHashes(db, issue.id)).map((h) => ({ id: h.hash, latestEvent: null }));
+    },
+  };
+}

@@ -1,0 +1,330 @@
+/**
+ * Members and invitations of an organization (SPEC §6): everyone reads the member list; admins
+ * invite members, admins and viewers; only owners invite owners, change roles and remove others;
+ * anyone may leave; the last owner can neither leave nor be demoted. Invitation secrets are shown
+ * once (in the link or the mail) and kept only as a sha256 hash; they are single use and expire.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import { AppError } from "../../core/errors";
+import { emailSchema, nameSchema, passwordSchema, validate } from "../../core/validation";
+import type { Mailer } from "../../net/mailer";
+import type { Db } from "../../storage/db";
+import { writeTx } from "../../storage/dialect";
+import {
+  claimInvitation,
+  findInvitation,
+  findInvitationByHash,
+  findOrgById,
+  type InvitationRow,
+  insertInvitation,
+  listInvitations,
+  renewInvitation,
+  revokeInvitation,
+  setInvitationUser,
+} from "../../storage/members/invitations";
+import { countOwners, deleteMember, findMemberRole, listMembers, setMemberRole } from "../../storage/members/members";
+import { addToDefaultTeam } from "../../storage/members/teams";
+import { upsertMember } from "../../storage/orgs/orgs";
+import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions } from "../auth/auth";
+import type { OrgSummary, Role, Viewer } from "../types";
+
+export const ROLES = ["viewer", "member", "admin", "owner"] as const;
+const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+const DAY = 24 * 3600 * 1000;
+
+export type InvitationState = "pending" | "accepted" | "expired" | "revoked";
+
+export interface MemberInfo {
+  userId: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: number;
+}
+
+export interface InvitationInfo {
+  id: number;
+  email: string;
+  role: Role;
+  state: InvitationState;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface MembersPage {
+  org: OrgSummary;
+  members: MemberInfo[];
+  /** pending first, then the recent history (accepted, expired, revoked) */
+  invitations: InvitationInfo[];
+  /** what the viewer may do here (the page shows only these controls; the service checks again) */
+  can: { invite: boolean; inviteOwners: boolean; manage: boolean };
+  /** whether invitations can be emailed (SMTP configured) */
+  mail: boolean;
+}
+
+export interface InviteResult {
+  invitation: InvitationInfo;
+  /** the one-time link (shown once: copy it or rely on the mail) */
+  link: string;
+  emailed: boolean;
+}
+
+/** What the public `/invite/[token]` page shows. */
+export interface InvitationPreview {
+  orgSlug: string;
+  orgName: string;
+  email: string;
+  role: Role;
+  /** an account with this email exists: it signs in and joins instead of creating one */
+  existingUser: boolean;
+}
+
+export interface MemberServices {
+  /** The settings page (admins and owners). */
+  page(viewer: Viewer, orgSlug: string): Promise<MembersPage>;
+  /** Everyone in the org (any member; `member:read` for tokens) — the REST list. */
+  list(viewer: Viewer, orgSlug: string): Promise<MemberInfo[]>;
+  invite(viewer: Viewer, orgSlug: string, input: { email: string; role: string; send?: boolean }): Promise<InviteResult>;
+  resend(viewer: Viewer, orgSlug: string, invitationId: number, opts?: { send?: boolean }): Promise<InviteResult>;
+  revoke(viewer: Viewer, orgSlug: string, invitationId: number): Promise<void>;
+  changeRole(viewer: Viewer, orgSlug: string, userId: string, role: string): Promise<void>;
+  /** Removes a member (owners), or the viewer themselves (leave); their sessions end. */
+  remove(viewer: Viewer, orgSlug: string, userId: string): Promise<void>;
+  /** Public: the invitation behind a link, or `invitation_invalid`. */
+  preview(token: string): Promise<InvitationPreview>;
+  /**
+   * Public: accepts the invitation. Signed in (`viewer`): that account joins. Otherwise a new
+   * account is made with the invitation's email and the given name and password; an existing
+   * account must sign in first (`unauthenticated`).
+   */
+  accept(token: string, viewer: Viewer | null, input?: { name?: string; password?: string }): Promise<{ orgSlug: string; email: string }>;
+}
+
+export interface MemberDeps {
+  db: Db;
+  auth: Auth;
+  publicUrl: string;
+  invitationDays: number;
+  mailer: Mailer | null;
+  now: () => number;
+  membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  requireScope(viewer: Viewer, scope: string): void;
+}
+
+const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
+
+export function createMemberServices(deps: MemberDeps): MemberServices {
+  const { db, auth, now } = deps;
+
+  function stateOf(i: InvitationRow): InvitationState {
+    if (i.acceptedAt !== null) return "accepted";
+    if (i.revokedAt !== null) return "revoked";
+    return i.expiresAt <= now() ? "expired" : "pending";
+  }
+
+  const info = (i: InvitationRow): InvitationInfo => ({
+    id: i.id,
+    email: i.email,
+    role: i.role,
+    state: stateOf(i),
+    createdAt: i.createdAt,
+    expiresAt: i.expiresAt,
+  });
+
+  async function authorize(viewer: Viewer, orgSlug: string, need: Role, scope: string): Promise<OrgSummary> {
+    deps.requireScope(viewer, scope);
+    const org = await deps.membershipOrThrow(viewer, orgSlug);
+    if (RANK[org.role] < RANK[need])
+      throw new AppError(
+        "forbidden",
+        need === "owner" ? "Only owners can do that." : "Only admins and owners can invite and manage invitations.",
+      );
+    return org;
+  }
+
+  function parseRole(role: string): Role {
+    return validate(z.enum(ROLES), role);
+  }
+
+  async function deliver(org: OrgSummary, email: string, role: Role, secret: string, send: boolean): Promise<boolean> {
+    if (!send || !deps.mailer) return false;
+    try {
+      await deps.mailer.send({
+        to: email,
+        subject: `You are invited to ${org.name} on Errata`,
+        text: [
+          `You have been invited to join ${org.name} on Errata as ${role === "admin" || role === "owner" ? "an" : "a"} ${role}.`,
+          "",
+          `Accept the invitation: ${linkOf(secret)}`,
+          "",
+          `The link works once and expires in ${deps.invitationDays} days.`,
+        ].join("\n"),
+      });
+      return true;
+    } catch {
+      // The invitation stands; the page offers the link instead (the error detail stays out of the UI).
+      throw new AppError("mail_failed");
+    }
+  }
+
+  const linkOf = (secret: string) => `${deps.publicUrl}/invite/${secret}`;
+
+  async function openInvitation(token: string): Promise<InvitationRow> {
+    const inv = /^[A-Za-z0-9_-]{20,100}$/.test(token) ? await findInvitationByHash(db, hashSecret(token)) : undefined;
+    if (!inv || stateOf(inv) !== "pending") throw new AppError("invitation_invalid");
+    return inv;
+  }
+
+  return {
+    async page(viewer, orgSlug) {
+      // Organization settings are for admins and owners (a member or viewer gets `forbidden`).
+      const org = await authorize(viewer, orgSlug, "admin", "member:read");
+      const invitations = (await listInvitations(db, org.id)).map(info);
+      // Pending first; history of the last 30 days after it.
+      const recent = invitations.filter((i) => i.state === "pending" || i.createdAt > now() - 30 * DAY);
+      recent.sort((a, b) => Number(b.state === "pending") - Number(a.state === "pending") || b.createdAt - a.createdAt);
+      return {
+        org,
+        members: (await listMembers(db, org.id)).map((m) => ({ ...m })),
+        invitations: recent,
+        can: { invite: true, inviteOwners: org.role === "owner", manage: org.role === "owner" },
+        mail: deps.mailer !== null,
+      };
+    },
+
+    async list(viewer, orgSlug) {
+      deps.requireScope(viewer, "member:read");
+      const org = await deps.membershipOrThrow(viewer, orgSlug);
+      return listMembers(db, org.id);
+    },
+
+    async invite(viewer, orgSlug, input) {
+      const v = validate(z.object({ email: emailSchema, role: z.enum(ROLES), send: z.boolean().optional() }), input);
+      const org = await authorize(viewer, orgSlug, v.role === "owner" ? "owner" : "admin", "member:write");
+      const existing = await findUserByEmail(auth, v.email);
+      if (existing && (await findMemberRole(db, org.id, existing.id)))
+        throw new AppError("conflict", `${v.email} is already a member.`, {
+          fields: [{ field: "email", rule: "unique", message: "already a member" }],
+        });
+      // One open invitation per address: a new one replaces the old link.
+      for (const old of await listInvitations(db, org.id)) {
+        if (old.email === v.email && stateOf(old) === "pending") await revokeInvitation(db, old.id, now());
+      }
+      const secret = randomBytes(32).toString("base64url");
+      const row = await insertInvitation(db, {
+        orgId: org.id,
+        email: v.email,
+        role: v.role,
+        tokenHash: hashSecret(secret),
+        invitedBy: viewer.userId,
+        now: now(),
+        expiresAt: now() + deps.invitationDays * DAY,
+      });
+      const emailed = await deliver(org, v.email, v.role, secret, v.send ?? true);
+      return { invitation: info(row), link: linkOf(secret), emailed };
+    },
+
+    async resend(viewer, orgSlug, invitationId, opts = {}) {
+      const org = await authorize(viewer, orgSlug, "admin", "member:write");
+      const inv = Number.isSafeInteger(invitationId) ? await findInvitation(db, org.id, invitationId) : undefined;
+      if (!inv) throw new AppError("not_found", "Invitation not found.");
+      if (inv.role === "owner" && org.role !== "owner") throw new AppError("forbidden", "Only owners can invite owners.");
+      const state = stateOf(inv);
+      if (state === "accepted" || state === "revoked")
+        throw new AppError("invitation_invalid", `This invitation was ${state}; invite again.`);
+      const secret = randomBytes(32).toString("base64url");
+      const expiresAt = now() + deps.invitationDays * DAY;
+      await renewInvitation(db, inv.id, hashSecret(secret), now(), expiresAt);
+      const emailed = await deliver(org, inv.email, inv.role, secret, opts.send ?? true);
+      return { invitation: { ...info(inv), state: "pending", createdAt: now(), expiresAt }, link: linkOf(secret), emailed };
+    },
+
+    async revoke(viewer, orgSlug, invitationId) {
+      const org = await authorize(viewer, orgSlug, "admin", "member:write");
+      const inv = Number.isSafeInteger(invitationId) ? await findInvitation(db, org.id, invitationId) : undefined;
+      if (!inv) throw new AppError("not_found", "Invitation not found.");
+      if (inv.role === "owner" && org.role !== "owner") throw new AppError("forbidden", "Only owners can revoke an owner's invitation.");
+      await revokeInvitation(db, inv.id, now());
+    },
+
+    async changeRole(viewer, orgSlug, userId, roleInput) {
+      const role = parseRole(roleInput);
+      const org = await authorize(viewer, orgSlug, "owner", "member:write");
+      await writeTx(db, async (tx) => {
+        const current = await findMemberRole(tx, org.id, userId);
+        if (!current) throw new AppError("not_found", "Member not found.");
+        if (current === "owner" && role !== "owner" && (await countOwners(tx, org.id)) <= 1) throw new AppError("last_owner");
+        await setMemberRole(tx, org.id, userId, role);
+      });
+    },
+
+    async remove(viewer, orgSlug, userId) {
+      const self = userId === viewer.userId;
+      const org = await authorize(viewer, orgSlug, self ? "viewer" : "owner", "member:write");
+      await writeTx(db, async (tx) => {
+        const current = await findMemberRole(tx, org.id, userId);
+        if (!current) throw new AppError("not_found", "Member not found.");
+        if (current === "owner" && (await countOwners(tx, org.id)) <= 1) throw new AppError("last_owner");
+        await deleteMember(tx, org.id, userId);
+      });
+      // Sessions are per user, not per org: ending them all makes the removal take effect on the
+      // next request everywhere (their other organizations only need a new sign-in).
+      await revokeUserSessions(auth, userId);
+    },
+
+    async preview(token) {
+      const inv = await openInvitation(token);
+      const org = await orgById(inv.orgId);
+      return {
+        orgSlug: org.slug,
+        orgName: org.name,
+        email: inv.email,
+        role: inv.role,
+        existingUser: (await findUserByEmail(auth, inv.email)) !== null,
+      };
+    },
+
+    async accept(token, viewer, input = {}) {
+      const inv = await openInvitation(token);
+      const org = await orgById(inv.orgId);
+      let userId = viewer?.userId;
+      if (!userId) {
+        if (await findUserByEmail(auth, inv.email))
+          throw new AppError("unauthenticated", "An account with this email exists: sign in to accept.");
+        const v = validate(z.object({ name: nameSchema, password: passwordSchema }), {
+          name: input.name ?? "",
+          password: input.password ?? "",
+        });
+        // Claim first so two racing requests cannot both create an account from one link.
+        const claimed = await writeTx(db, (tx) => claimInvitation(tx, inv.id, `pending:${inv.id}`, now()));
+        if (!claimed) throw new AppError("invitation_invalid");
+        userId = (await createUserWithPassword(auth, { email: inv.email, password: v.password, name: v.name })).id;
+        const id = userId;
+        await writeTx(db, async (tx) => {
+          await upsertMember(tx, { orgId: inv.orgId, userId: id, role: inv.role, now: now() });
+          await setInvitationUser(tx, inv.id, id);
+          // A newcomer joins the default team (the org's first), so a member sees its projects.
+          await addToDefaultTeam(tx, inv.orgId, { userId: id });
+        });
+        return { orgSlug: org.slug, email: inv.email };
+      }
+      const id = userId;
+      await writeTx(db, async (tx) => {
+        if (!(await claimInvitation(tx, inv.id, id, now()))) throw new AppError("invitation_invalid");
+        // An existing member keeps the higher of their role and the invited one.
+        const current = await findMemberRole(tx, inv.orgId, id);
+        if (!current || RANK[current] < RANK[inv.role])
+          await upsertMember(tx, { orgId: inv.orgId, userId: id, role: inv.role, now: now() });
+        if (!current) await addToDefaultTeam(tx, inv.orgId, { userId: id });
+      });
+      return { orgSlug: org.slug, email: viewer?.email ?? inv.email };
+    },
+  };
+
+  async function orgById(orgId: number): Promise<{ slug: string; name: string }> {
+    const row = await findOrgById(db, orgId);
+    if (!row) throw new AppError("invitation_invalid");
+    return row;
+  }
+}

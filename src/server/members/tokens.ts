@@ -1,0 +1,153 @@
+/**
+ * API tokens in the UI: organization tokens (for CI; admins and owners; `project:releases` and
+ * `org:read` by default) in Sentry's `sntrys_` form, which sentry-cli and the bundler plugins read
+ * the server URL and org from, and personal tokens (`sntryu_` + 64 hex, as sentry-cli expects).
+ * Shown once, stored as a sha256 hash, with name, last use, optional expiry and revocation. A token
+ * never does more than its creator's current role (the services check the role on every call); an
+ * organization token works in its organization only.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import { AppError } from "../../core/errors";
+import { TOKEN_SCOPES } from "../../core/token-scopes";
+import { nameSchema, validate } from "../../core/validation";
+import type { Db } from "../../storage/db";
+import { deleteToken, listTokens, type TokenListRow } from "../../storage/members/token-admin";
+import { insertToken } from "../../storage/members/tokens";
+import type { OrgSummary, Viewer } from "../types";
+
+const ORG_DEFAULT_SCOPES = ["project:releases", "org:read"];
+const DAY = 24 * 3600 * 1000;
+
+export interface TokenInfo {
+  id: number;
+  name: string;
+  /** the first characters, to recognise it */
+  prefix: string;
+  scopes: string[];
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number | null;
+}
+
+export interface CreatedToken {
+  token: TokenInfo;
+  /** the secret: shown once */
+  secret: string;
+}
+
+export interface TokenInput {
+  name: string;
+  scopes?: string[];
+  /** days until it stops working; empty: never */
+  expiresInDays?: number | null;
+}
+
+export interface TokenServices {
+  listOrg(viewer: Viewer, orgSlug: string): Promise<TokenInfo[]>;
+  createOrg(viewer: Viewer, orgSlug: string, input: TokenInput): Promise<CreatedToken>;
+  revokeOrg(viewer: Viewer, orgSlug: string, tokenId: number): Promise<void>;
+  listPersonal(viewer: Viewer): Promise<TokenInfo[]>;
+  createPersonal(viewer: Viewer, input: TokenInput): Promise<CreatedToken>;
+  revokePersonal(viewer: Viewer, tokenId: number): Promise<void>;
+}
+
+const hash = (s: string) => createHash("sha256").update(s).digest("hex");
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+
+const InputSchema = z.object({
+  name: nameSchema,
+  scopes: z.array(z.enum(TOKEN_SCOPES)).min(1, "choose at least one scope").max(TOKEN_SCOPES.length).optional(),
+  expiresInDays: z.number().int().min(1).max(3650).nullable().optional(),
+});
+
+const info = (r: TokenListRow): TokenInfo => ({
+  id: r.id,
+  name: r.name,
+  prefix: r.prefix,
+  scopes: r.scopes,
+  createdAt: r.createdAt,
+  lastUsedAt: r.lastUsedAt,
+  expiresAt: r.expiresAt,
+});
+
+export function createTokenServices(deps: {
+  db: Db;
+  publicUrl: string;
+  now: () => number;
+  membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+}): TokenServices {
+  const { db, now } = deps;
+
+  function browserOnly(viewer: Viewer): void {
+    if (viewer.scopes) throw new AppError("forbidden", "Tokens are managed from a signed-in browser session.");
+  }
+
+  async function admin(viewer: Viewer, orgSlug: string): Promise<OrgSummary> {
+    browserOnly(viewer);
+    const org = await deps.membershipOrThrow(viewer, orgSlug);
+    if (org.role !== "admin" && org.role !== "owner") throw new AppError("forbidden", "Only admins and owners manage organization tokens.");
+    return org;
+  }
+
+  /** Sentry's org token: the payload tells sentry-cli the server URL and the org (no SENTRY_URL needed). */
+  function orgSecret(orgSlug: string): string {
+    const payload = { iat: now() / 1000, url: deps.publicUrl, region_url: deps.publicUrl, org: orgSlug };
+    const secret = randomBytes(32).toString("base64").replace(/=+$/, "");
+    return `sntrys_${b64(JSON.stringify(payload))}_${secret}`;
+  }
+
+  async function create(userId: string, orgId: number | null, secret: string, v: z.infer<typeof InputSchema>, scopes: string[]) {
+    const expiresAt = v.expiresInDays ? now() + v.expiresInDays * DAY : null;
+    const prefix = orgId === null ? secret.slice(0, 14) : `sntrys_…${secret.slice(-6)}`;
+    const id = await insertToken(db, {
+      userId,
+      orgId,
+      name: v.name,
+      tokenHash: hash(secret),
+      tokenPrefix: prefix,
+      scopes,
+      now: now(),
+      expiresAt,
+    });
+    return { token: { id, name: v.name, prefix, scopes, createdAt: now(), lastUsedAt: null, expiresAt }, secret };
+  }
+
+  return {
+    async listOrg(viewer, orgSlug) {
+      const org = await admin(viewer, orgSlug);
+      return (await listTokens(db, { orgId: org.id })).map(info);
+    },
+    async createOrg(viewer, orgSlug, input) {
+      const v = validate(InputSchema, input);
+      const org = await admin(viewer, orgSlug);
+      return create(viewer.userId, org.id, orgSecret(org.slug), v, v.scopes ?? ORG_DEFAULT_SCOPES);
+    },
+    async revokeOrg(viewer, orgSlug, tokenId) {
+      const org = await admin(viewer, orgSlug);
+      if (!(await listTokens(db, { orgId: org.id })).some((t) => t.id === tokenId)) throw new AppError("not_found", "Token not found.");
+      await deleteToken(db, tokenId);
+    },
+    async listPersonal(viewer) {
+      browserOnly(viewer);
+      return (await listTokens(db, { userId: viewer.userId })).map(info);
+    },
+    async createPersonal(viewer, input) {
+      browserOnly(viewer);
+      const v = validate(InputSchema, input);
+      return create(
+        viewer.userId,
+        null,
+        `sntryu_${randomBytes(32).toString("hex")}`,
+        v,
+        v.scopes ?? ["org:read", "project:read", "event:read"],
+      );
+    },
+    async revokePersonal(viewer, tokenId) {
+      browserOnly(viewer);
+      if (!(await listTokens(db, { userId: viewer.userId })).some((t) => t.id === tokenId))
+        throw new AppError("not_found", "Token not found.");
+      await deleteToken(db, tokenId);
+    },
+  };
+}

@@ -1,0 +1,324 @@
+/**
+ * Project administration: creating projects, their DSN keys (create, label, disable, rotate) and
+ * their settings (retention, scrubbing, grouping version, rate limit). Anyone in the organization
+ * may read keys and settings (the DSN is not a secret: it ships in browser bundles); only admins
+ * and owners change them (SPEC §6), and API tokens need `project:read` / `project:write`.
+ * Every key change drops the ingest's cached lookups so it takes effect on the next request.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { Config } from "../../config";
+import { AppError } from "../../core/errors";
+import { DEFAULT_GROUPING_TRANSITION_DAYS, GROUPING_VERSIONS } from "../../core/grouping/index";
+import { readScrubSettings, type ScrubSettings } from "../../core/scrub/scrub-event";
+import { nameSchema, slugify, validate } from "../../core/validation";
+import { formatDsn } from "../../ingest/compat/dsn";
+import { invalidate } from "../../ingest/key-cache";
+import type { Db } from "../../storage/db";
+import { isUniqueViolation, writeTx } from "../../storage/dialect";
+import { addToDefaultTeam } from "../../storage/members/teams";
+import { readProjectProcessing, switchGroupingVersion } from "../../storage/orgs/project-processing";
+import {
+  findKey,
+  findProjectBySlug,
+  insertKey,
+  insertProject,
+  type KeyRow,
+  listKeys,
+  type ProjectRow,
+  readProjectSettings,
+  updateKey,
+  writeProjectSettings,
+} from "../../storage/orgs/projects";
+import { canSeeProject } from "../access/visibility";
+import type { OrgSummary, ProjectSummary, Role, Viewer } from "../types";
+
+export interface ProjectKeyView {
+  id: number;
+  label: string;
+  publicKey: string;
+  dsn: string;
+  active: boolean;
+  createdAt: number;
+}
+
+export interface ProjectSettingsView {
+  project: ProjectSummary & { createdAt: number };
+  /** the viewer's role in the organization */
+  role: Role;
+  /** may the viewer change keys and settings (admins and owners) */
+  canManage: boolean;
+  retention: {
+    /** the project's own values; null: the installation default applies */
+    days: number | null;
+    eventCap: number | null;
+    defaultDays: number;
+    defaultEventCap: number;
+  };
+  scrubbing: ScrubSettings;
+  grouping: {
+    version: string;
+    /** the version before the last switch, still matched during the transition */
+    previous: string | null;
+    switchedAt: number | null;
+    versions: string[];
+    transitionDays: number;
+  };
+  rateLimit: {
+    /** the project's own limit; null: none */
+    eventsPerMinute: number | null;
+    /** what the installation enforces for every key and project (0 = unlimited) */
+    installation: { keyEvents: number; projectEvents: number; windowSeconds: number };
+  };
+}
+
+/** A settings change: only the fields present change; null resets to the default. */
+export interface SettingsPatch {
+  retentionDays?: number | null;
+  eventCap?: number | null;
+  scrubbing?: Partial<ScrubSettings>;
+  groupingVersion?: string;
+  rateLimit?: { eventsPerMinute: number | null } | null;
+}
+
+export interface ProjectAdminServices {
+  /** Creates a project with a first DSN key labelled "Default" (admins and owners). */
+  create(viewer: Viewer, orgSlug: string, input: { name: string; platform: string }): Promise<ProjectSummary>;
+  settings(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSettingsView>;
+  /** Validates (zod, `validation_failed` with fields) and stores a settings change. */
+  updateSettings(viewer: Viewer, orgSlug: string, projectSlug: string, patch: unknown): Promise<ProjectSettingsView>;
+}
+
+export interface KeyServices {
+  /** The project's keys, oldest first (every member may read them). */
+  list(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectKeyView[]>;
+  create(viewer: Viewer, orgSlug: string, projectSlug: string, input: { label: string }): Promise<ProjectKeyView>;
+  update(
+    viewer: Viewer,
+    orgSlug: string,
+    projectSlug: string,
+    keyId: number,
+    patch: { label?: string; active?: boolean },
+  ): Promise<ProjectKeyView>;
+  /**
+   * Replaces a key: a new key with the same label is created and the old one disabled (kept, so
+   * its outcome counters stay readable and it can be re-enabled in an emergency).
+   */
+  rotate(viewer: Viewer, orgSlug: string, projectSlug: string, keyId: number): Promise<{ key: ProjectKeyView; retired: ProjectKeyView }>;
+}
+
+export const PLATFORM_RULE = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+const labelSchema = z.string().trim().min(1, "required").max(64, "use at most 64 characters");
+const platformSchema = z.string().trim().toLowerCase().regex(PLATFORM_RULE, "a platform id such as javascript-nextjs, node or python");
+const keyListSchema = z
+  .array(z.string().trim().min(1).max(100, "use at most 100 characters per key"))
+  .max(100, "at most 100 keys")
+  .transform((l) => [...new Set(l)]);
+
+const patchSchema = z
+  .object({
+    retentionDays: z.number().int("a whole number of days").min(1, "at least 1 day").max(3650, "at most 3650 days").nullable().optional(),
+    eventCap: z
+      .number()
+      .int("a whole number")
+      .min(100, "at least 100 events")
+      .max(1_000_000_000, "at most 1,000,000,000 events")
+      .nullable()
+      .optional(),
+    scrubbing: z
+      .object({
+        enabled: z.boolean().optional(),
+        scrubIp: z.boolean().optional(),
+        extraKeys: keyListSchema.optional(),
+        safeKeys: keyListSchema.optional(),
+      })
+      .strict()
+      .optional(),
+    groupingVersion: z
+      .string()
+      .refine((v) => v in GROUPING_VERSIONS, `one of ${Object.keys(GROUPING_VERSIONS).join(", ")}`)
+      .optional(),
+    rateLimit: z
+      .object({
+        eventsPerMinute: z
+          .number()
+          .int("a whole number")
+          .min(1, "at least 1 event per minute")
+          .max(10_000_000, "at most 10,000,000")
+          .nullable(),
+      })
+      .strict()
+      .nullable()
+      .optional(),
+  })
+  .strict();
+
+export interface ProjectAdminDeps {
+  db: Db;
+  config: Pick<Config, "publicUrl" | "retention" | "rateLimits">;
+  now: () => number;
+  membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  requireScope(viewer: Viewer, scope: string): void;
+  projectSummary(p: ProjectRow): Promise<ProjectSummary>;
+}
+
+export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectAdminServices; keys: KeyServices } {
+  const { db, config, now, membershipOrThrow, requireScope } = deps;
+
+  const canManage = (org: OrgSummary) => org.role === "owner" || org.role === "admin";
+
+  /** The org and project, checking scope and (for writes) role. */
+  async function access(viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) {
+    requireScope(viewer, write ? "project:write" : "project:read");
+    const org = await membershipOrThrow(viewer, orgSlug);
+    const project = await findProjectBySlug(db, org.id, projectSlug);
+    if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
+    if (write && !canManage(org)) throw new AppError("forbidden", "Only admins and owners can change a project's keys and settings.");
+    return { org, project };
+  }
+
+  const keyView = (p: ProjectRow, k: KeyRow): ProjectKeyView => ({
+    id: k.id,
+    label: k.label,
+    publicKey: k.publicKey,
+    dsn: formatDsn(config.publicUrl, k.publicKey, p.id),
+    active: k.active,
+    createdAt: k.createdAt,
+  });
+
+  async function keyOrThrow(p: ProjectRow, keyId: number): Promise<KeyRow> {
+    const k = Number.isSafeInteger(keyId) ? await findKey(db, p.id, keyId) : undefined;
+    if (!k) throw new AppError("not_found", "Key not found.");
+    return k;
+  }
+
+  const newPublicKey = () => randomBytes(16).toString("hex");
+
+  async function settingsView(org: OrgSummary, p: ProjectRow): Promise<ProjectSettingsView> {
+    const processing = (await readProjectProcessing(db, [p.id])).get(p.id);
+    const s = processing?.settings ?? {};
+    const positive = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : null);
+    const rl = s.rateLimit as { eventsPerMinute?: unknown } | undefined;
+    return {
+      project: { ...(await deps.projectSummary(p)), createdAt: p.createdAt },
+      role: org.role,
+      canManage: canManage(org),
+      retention: {
+        days: positive(s.retentionDays),
+        eventCap: positive(s.eventCap),
+        defaultDays: config.retention.days,
+        defaultEventCap: config.retention.eventCap,
+      },
+      scrubbing: readScrubSettings(s),
+      grouping: {
+        version: processing?.groupingVersion ?? p.groupingVersion,
+        previous: processing?.groupingPrevious ?? null,
+        switchedAt: processing?.groupingSwitchedAt ?? null,
+        versions: Object.keys(GROUPING_VERSIONS),
+        transitionDays: DEFAULT_GROUPING_TRANSITION_DAYS,
+      },
+      rateLimit: {
+        eventsPerMinute: positive(rl && typeof rl === "object" ? rl.eventsPerMinute : undefined),
+        installation: { ...config.rateLimits },
+      },
+    };
+  }
+
+  const projects: ProjectAdminServices = {
+    async create(viewer, orgSlug, input) {
+      requireScope(viewer, "project:write");
+      const org = await membershipOrThrow(viewer, orgSlug);
+      if (!canManage(org)) throw new AppError("forbidden", "Only admins and owners can create projects.");
+      const v = validate(z.object({ name: nameSchema, platform: platformSchema }), input);
+      const slug = slugify(v.name);
+      const taken = () =>
+        new AppError("conflict", `A project "${slug}" already exists.`, {
+          fields: [{ field: "name", rule: "unique", message: `a project with the slug "${slug}" already exists` }],
+        });
+      if (await findProjectBySlug(db, org.id, slug)) throw taken();
+      const project = await writeTx(db, async (tx) => {
+        const p = await insertProject(tx, { orgId: org.id, slug, name: v.name, platform: v.platform, now: now() });
+        await insertKey(tx, { projectId: p.id, publicKey: newPublicKey(), label: "Default", now: now() });
+        // New projects go to the org's default team (its first), when it has teams.
+        await addToDefaultTeam(tx, org.id, { projectId: p.id });
+        return p;
+      }).catch((err: unknown) => {
+        // Two admins creating the same project at once: the unique constraint decides.
+        throw isUniqueViolation(err) ? taken() : err;
+      });
+      // The ingest may have cached "no such project" for this id (an SDK that raced the UI).
+      invalidate();
+      return deps.projectSummary(project);
+    },
+
+    async settings(viewer, orgSlug, projectSlug) {
+      const { org, project } = await access(viewer, orgSlug, projectSlug, false);
+      return settingsView(org, project);
+    },
+
+    async updateSettings(viewer, orgSlug, projectSlug, patch) {
+      const { org, project } = await access(viewer, orgSlug, projectSlug, true);
+      const v = validate(patchSchema, patch);
+      await writeTx(db, async (tx) => {
+        const current = await readProjectSettings(tx, project.id);
+        const next: Record<string, unknown> = { ...current };
+        const setOrReset = (key: string, value: unknown) => {
+          if (value === null) delete next[key];
+          else if (value !== undefined) next[key] = value;
+        };
+        setOrReset("retentionDays", v.retentionDays);
+        setOrReset("eventCap", v.eventCap);
+        if (v.scrubbing) next.scrubbing = { ...readScrubSettings(current), ...v.scrubbing };
+        if (v.rateLimit !== undefined)
+          setOrReset("rateLimit", v.rateLimit === null || v.rateLimit.eventsPerMinute === null ? null : v.rateLimit);
+        await writeProjectSettings(tx, project.id, next);
+        if (v.groupingVersion !== undefined) await switchGroupingVersion(tx, project.id, v.groupingVersion, now());
+      });
+      // Ingest caches keys with their project's rate limit: make a new limit apply at once.
+      if (v.rateLimit !== undefined) invalidate();
+      const fresh = (await findProjectBySlug(db, org.id, project.slug)) ?? project;
+      return settingsView(org, fresh);
+    },
+  };
+
+  const keys: KeyServices = {
+    async list(viewer, orgSlug, projectSlug) {
+      const { project } = await access(viewer, orgSlug, projectSlug, false);
+      return (await listKeys(db, project.id)).map((k) => keyView(project, k));
+    },
+
+    async create(viewer, orgSlug, projectSlug, input) {
+      const { project } = await access(viewer, orgSlug, projectSlug, true);
+      const { label } = validate(z.object({ label: labelSchema }), input);
+      const k = await writeTx(db, (tx) => insertKey(tx, { projectId: project.id, publicKey: newPublicKey(), label, now: now() }));
+      invalidate(k.publicKey);
+      return keyView(project, k);
+    },
+
+    async update(viewer, orgSlug, projectSlug, keyId, patch) {
+      const { project } = await access(viewer, orgSlug, projectSlug, true);
+      const v = validate(z.object({ label: labelSchema.optional(), active: z.boolean().optional() }).strict(), patch);
+      await keyOrThrow(project, keyId);
+      const k = await writeTx(db, (tx) => updateKey(tx, project.id, keyId, v));
+      if (!k) throw new AppError("not_found", "Key not found.");
+      invalidate(k.publicKey);
+      return keyView(project, k);
+    },
+
+    async rotate(viewer, orgSlug, projectSlug, keyId) {
+      const { project } = await access(viewer, orgSlug, projectSlug, true);
+      const old = await keyOrThrow(project, keyId);
+      const { key, retired } = await writeTx(db, async (tx) => {
+        const created = await insertKey(tx, { projectId: project.id, publicKey: newPublicKey(), label: old.label, now: now() });
+        const disabled = await updateKey(tx, project.id, old.id, { active: false });
+        return { key: created, retired: disabled ?? { ...old, active: false } };
+      });
+      invalidate(old.publicKey);
+      invalidate(key.publicKey);
+      return { key: keyView(project, key), retired: keyView(project, retired) };
+    },
+  };
+
+  return { projects, keys };
+}

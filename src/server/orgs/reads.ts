@@ -1,0 +1,49 @@
+/** Organizations of a viewer and the projects they may see (reads; project settings are project-admin.ts). */
+import { AppError } from "../../core/errors";
+import type { Db } from "../../storage/db";
+import { listMemberships } from "../../storage/orgs/orgs";
+import { findProjectBySlug } from "../../storage/orgs/projects";
+import type { Access } from "../access/access";
+import { canSeeProject } from "../access/visibility";
+import type { AppServices } from "../services";
+import type { ProjectSummary, Viewer } from "../types";
+import { createOrganization } from "./create";
+
+export function createOrgServices(deps: { db: Db; now: () => number; access: Access }): AppServices["orgs"] {
+  const { db, now, access } = deps;
+  return {
+    async listForViewer(viewer) {
+      return (await listMemberships(db, viewer.userId))
+        .filter((m) => viewer.tokenOrgId == null || m.id === viewer.tokenOrgId)
+        .map((m) => ({ id: m.id, slug: m.slug, name: m.name, role: m.role }));
+    },
+    async get(viewer, orgSlug) {
+      access.requireScope(viewer, "org:read");
+      return access.membershipOrThrow(viewer, orgSlug);
+    },
+    create: (viewer, input) => createOrganization(db, now, viewer, input),
+  };
+}
+
+export interface ProjectReads {
+  list(viewer: Viewer, orgSlug: string): Promise<ProjectSummary[]>;
+  get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
+}
+
+export function createProjectReads(deps: { db: Db; access: Access }): ProjectReads {
+  const { db, access } = deps;
+  return {
+    async list(viewer, orgSlug) {
+      access.requireScope(viewer, "project:read");
+      const org = await access.membershipOrThrow(viewer, orgSlug);
+      return Promise.all([...(await access.projectMap(org)).values()].map(access.projectSummary));
+    },
+    async get(viewer, orgSlug, projectSlug) {
+      access.requireScope(viewer, "project:read");
+      const org = await access.membershipOrThrow(viewer, orgSlug);
+      const p = await findProjectBySlug(db, org.id, projectSlug);
+      if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
+      return access.projectSummary(p);
+    },
+  };
+}

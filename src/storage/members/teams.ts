@@ -1,0 +1,115 @@
+import type { Db } from "../db";
+import type { Tx } from "../dialect";
+
+export interface TeamRow {
+  id: number;
+  slug: string;
+  name: string;
+  createdAt: number;
+  memberIds: string[];
+  projectIds: number[];
+}
+
+const k = (db: Db | Tx) => ("kysely" in db ? db.kysely : db);
+
+/** The org's teams (oldest first: the first is the default for new projects) with members and projects. */
+export async function listTeams(db: Db | Tx, orgId: number): Promise<TeamRow[]> {
+  const teams = await k(db)
+    .selectFrom("teams")
+    .select(["id", "slug", "name", "created_at"])
+    .where("org_id", "=", orgId)
+    .orderBy("id")
+    .execute();
+  if (teams.length === 0) return [];
+  const ids = teams.map((t) => Number(t.id));
+  const [members, projects] = await Promise.all([
+    k(db).selectFrom("team_members").select(["team_id", "user_id"]).where("team_id", "in", ids).execute(),
+    k(db).selectFrom("team_projects").select(["team_id", "project_id"]).where("team_id", "in", ids).execute(),
+  ]);
+  return teams.map((t) => ({
+    id: Number(t.id),
+    slug: t.slug,
+    name: t.name,
+    createdAt: Number(t.created_at),
+    memberIds: members.filter((m) => Number(m.team_id) === Number(t.id)).map((m) => m.user_id),
+    projectIds: projects.filter((p) => Number(p.team_id) === Number(t.id)).map((p) => Number(p.project_id)),
+  }));
+}
+
+export async function insertTeam(tx: Tx, t: { orgId: number; slug: string; name: string; now: number }): Promise<number> {
+  const row = await tx
+    .insertInto("teams")
+    .values({ org_id: t.orgId, slug: t.slug, name: t.name, created_at: t.now })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function deleteTeam(tx: Tx, teamId: number): Promise<void> {
+  await tx.deleteFrom("team_members").where("team_id", "=", teamId).execute();
+  await tx.deleteFrom("team_projects").where("team_id", "=", teamId).execute();
+  await tx.deleteFrom("teams").where("id", "=", teamId).execute();
+}
+
+export async function setTeamMember(tx: Tx, teamId: number, userId: string, on: boolean): Promise<void> {
+  if (!on) {
+    await tx.deleteFrom("team_members").where("team_id", "=", teamId).where("user_id", "=", userId).execute();
+    return;
+  }
+  await tx
+    .insertInto("team_members")
+    .values({ team_id: teamId, user_id: userId })
+    .onConflict((oc) => oc.columns(["team_id", "user_id"]).doNothing())
+    .execute();
+}
+
+export async function setTeamProject(tx: Tx, teamId: number, projectId: number, on: boolean): Promise<void> {
+  if (!on) {
+    await tx.deleteFrom("team_projects").where("team_id", "=", teamId).where("project_id", "=", projectId).execute();
+    return;
+  }
+  await tx
+    .insertInto("team_projects")
+    .values({ team_id: teamId, project_id: projectId })
+    .onConflict((oc) => oc.columns(["team_id", "project_id"]).doNothing())
+    .execute();
+}
+
+/**
+ * The project ids a member (not admin/owner) of the org may see: those of their teams. Null when the
+ * org has no teams at all (then every member sees every project, as before teams existed).
+ */
+export async function visibleProjectIds(db: Db, orgId: number, userId: string): Promise<number[] | null> {
+  const q = db.kysely;
+  const any = await q.selectFrom("teams").select("id").where("org_id", "=", orgId).limit(1).executeTakeFirst();
+  if (!any) return null;
+  const rows = await q
+    .selectFrom("team_projects")
+    .innerJoin("team_members", "team_members.team_id", "team_projects.team_id")
+    .innerJoin("teams", "teams.id", "team_projects.team_id")
+    .select("team_projects.project_id")
+    .where("teams.org_id", "=", orgId)
+    .where("team_members.user_id", "=", userId)
+    .distinct()
+    .execute();
+  return rows.map((r) => Number(r.project_id));
+}
+
+/** Puts a new project or member in the org's default team (its oldest); nothing when it has none. */
+export async function addToDefaultTeam(tx: Tx, orgId: number, what: { projectId?: number; userId?: string }): Promise<void> {
+  const first = await tx.selectFrom("teams").select("id").where("org_id", "=", orgId).orderBy("id").limit(1).executeTakeFirst();
+  if (!first) return;
+  if (what.projectId !== undefined) await setTeamProject(tx, Number(first.id), what.projectId, true);
+  if (what.userId !== undefined) await setTeamMember(tx, Number(first.id), what.userId, true);
+}
+
+/** Teams by id (any organization: callers pass ids read from their own org's issues). */
+export async function findTeamsById(db: Db | Tx, ids: number[]): Promise<Map<number, { id: number; slug: string; name: string }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await k(db)
+    .selectFrom("teams")
+    .select(["id", "slug", "name"])
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), slug: r.slug, name: r.name }]));
+}
