@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, test } from "vitest";
+import { corpusFiles, corpusJson } from "../../../test/pipeline/corpus";
 import type { NormalizedEvent } from "../event";
 import { normalizeEvent } from "../normalize-event";
 import { compileGroupingRules, groupEvent, NO_GROUPING_RULES, type ProjectGroupingRules } from "./index";
@@ -333,5 +334,21 @@ describe("v3: project rules", () => {
     expect(g.components.join("\n")).toContain("fingerprint rule line 1");
     const typed = compileGroupingRules("family:other -> {{ default }}, {{ type }}", "");
     expect(group(ev("DbTimeout", "/a"), typed).source).toBe("exception+fingerprint");
+  });
+});
+
+describe("v3 against Sentry's groups (group_N_event_M, native: grouped as v2)", () => {
+  const files = corpusFiles().filter((f) => /group_\d+_event_\d+\.json$/.test(f));
+  const groupOf = (f: string) => /group_(\d+)_/.exec(f)?.[1] ?? "";
+  const hashes = (version: string) => new Map(files.map((f) => [f, group(corpusJson(f), NO_GROUPING_RULES, version).hashes]));
+  const v2 = hashes("v2");
+  const v3 = hashes("v3");
+  const pairs = files.flatMap((a, i) => files.slice(i + 1).map((b) => [a, b] as const));
+  const share = (m: Map<string, string[]>, a: string, b: string) => (m.get(a) ?? []).some((h) => (m.get(b) ?? []).includes(h));
+
+  test("no different-group pair shares a hash, and v3 joins every same-group pair v2 joins", () => {
+    expect(pairs.filter(([a, b]) => groupOf(a) !== groupOf(b) && share(v3, a, b))).toEqual([]);
+    const same = pairs.filter(([a, b]) => groupOf(a) === groupOf(b));
+    expect(same.filter(([a, b]) => share(v2, a, b) && !share(v3, a, b))).toEqual([]);
   });
 });
