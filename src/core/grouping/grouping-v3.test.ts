@@ -352,3 +352,27 @@ describe("v3 against Sentry's groups (group_N_event_M, native: grouped as v2)", 
     expect(same.filter(([a, b]) => share(v2, a, b) && !share(v3, a, b))).toEqual([]);
   });
 });
+
+describe("preview of draft rules", () => {
+  test("counts draft issues and names the merges and splits", async () => {
+    const { previewGrouping } = await import("./preview");
+    const ev = (helper: string, value = "v") =>
+      norm(javaEvent([jf("com.shop.OrderService", "load", true), jf(helper, "check", true)], value));
+    // Issues 1 and 2 differ only in a util helper; issue 3 holds two different errors.
+    const inputs = [
+      { issueId: 1, event: ev("com.shop.util.A") },
+      { issueId: 2, event: ev("com.shop.util.B") },
+      { issueId: 3, event: ev("com.shop.billing.X") },
+      { issueId: 3, event: ev("com.shop.billing.Y") },
+    ];
+    const none = previewGrouping(inputs, "v3", NO_GROUPING_RULES, sha256);
+    expect(none).toMatchObject({ events: 4, currentIssues: 3, draftIssues: 4, merges: [], splits: [{ issueId: 3, parts: 2 }] });
+    const draft = previewGrouping(
+      inputs,
+      "v3",
+      compileGroupingRules("", "stack.module:com.shop.util.* -group\nstack.module:com.shop.billing.* -group"),
+      sha256,
+    );
+    expect(draft).toMatchObject({ draftIssues: 1, merges: [[1, 2, 3]], splits: [] });
+  });
+});

@@ -346,8 +346,10 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
         };
         setOrReset("retentionDays", v.retentionDays);
         setOrReset("eventCap", v.eventCap);
-        setOrReset("fingerprintingRules", v.fingerprintingRules === "" ? null : v.fingerprintingRules?.trimEnd());
-        setOrReset("groupingEnhancements", v.groupingEnhancements === "" ? null : v.groupingEnhancements?.trimEnd());
+        // "" and null both remove the rules; trailing blank lines are not kept.
+        const ruleText = (t: string | null | undefined) => (t === undefined ? undefined : (t ?? "").trimEnd() || null);
+        setOrReset("fingerprintingRules", ruleText(v.fingerprintingRules));
+        setOrReset("groupingEnhancements", ruleText(v.groupingEnhancements));
         if (v.scrubbing) next.scrubbing = { ...readScrubSettings(current), ...v.scrubbing };
         if (v.rateLimit !== undefined)
           setOrReset("rateLimit", v.rateLimit === null || v.rateLimit.eventsPerMinute === null ? null : v.rateLimit);
