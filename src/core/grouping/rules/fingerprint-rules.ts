@@ -10,8 +10,8 @@
  * replaces the SDK's fingerprint; its values may use `{{ default }}` and the other variables.
  */
 import type { Frame, NormalizedEvent } from "../../event";
-import { compileGlob, type GlobMatch } from "./glob";
-import { pathMatches } from "./stack-rules";
+import { compileGlob, type GlobMatch, normalizePath } from "./glob";
+import { framePaths } from "./stack-rules";
 import { type RuleError, RuleSyntaxError, ruleLines, splitMatcher, type Token, tokenize } from "./syntax";
 
 type Field =
@@ -69,49 +69,67 @@ export interface ParsedFingerprintRules {
   errors: RuleError[];
 }
 
-/** The values matchers read, gathered once per event. */
-export interface EventView {
-  event: NormalizedEvent;
-  family: string;
-  types: string[];
-  values: string[];
-  messages: string[];
-  frames: Frame[];
-  frameFamilies: string[];
-}
-
 const JS = new Set(["javascript", "node"]);
 const NATIVE = new Set(["native", "cocoa", "objc", "swift", "c"]);
 const familyOf = (p: string | undefined) => (p && JS.has(p) ? "javascript" : p && NATIVE.has(p) ? "native" : "other");
 
-export function eventView(event: NormalizedEvent): EventView {
-  const types: string[] = [];
-  const values: string[] = [];
-  const frames: Frame[] = [];
-  for (const exc of event.exception?.values ?? []) {
-    if (exc.type) types.push(exc.type);
-    if (exc.value) values.push(exc.value);
-    for (const f of exc.stacktrace?.frames ?? []) frames.push(f);
+/** The values matchers read, gathered on first use (most events fail the first matcher). */
+export class EventView {
+  private _types?: string[];
+  private _values?: string[];
+  private _messages?: string[];
+  private _frames?: Frame[];
+  private _frameFamilies?: string[];
+  readonly family: string;
+
+  constructor(readonly event: NormalizedEvent) {
+    this.family = familyOf(event.platform);
   }
-  for (const t of event.threads?.values ?? []) for (const f of t.stacktrace?.frames ?? []) frames.push(f);
-  const st = event.stacktrace as { frames?: unknown } | undefined;
-  if (st && Array.isArray(st.frames)) for (const f of st.frames as Frame[]) frames.push(f);
-  const messages: string[] = [];
-  const lf = event.logentry?.formatted;
-  const lm = event.logentry?.message;
-  if (typeof lf === "string") messages.push(lf);
-  if (typeof lm === "string" && lm !== lf) messages.push(lm);
-  // Sentry's `message` matcher also sees the exception's value.
-  for (const v of values) messages.push(v);
-  return {
-    event,
-    family: familyOf(event.platform),
-    types,
-    values,
-    messages,
-    frames,
-    frameFamilies: frames.map((f) => familyOf(typeof f.platform === "string" ? f.platform : event.platform)),
-  };
+
+  get types(): string[] {
+    this._types ??= (this.event.exception?.values ?? []).flatMap((e) => (e.type ? [e.type] : []));
+    return this._types;
+  }
+
+  get values(): string[] {
+    this._values ??= (this.event.exception?.values ?? []).flatMap((e) => (e.value ? [e.value] : []));
+    return this._values;
+  }
+
+  /** The log message (formatted and template) and, as in Sentry, the exception values. */
+  get messages(): string[] {
+    if (!this._messages) {
+      const out: string[] = [];
+      const lf = this.event.logentry?.formatted;
+      const lm = this.event.logentry?.message;
+      if (typeof lf === "string") out.push(lf);
+      if (typeof lm === "string" && lm !== lf) out.push(lm);
+      out.push(...this.values);
+      this._messages = out;
+    }
+    return this._messages;
+  }
+
+  get frames(): Frame[] {
+    if (!this._frames) {
+      const out: Frame[] = [];
+      for (const exc of this.event.exception?.values ?? []) for (const f of exc.stacktrace?.frames ?? []) out.push(f);
+      for (const t of this.event.threads?.values ?? []) for (const f of t.stacktrace?.frames ?? []) out.push(f);
+      const st = this.event.stacktrace as { frames?: unknown } | undefined;
+      if (st && Array.isArray(st.frames)) for (const f of st.frames as Frame[]) out.push(f);
+      this._frames = out;
+    }
+    return this._frames;
+  }
+
+  get frameFamilies(): string[] {
+    this._frameFamilies ??= this.frames.map((f) => familyOf(typeof f.platform === "string" ? f.platform : this.event.platform));
+    return this._frameFamilies;
+  }
+}
+
+export function eventView(event: NormalizedEvent): EventView {
+  return new EventView(event);
 }
 
 const APP: Record<string, boolean> = { yes: true, true: true, "1": true, no: false, false: false, "0": false };
@@ -187,11 +205,11 @@ function compile(key: string, value: string): EventTest {
     }
     case "package": {
       const g = compileGlob(value, true);
-      return (v) => v.frames.some((f) => typeof f.package === "string" && g(f.package));
+      return (v) => v.frames.some((f) => typeof f.package === "string" && g(normalizePath(f.package)));
     }
     case "path": {
       const g = compileGlob(value, true);
-      return (v) => v.frames.some((f) => pathMatches(g, f));
+      return (v) => v.frames.some((f) => framePaths(f).some(g));
     }
     case "tag":
       throw new RuleSyntaxError("unreachable");
@@ -270,7 +288,9 @@ export function matchFingerprintRules(lists: FingerprintRule[][], event: Normali
     for (const rule of rules) {
       view ??= eventView(event);
       const v = view;
-      if (rule.tests.every((t) => t(v))) return rule;
+      let ok = true;
+      for (let i = 0; ok && i < rule.tests.length; i++) ok = (rule.tests[i] as EventTest)(v);
+      if (ok) return rule;
     }
   }
   return undefined;

@@ -53,14 +53,38 @@ export function globSource(pattern: string, pathLike: boolean): string {
   return out;
 }
 
-/** Compiles a glob; a pattern without wildcards compares as a plain string (the common case). */
+/** The longest run of characters without wildcards: a value lacking it cannot match. */
+function longestLiteral(pattern: string): string {
+  let best = "";
+  for (const part of pattern.split(/[*?[\]]+/)) if (part.length > best.length) best = part;
+  return best;
+}
+
+/**
+ * Compiles a glob. Names: a pattern without wildcards compares as a string, `prefix*` as a
+ * prefix. Paths: the value must already be normalised with `normalizePath` (forward slashes,
+ * lower case), and a literal part of the pattern is looked for before the regular expression runs
+ * — most frames fail there, cheaply.
+ */
 export function compileGlob(pattern: string, pathLike: boolean): GlobMatch {
-  const normalized = pathLike ? pattern.replace(/\\/g, "/") : pattern;
-  if (!/[*?[]/.test(normalized)) {
-    if (!pathLike) return (v) => v === normalized;
-    const lower = normalized.toLowerCase();
-    return (v) => v.replace(/\\/g, "/").toLowerCase() === lower;
+  if (pathLike) {
+    const normalized = normalizePath(pattern);
+    if (!/[*?[]/.test(normalized)) return (v) => v === normalized;
+    const literal = longestLiteral(normalized);
+    const re = new RegExp(`^${globSource(normalized, true)}$`, "s");
+    return literal.length >= 3 ? (v) => v.includes(literal) && re.test(v) : (v) => re.test(v);
   }
-  const re = new RegExp(`^${globSource(normalized, pathLike)}$`, pathLike ? "is" : "s");
-  return pathLike ? (v) => re.test(v.replace(/\\/g, "/")) : (v) => re.test(v);
+  if (!/[*?[]/.test(pattern)) return (v) => v === pattern;
+  const star = pattern.indexOf("*");
+  if (star === pattern.length - 1 && !/[?[]/.test(pattern)) {
+    const prefix = pattern.slice(0, -1);
+    return (v) => v.startsWith(prefix);
+  }
+  const re = new RegExp(`^${globSource(pattern, false)}$`, "s");
+  return (v) => re.test(v);
+}
+
+/** How path values are compared: forward slashes, lower case. */
+export function normalizePath(path: string): string {
+  return path.replace(/\\/g, "/").toLowerCase();
 }

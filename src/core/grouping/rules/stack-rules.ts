@@ -14,7 +14,7 @@
  * see what earlier rules decided (`app:`, `category:`). Pure: frames are never modified.
  */
 import type { Frame } from "../../event";
-import { compileGlob, type GlobMatch } from "./glob";
+import { compileGlob, normalizePath } from "./glob";
 import { type RuleError, RuleSyntaxError, ruleLines, splitMatcher, type Token, tokenize } from "./syntax";
 
 export type Family = "javascript" | "native" | "other";
@@ -23,6 +23,8 @@ export type Family = "javascript" | "native" | "other";
 export interface RuleFrame {
   frame: Frame;
   family: Family;
+  /** abs_path and filename normalised for path matchers (computed on first use) */
+  paths?: string[];
 }
 
 /** What rules read of the exception owning the stack (none for thread / event stacks). */
@@ -131,11 +133,15 @@ function positive(field: FrameField | ExceptionField, value: string): (s: FrameS
     }
     case "path": {
       const g = compileGlob(value, true);
-      return (s) => pathMatches(g, s.rf.frame);
+      return (s) => {
+        s.rf.paths ??= framePaths(s.rf.frame);
+        for (const p of s.rf.paths) if (g(p)) return true;
+        return false;
+      };
     }
     case "package": {
       const g = compileGlob(value, true);
-      return (s) => typeof s.rf.frame.package === "string" && g(s.rf.frame.package);
+      return (s) => typeof s.rf.frame.package === "string" && g(normalizePath(s.rf.frame.package));
     }
     case "function": {
       const g = compileGlob(value, false);
@@ -160,14 +166,20 @@ function positive(field: FrameField | ExceptionField, value: string): (s: FrameS
   }
 }
 
-/** Paths match on abs_path or filename, with a leading slash tried too (`**​/x/**` matches `x/y`). */
-export function pathMatches(g: GlobMatch, frame: Frame): boolean {
+/**
+ * What path matchers try for a frame: abs_path and filename, normalised, each also with a leading
+ * slash when it has none (so `**​/x/**` matches `x/y`).
+ */
+export function framePaths(frame: Frame): string[] {
+  const out: string[] = [];
   for (const p of [frame.abs_path, frame.filename]) {
     if (typeof p !== "string" || p === "") continue;
-    if (g(p)) return true;
-    if (!p.startsWith("/") && g(`/${p}`)) return true;
+    const n = normalizePath(p);
+    if (out.includes(n)) continue;
+    out.push(n);
+    if (!n.startsWith("/")) out.push(`/${n}`);
   }
-  return false;
+  return out;
 }
 
 function parseAction(word: string): Action {
@@ -287,7 +299,12 @@ export interface StackDecision {
   minFrames?: { value: number; rule: StackRule };
 }
 
-const all = (ms: Matcher[], s: FrameState | undefined, e: RuleException | undefined) => s !== undefined && ms.every((m) => m.test(s, e));
+// Runs for every rule and frame of every event: a plain loop, no closure per call.
+function all(ms: Matcher[], s: FrameState | undefined, e: RuleException | undefined): boolean {
+  if (s === undefined) return false;
+  for (let i = 0; i < ms.length; i++) if (!(ms[i] as Matcher).test(s, e)) return false;
+  return true;
+}
 
 /**
  * Runs `rules` over one stack (frames oldest first, as SDKs send them). `inApp` is each frame's
@@ -299,7 +316,7 @@ export function applyStackRules(rules: StackRule[], frames: RuleFrame[], inApp: 
   for (const rule of rules) {
     if (rule.exceptionOnly) {
       // Decided once for the stack; frame-less actions only make sense here, flags hit every frame.
-      if (!rule.matchers.every((m) => m.test(states[0] as FrameState, exc))) continue;
+      if (!all(rule.matchers, states[0] ?? EMPTY_STATE, exc)) continue;
       for (let i = 0; i < states.length; i++) applyActions(rule, states, i, out, true);
       if (states.length === 0) applyActions(rule, states, -1, out, true);
       continue;
@@ -317,6 +334,8 @@ export function applyStackRules(rules: StackRule[], frames: RuleFrame[], inApp: 
   out.frames = states.map((s) => ({ inApp: s.inApp, group: s.group, category: s.category, appRule: s.appRule, groupRule: s.groupRule }));
   return out;
 }
+
+const EMPTY_STATE: FrameState = { rf: { frame: {}, family: "other" }, inApp: false, group: true, category: undefined };
 
 function applyActions(rule: StackRule, states: FrameState[], i: number, out: StackDecision, selfOnly: boolean): void {
   for (const a of rule.actions) {
