@@ -11,6 +11,8 @@
  *   --postgres (a fresh PostgreSQL database per round instead of a SQLite file; the admin
  *   connection is --url, default the test server's). On PostgreSQL "written" is this process's
  *   writes only (none): the server's are not counted.
+ * --grouping vN: the project's grouping version (default: the one new projects get), to compare
+ *   versions in one build.
  * --alloc-prof: V8's sampling heap profiler over each round's digest (claims and digestBatch only),
  *   counting objects already collected too: bytes allocated per event and the functions that
  *   allocate most (the young generation's scavenges, and V8's helper threads, scale with it).
@@ -42,6 +44,7 @@ const { values } = parseArgs({
     issues: { type: "string", default: "1" },
     postgres: { type: "boolean", default: false },
     "alloc-prof": { type: "boolean", default: false },
+    grouping: { type: "string" },
     url: { type: "string", default: process.env.ERRATA_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" },
   },
 });
@@ -91,7 +94,9 @@ async function fresh(): Promise<{ db: Db; projectId: number; drop: () => Promise
       .values({ slug: "bench", name: "Bench", created_at: 1 })
       .returning("id")
       .executeTakeFirstOrThrow();
-    return (await insertProject(tx, { orgId: Number(org.id), slug: "bench", name: "Bench", platform: "node", now: 1 })).id;
+    const id = (await insertProject(tx, { orgId: Number(org.id), slug: "bench", name: "Bench", platform: "node", now: 1 })).id;
+    if (values.grouping) await tx.updateTable("projects").set({ grouping_version: values.grouping }).where("id", "=", id).execute();
+    return id;
   });
   return { db, projectId, drop };
 }

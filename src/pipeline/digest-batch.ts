@@ -15,7 +15,14 @@ import { createHash, randomUUID } from "node:crypto";
 import type { Config } from "../config";
 import { isAppError } from "../core/errors";
 import type { NormalizedEvent, ProcessingNote } from "../core/event";
-import { type GroupingResult, groupEventForProject, type HashFn, type ProjectGrouping } from "../core/grouping/index";
+import {
+  type GroupingResult,
+  groupEventForProject,
+  groupingRulesOf,
+  type HashFn,
+  type ProjectGrouping,
+  type ProjectGroupingRules,
+} from "../core/grouping/index";
 import type { LifecycleConfig } from "../core/issue-state/types";
 import { annotateNextjs, describeWithNextjs, type NextjsAnnotations } from "../core/nextjs/index";
 import { normalizeEvent, parseTimestamp } from "../core/normalize-event";
@@ -402,7 +409,7 @@ async function prepareEvent(
   // Next.js rules: index the digest, classify deploy skew, decode React errors; they may set the
   // fingerprint grouping reads (only when the SDK sent none) and the title.
   const nextjs = annotateNextjs(event);
-  const grouping = describeWithNextjs(groupEventForProject(event, project.grouping, ctx.receivedAt, hash), event, nextjs);
+  const grouping = describeWithNextjs(groupEventForProject(event, project.grouping, ctx.receivedAt, hash, project.rules), event, nextjs);
   event.errata.grouping = {
     version: grouping.version,
     hash: grouping.hashes[0] ?? "",
@@ -690,6 +697,8 @@ async function recordStored(
 /** How a project's events are processed: grouping version (+ transition) and PII scrubbing. */
 interface DigestProject {
   grouping: ProjectGrouping;
+  /** the project's fingerprint and stack-trace rules, parsed (memoised by their text) */
+  rules: ProjectGroupingRules;
   scrub: ScrubSettings;
 }
 
@@ -704,6 +713,7 @@ async function digestProjects(db: Db, projectIds: number[], deps: DigestDeps): P
         switchedAt: r.groupingSwitchedAt,
         transitionDays: deps.groupingTransitionDays,
       },
+      rules: groupingRulesOf(r.settings),
       scrub: readScrubSettings(r.settings),
     });
   }

@@ -9,7 +9,7 @@
  */
 import { loadConfig, type SourcemapConfig } from "../config";
 import type { NormalizedEvent } from "../core/event";
-import { groupEvent } from "../core/grouping/index";
+import { groupEvent, groupingRulesOf } from "../core/grouping/index";
 import { readScrubSettings, scrubEvent } from "../core/scrub/scrub-event";
 import { restoreMinifiedFrames } from "../core/symbolicate/symbolicate-frames";
 import type { Logger } from "../log";
@@ -77,7 +77,7 @@ export function createResymbolicator(db: Db, symbolicator: Symbolicator, log: Lo
     const settings = (await readProjectProcessing(db, [projectId])).get(projectId)?.settings;
     const event = scrubEvent(restored, readScrubSettings(settings));
     // The version the event was grouped with; hashes of another version would never match.
-    const grouping = groupEvent(event, event.errata.grouping?.version ?? "v1", sha256Hex);
+    const grouping = groupEvent(event, event.errata.grouping?.version ?? "v1", sha256Hex, groupingRulesOf(settings ?? {}));
     await writeTx(db, async (tx) => {
       await rewriteEventPayload(tx, { projectId, eventId, payload: event, culprit: grouping.culprit });
       await aliasIssueHashes(tx, { projectId, issueId: stored.issueId, hashes: grouping.hashes, groupingVersion: grouping.version });

@@ -10,7 +10,7 @@ import { writeTx } from "../../src/storage/dialect";
 import { getEvent } from "../../src/storage/events/events";
 import { listIssueHashes } from "../../src/storage/issues/issues";
 import { readProjectProcessing, switchGroupingVersion } from "../../src/storage/orgs/project-processing";
-import { findProjectById } from "../../src/storage/orgs/projects";
+import { findProjectById, writeProjectSettings } from "../../src/storage/orgs/projects";
 import { enqueueMany } from "../../src/storage/queue/queue";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject, drain, hexId } from "./helpers";
@@ -67,7 +67,7 @@ describe.each(await dialects())("grouping transition on %s", (dialect) => {
   test("new projects get the default version; existing ones keep theirs", async () => {
     const fresh = await createProject(db, "fresh");
     expect((await findProjectById(db, fresh))?.groupingVersion).toBe(DEFAULT_GROUPING_VERSION);
-    expect(DEFAULT_GROUPING_VERSION).toBe("v2");
+    expect(DEFAULT_GROUPING_VERSION).toBe("v3");
     const old = await projectOnV1("old");
     expect((await findProjectById(db, old))?.groupingVersion).toBe("v1");
   });
@@ -125,5 +125,89 @@ describe.each(await dialects())("grouping transition on %s", (dialect) => {
     const projectId = await createProject(db, "noop");
     expect(await writeTx(db, (tx) => switchGroupingVersion(tx, projectId, DEFAULT_GROUPING_VERSION, T0))).toBe(false);
     expect((await readProjectProcessing(db, [projectId])).get(projectId)?.groupingPrevious).toBeNull();
+  });
+});
+
+/** A Spring error thrown through a CGLIB proxy whose generated suffix changes per JVM run. */
+function springError(proxySuffix: string, helper = "Guard"): Record<string, unknown> {
+  const f = (module: string, fn: string, inApp: boolean) => ({ module, function: fn, filename: "X.java", lineno: 3, in_app: inApp });
+  return {
+    platform: "java",
+    exception: {
+      values: [
+        {
+          type: "java.lang.IllegalStateException",
+          value: "order missing",
+          stacktrace: {
+            frames: [
+              f("java.lang.Thread", "run", false),
+              f(`com.shop.OrderService$$EnhancerBySpringCGLIB$$${proxySuffix}`, "place", true),
+              f("com.shop.OrderService", "place", true),
+              f(`com.shop.util.${helper}`, "check", true),
+            ],
+          },
+        },
+      ],
+    },
+  };
+}
+
+describe.each(await dialects())("grouping v3 and project rules in the digest on %s", (dialect) => {
+  let db: Db;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ db, close } = await openTestDb(dialect));
+  });
+  afterAll(async () => close());
+
+  let seq = 0;
+  async function digest(projectId: number, event: Record<string, unknown>, at: number): Promise<number> {
+    seq += 1;
+    const id = hexId(`v3-${dialect}-${seq}`);
+    const body = Buffer.from(JSON.stringify({ ...event, event_id: id, timestamp: at / 1000 }));
+    await enqueueMany(db, [{ projectId, keyId: 1, receivedAt: at, clientIp: null, kind: "store", body }]);
+    expect(await drain(db, at)).toMatchObject({ events: 1 });
+    return (await getEvent(db, projectId, id))?.issueId ?? -1;
+  }
+
+  test("v2 → v3: the issue keeps its events, and copies v2 split now join it", async () => {
+    const projectId = await createProject(db, "to-v3");
+    await db.kysely.updateTable("projects").set({ grouping_version: "v2" }).where("id", "=", projectId).execute();
+    const first = await digest(projectId, springError("a1b2c3d4"), T0);
+    // On v2 another JVM run's proxy name is another issue …
+    const split = await digest(projectId, springError("0badf00d"), T0 + 1);
+    expect(split).not.toBe(first);
+    await writeTx(db, (tx) => switchGroupingVersion(tx, projectId, "v3", T0 + DAY));
+    expect(await digest(projectId, springError("a1b2c3d4"), T0 + 2 * DAY)).toBe(first);
+    // … on v3 it joins the issue it came from (never the v2 split's).
+    expect(await digest(projectId, springError("9f9f9f9f"), T0 + 3 * DAY)).toBe(first);
+    // … and after the period v3's hashes alone keep doing so.
+    expect(await digest(projectId, springError("77777777"), T0 + 40 * DAY)).toBe(first);
+    expect((await listIssueHashes(db, first)).some((h) => h.groupingVersion === "v3")).toBe(true);
+  });
+
+  test("a project's stack-trace and fingerprint rules decide new events", async () => {
+    const projectId = await createProject(db, "rules");
+    const a = await digest(projectId, springError("a1", "GuardA"), T0);
+    const b = await digest(projectId, springError("a1", "GuardB"), T0 + 1);
+    expect(b).not.toBe(a);
+    await writeTx(db, (tx) =>
+      writeProjectSettings(tx, projectId, {
+        groupingEnhancements: "stack.module:com.shop.util.* -group",
+        fingerprintingRules: 'message:"payment *" -> payments',
+      }),
+    );
+    const c = await digest(projectId, springError("a1", "GuardC"), T0 + 2);
+    const d = await digest(projectId, springError("a1", "GuardD"), T0 + 3);
+    expect(d).toBe(c);
+    const stored = await getEvent(db, projectId, hexId(`v3-${dialect}-${seq}`));
+    expect(JSON.stringify(stored?.event.errata)).toContain('stack trace rule line 1 \\"stack.module:com.shop.util.* -group\\"');
+    const p1 = await digest(projectId, { platform: "python", message: "payment 1 declined for order 9" }, T0 + 4);
+    const p2 = await digest(
+      projectId,
+      { platform: "python", exception: { values: [{ type: "PaymentError", value: "payment gateway down" }] } },
+      T0 + 5,
+    );
+    expect(p2).toBe(p1);
   });
 });

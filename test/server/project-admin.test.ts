@@ -123,7 +123,7 @@ describe.each(await dialects())("project admin, releases and feedback on %s", (d
     expect(before.canManage).toBe(false);
     expect(before.retention).toMatchObject({ days: null, eventCap: null, defaultDays: 90 });
     expect(before.scrubbing).toEqual({ enabled: true, scrubIp: false, extraKeys: [], safeKeys: [] });
-    expect(before.grouping.version).toBe("v2");
+    expect(before.grouping.version).toBe("v3");
 
     const after = await s.projects.updateSettings(admin, "acme", "web-app", {
       retentionDays: 30,
@@ -135,7 +135,7 @@ describe.each(await dialects())("project admin, releases and feedback on %s", (d
     expect(after.canManage).toBe(true);
     expect(after.retention).toMatchObject({ days: 30, eventCap: 5000 });
     expect(after.scrubbing).toEqual({ enabled: true, scrubIp: true, extraKeys: ["ssn", "iban"], safeKeys: [] });
-    expect(after.grouping).toMatchObject({ version: "v1", previous: "v2", switchedAt: NOW });
+    expect(after.grouping).toMatchObject({ version: "v1", previous: "v3", switchedAt: NOW });
     expect(after.rateLimit.eventsPerMinute).toBe(120);
 
     const stored = (await readProjectProcessing(db, [after.project.id])).get(after.project.id);
@@ -168,6 +168,47 @@ describe.each(await dialects())("project admin, releases and feedback on %s", (d
     expect(await codeOf(s.projects.updateSettings(viewer("owner", ["project:read"]), "acme", "web-app", { retentionDays: 10 }))).toBe(
       "forbidden",
     );
+  });
+
+  test("grouping rules: Sentry's fields, refused per bad line, stored, cleared; preview; authorization", async () => {
+    const fields = await s.projects.updateGroupingRules(owner, "acme", "web-app", {
+      fingerprintingRules: "error.type:Db* -> db",
+      groupingEnhancements: "stack.module:vendor.* -group",
+      name: "ignored here: issue 28 owns it",
+    });
+    expect(fields).toMatchObject({ fingerprintingRules: "error.type:Db* -> db", groupingEnhancements: "stack.module:vendor.* -group" });
+    expect(await s.projects.groupingRules(view, "acme", "web-app")).toEqual(fields);
+    const id = (await s.projects.get(owner, "acme", "web-app")).id;
+    const stored = (await readProjectProcessing(db, [id])).get(id);
+    expect(stored?.settings).toMatchObject({ fingerprintingRules: "error.type:Db* -> db" });
+    try {
+      await s.projects.updateGroupingRules(owner, "acme", "web-app", { groupingEnhancements: "ok:x -app\nstack.module:a -app\n-group" });
+      expect.unreachable();
+    } catch (e) {
+      expect((e as { code: string }).code).toBe("validation_failed");
+      expect((e as { fields: Array<{ field: string; message: string }> }).fields.map((f) => `${f.field} ${f.message.slice(0, 6)}`)).toEqual(
+        ["groupingEnhancements line 1", "groupingEnhancements line 3"],
+      );
+    }
+    // Unchanged after the refusal; "" clears.
+    expect((await s.projects.groupingRules(view, "acme", "web-app")).groupingEnhancements).toBe("stack.module:vendor.* -group");
+    expect(
+      await s.projects.updateGroupingRules(owner, "acme", "web-app", { fingerprintingRules: "", groupingEnhancements: null }),
+    ).toMatchObject({
+      fingerprintingRules: "",
+      groupingEnhancements: "",
+    });
+    expect(await s.projects.previewGrouping(view, "acme", "web-app", { fingerprintingRules: "", groupingEnhancements: "" })).toMatchObject({
+      draftIssues: expect.any(Number),
+    });
+    expect(await codeOf(s.projects.previewGrouping(view, "acme", "web-app", { fingerprintingRules: "x", groupingEnhancements: "" }))).toBe(
+      "validation_failed",
+    );
+    expect(await codeOf(s.projects.updateGroupingRules(member, "acme", "web-app", { fingerprintingRules: "" }))).toBe("forbidden");
+    expect(await codeOf(s.projects.groupingRules(stranger, "acme", "web-app"))).toBe("not_found");
+    expect(
+      await codeOf(s.projects.previewGrouping(stranger, "acme", "web-app", { fingerprintingRules: "", groupingEnhancements: "" })),
+    ).toBe("not_found");
   });
 
   test("releases: new issues, regressions, crash-free sessions, users and artifacts; paginated newest first", async () => {

@@ -21,8 +21,15 @@ function tagValue(event: NormalizedEvent, name: string): string | undefined {
   return undefined;
 }
 
+function exceptionMessage(event: NormalizedEvent): string {
+  const exc = mainException(event);
+  if (!exc) return "";
+  if (exc.type && exc.value) return `${exc.type}: ${exc.value}`;
+  return exc.type || exc.value || "";
+}
+
 /** Resolves a non-default entry: variables to event values, anything else verbatim. */
-export function resolveFingerprintEntry(entry: string, event: NormalizedEvent): string {
+export function resolveFingerprintEntry(entry: string, event: NormalizedEvent, opts: { messageFromException?: boolean } = {}): string {
   const name = fingerprintVariable(entry);
   if (name === undefined || name === "default") return entry;
   const exc = mainException(event);
@@ -31,7 +38,10 @@ export function resolveFingerprintEntry(entry: string, event: NormalizedEvent): 
     case "transaction":
       return event.transaction || "<no-transaction>";
     case "message":
-      return event.logentry?.formatted || event.logentry?.message || "<no-message>";
+      // v3 (as Sentry): an exception event's message is its "Type: value" line.
+      return (
+        event.logentry?.formatted || event.logentry?.message || (opts.messageFromException ? exceptionMessage(event) : "") || "<no-message>"
+      );
     case "type":
     case "error.type":
       return exc?.type || "<no-type>";

@@ -4,22 +4,75 @@
  */
 import type { NormalizedEvent } from "../event";
 import { describeEvent } from "./describe";
+import { resolveFingerprintEntry } from "./fingerprint";
+import { BUILTIN_FINGERPRINT_RULES } from "./rules/builtin";
+import { describeFingerprintRule, type FingerprintRule, matchFingerprintRules, parseFingerprintRules } from "./rules/fingerprint-rules";
+import { parseStackRules, type StackRule } from "./rules/stack-rules";
 import type { GroupingAlgorithm, GroupingResult, HashFn } from "./types";
 import { groupingKeyV1 } from "./v1";
 import { groupingKeyV2 } from "./v2";
+import { groupingKeyV3 } from "./v3";
 
 export type { IssueDescription, IssueMetadata } from "./describe";
 export { describeEvent } from "./describe";
 export { normalizeMessageForGrouping, parameterize } from "./parameterize";
-export type { GroupingAlgorithm, GroupingKey, GroupingResult, GroupingVariant, HashFn } from "./types";
+export { parseFingerprintRules } from "./rules/fingerprint-rules";
+export { parseStackRules } from "./rules/stack-rules";
+export type { RuleError } from "./rules/syntax";
+export type { GroupingAlgorithm, GroupingContext, GroupingKey, GroupingResult, GroupingVariant, HashFn } from "./types";
 
 export const GROUPING_VERSIONS: Readonly<Record<string, GroupingAlgorithm>> = {
   v1: { version: "v1", key: groupingKeyV1 },
   v2: { version: "v2", key: groupingKeyV2 },
+  v3: { version: "v3", key: groupingKeyV3, stackRules: true, builtinFingerprints: BUILTIN_FINGERPRINT_RULES },
 };
 
 /** The version NEW projects get; existing projects keep the one they recorded. */
-export const DEFAULT_GROUPING_VERSION = "v2";
+export const DEFAULT_GROUPING_VERSION = "v3";
+
+/** A project's own grouping rules (Sentry's `fingerprintingRules` and `groupingEnhancements`), parsed. */
+export interface ProjectGroupingRules {
+  fingerprint: FingerprintRule[];
+  stack: StackRule[];
+}
+
+export const NO_GROUPING_RULES: ProjectGroupingRules = { fingerprint: [], stack: [] };
+
+/** Parses stored rule texts; lines that do not parse are left out (they were refused on save). */
+export function compileGroupingRules(fingerprintingRules: string, groupingEnhancements: string): ProjectGroupingRules {
+  if (fingerprintingRules.trim() === "" && groupingEnhancements.trim() === "") return NO_GROUPING_RULES;
+  return { fingerprint: parseFingerprintRules(fingerprintingRules).rules, stack: parseStackRules(groupingEnhancements).rules };
+}
+
+/** The rule texts stored in a project's settings JSON (Sentry's project option names). */
+export function groupingRuleTexts(settings: Record<string, unknown>): { fingerprintingRules: string; groupingEnhancements: string } {
+  const text = (v: unknown) => (typeof v === "string" ? v : "");
+  return { fingerprintingRules: text(settings.fingerprintingRules), groupingEnhancements: text(settings.groupingEnhancements) };
+}
+
+// Parsed rules by their text: the digest reads settings once per batch, parsing once per change.
+const compiled = new Map<string, ProjectGroupingRules>();
+const COMPILED_MAX = 512;
+
+/** A project's parsed rules from its settings JSON, memoised by text. */
+export function groupingRulesOf(settings: Record<string, unknown>): ProjectGroupingRules {
+  const t = groupingRuleTexts(settings);
+  if (t.fingerprintingRules === "" && t.groupingEnhancements === "") return NO_GROUPING_RULES;
+  const key = `${t.fingerprintingRules}\u0000${t.groupingEnhancements}`;
+  const hit = compiled.get(key);
+  if (hit) return hit;
+  const rules = compileGroupingRules(t.fingerprintingRules, t.groupingEnhancements);
+  if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value as string);
+  compiled.set(key, rules);
+  return rules;
+}
+
+/** Expands `{{ var }}` in a fingerprint rule's title. */
+function expandTitle(template: string, event: NormalizedEvent): string {
+  return template.replace(/\{\{\s*([^}]+?)\s*\}\}/g, (_m, name: string) =>
+    resolveFingerprintEntry(`{{ ${name} }}`, event, { messageFromException: true }),
+  );
+}
 
 /** How long after a project switches versions the previous version's hashes still match. */
 export const DEFAULT_GROUPING_TRANSITION_DAYS = 30;
@@ -33,9 +86,20 @@ export function compareGroupingVersions(a: string, b: string): number {
 }
 
 /** Groups an event with the given version (unknown versions fall back to the default). */
-export function groupEvent(event: NormalizedEvent, version: string, hash: HashFn): GroupingResult {
+export function groupEvent(
+  event: NormalizedEvent,
+  version: string,
+  hash: HashFn,
+  rules: ProjectGroupingRules = NO_GROUPING_RULES,
+): GroupingResult {
   const algo = GROUPING_VERSIONS[version] ?? (GROUPING_VERSIONS[DEFAULT_GROUPING_VERSION] as GroupingAlgorithm);
-  const { key, source, components, variants } = algo.key(event);
+  // Server-side fingerprint rules replace what the SDK sent (v2+; the project's rules first).
+  const lists = algo.version === "v1" ? [] : algo.builtinFingerprints ? [rules.fingerprint, algo.builtinFingerprints] : [rules.fingerprint];
+  const matched = lists.some((l) => l.length > 0) ? matchFingerprintRules(lists, event) : undefined;
+  const grouped = matched ? { ...event, fingerprint: matched.fingerprint } : event;
+  const keyed = algo.key(grouped, algo.stackRules ? { stackRules: rules.stack } : undefined);
+  const { key, source, variants } = keyed;
+  const components = matched ? [...keyed.components, `rule: fingerprint set by ${describeFingerprintRule(matched)}`] : keyed.components;
   // The version prefix keeps hashes of different versions from ever colliding.
   const hashes: string[] = [];
   const names: string[] = [];
@@ -45,7 +109,9 @@ export function groupEvent(event: NormalizedEvent, version: string, hash: HashFn
     hashes.push(h);
     names.push(v.name);
   }
-  return { ...describeEvent(event), version: algo.version, hashes, source, components, variants: names };
+  const described = describeEvent(event);
+  if (matched?.title) described.title = expandTitle(matched.title, event);
+  return { ...described, version: algo.version, hashes, source, components, variants: names };
 }
 
 /** A project's grouping settings as stored (`projects.grouping_*`). */
@@ -71,10 +137,16 @@ export function inGroupingTransition(g: ProjectGrouping, at: number): boolean {
  * version (`result.previous`). `at` is the event's receive time (epoch ms), so a retried batch
  * decides the same way.
  */
-export function groupEventForProject(event: NormalizedEvent, g: ProjectGrouping, at: number, hash: HashFn): GroupingResult {
-  const result = groupEvent(event, g.version, hash);
+export function groupEventForProject(
+  event: NormalizedEvent,
+  g: ProjectGrouping,
+  at: number,
+  hash: HashFn,
+  rules: ProjectGroupingRules = NO_GROUPING_RULES,
+): GroupingResult {
+  const result = groupEvent(event, g.version, hash, rules);
   if (!inGroupingTransition(g, at)) return result;
-  const prev = groupEvent(event, g.previous as string, hash);
+  const prev = groupEvent(event, g.previous as string, hash, rules);
   if (prev.version !== result.version) result.previous = { version: prev.version, hashes: prev.hashes };
   return result;
 }

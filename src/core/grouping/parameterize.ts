@@ -86,3 +86,14 @@ export function trimMessageForGrouping(text: string): string {
 export function normalizeMessageForGrouping(text: string): string {
   return parameterize(trimMessageForGrouping(text));
 }
+
+// A quoted identifier with a long number in it is generated per connection or per run (Django's
+// `savepoint "s140061535458112_x1"`, temporary table names): the same error on every server.
+const GENERATED_IDENTIFIER = /(["'`])[A-Za-z_][\w$]*?\d{4,}[\w$]*\1/g;
+
+/** Grouping v3's message normalisation: v2's, plus generated quoted identifiers as `<quoted_str>`. */
+export function normalizeMessageForGroupingV3(text: string): string {
+  const base = normalizeMessageForGrouping(text);
+  if (!/\d{4}/.test(base)) return base;
+  return base.replace(GENERATED_IDENTIFIER, "<quoted_str>");
+}

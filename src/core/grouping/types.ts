@@ -1,5 +1,7 @@
 import type { NormalizedEvent } from "../event";
 import type { IssueDescription } from "./describe";
+import type { FingerprintRule } from "./rules/fingerprint-rules";
+import type { StackRule } from "./rules/stack-rules";
 
 /** One way of hashing an event (v2: `app`, `system`, `custom-fingerprint`, `message`, …). */
 export interface GroupingVariant {
@@ -40,7 +42,17 @@ export interface GroupingResult extends IssueDescription {
 /** Hex digest of a string (sha256 in production); injected so core stays free of node:crypto. */
 export type HashFn = (input: string) => string;
 
+/** What a project adds to its grouping version (v3+ reads it; older versions ignore it). */
+export interface GroupingContext {
+  /** the project's stack-trace rules, run after the built-in ones */
+  stackRules?: StackRule[];
+}
+
 export interface GroupingAlgorithm {
   version: string;
-  key(event: NormalizedEvent): GroupingKey;
+  key(event: NormalizedEvent, ctx?: GroupingContext): GroupingKey;
+  /** whether the project's stack-trace rules apply (they need v3's rule engine) */
+  stackRules?: boolean;
+  /** fingerprint rules every project gets with this version (after its own) */
+  builtinFingerprints?: FingerprintRule[];
 }

@@ -8,7 +8,7 @@ import { normalizeStacktraceField } from "./stacktrace";
 import { trimBag, trimString } from "./trim";
 
 export function normalizeExceptions(event: NormalizedEvent, notes: Notes, limits: TrimLimits): void {
-  const got = valuesOf(event.exception, "exception", notes);
+  const got = legacySingle(event.exception) ?? valuesOf(event.exception, "exception", notes);
   if (!got) {
     delete event.exception;
     return;
@@ -51,4 +51,14 @@ export function normalizeExceptions(event: NormalizedEvent, notes: Notes, limits
     return;
   }
   event.exception = { ...got.rest, values };
+}
+
+/**
+ * The oldest SDKs (and hand-written clients) send one exception as the object itself:
+ * `"exception": {"type": "…", "value": "…", "stacktrace": …}`. Sentry reads it as a one-entry list.
+ */
+function legacySingle(v: unknown): { values: unknown[]; rest: Record<string, unknown> } | undefined {
+  if (!isObj(v) || "values" in v) return undefined;
+  if (typeof v.type !== "string" && typeof v.value !== "string") return undefined;
+  return { values: [v], rest: {} };
 }

@@ -5,17 +5,28 @@
  * and owners change them (SPEC §6), and API tokens need `project:read` / `project:write`.
  * Every key change drops the ingest's cached lookups so it takes effect on the next request.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../../config";
 import { AppError } from "../../core/errors";
-import { DEFAULT_GROUPING_TRANSITION_DAYS, GROUPING_VERSIONS } from "../../core/grouping/index";
+import type { NormalizedEvent } from "../../core/event";
+import {
+  compileGroupingRules,
+  DEFAULT_GROUPING_TRANSITION_DAYS,
+  GROUPING_VERSIONS,
+  groupingRuleTexts,
+  parseFingerprintRules,
+  parseStackRules,
+  type RuleError,
+} from "../../core/grouping/index";
+import { type GroupingPreview, previewGrouping } from "../../core/grouping/preview";
 import { readScrubSettings, type ScrubSettings } from "../../core/scrub/scrub-event";
 import { nameSchema, slugify, validate } from "../../core/validation";
 import { formatDsn } from "../../ingest/compat/dsn";
 import { invalidate } from "../../ingest/key-cache";
 import type { Db } from "../../storage/db";
 import { isUniqueViolation, writeTx } from "../../storage/dialect";
+import { listRecentProjectEvents } from "../../storage/events/events";
 import { addToDefaultTeam } from "../../storage/members/teams";
 import { readProjectProcessing, switchGroupingVersion } from "../../storage/orgs/project-processing";
 import {
@@ -63,6 +74,12 @@ export interface ProjectSettingsView {
     switchedAt: number | null;
     versions: string[];
     transitionDays: number;
+    /** Sentry's "Fingerprint Rules" text (`fingerprintingRules`), "" when none */
+    fingerprintingRules: string;
+    /** Sentry's "Stack Trace Rules" text (`groupingEnhancements`), "" when none */
+    groupingEnhancements: string;
+    /** whether the version applies stack-trace rules (v3+) */
+    stackRulesApply: boolean;
   };
   rateLimit: {
     /** the project's own limit; null: none */
@@ -79,6 +96,9 @@ export interface SettingsPatch {
   scrubbing?: Partial<ScrubSettings>;
   groupingVersion?: string;
   rateLimit?: { eventsPerMinute: number | null } | null;
+  /** Sentry's rule texts; "" or null removes them */
+  fingerprintingRules?: string | null;
+  groupingEnhancements?: string | null;
 }
 
 export interface ProjectAdminServices {
@@ -87,6 +107,30 @@ export interface ProjectAdminServices {
   settings(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSettingsView>;
   /** Validates (zod, `validation_failed` with fields) and stores a settings change. */
   updateSettings(viewer: Viewer, orgSlug: string, projectSlug: string, patch: unknown): Promise<ProjectSettingsView>;
+  /** Sentry's project grouping fields (`GET /api/0/projects/{org}/{project}/`). */
+  groupingRules(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<SentryGroupingFields>;
+  /**
+   * Sentry's `PUT /api/0/projects/{org}/{project}/` for the grouping fields: `fingerprintingRules`
+   * and `groupingEnhancements` (strings; "" or null removes), validated per line.
+   */
+  updateGroupingRules(viewer: Viewer, orgSlug: string, projectSlug: string, body: unknown): Promise<SentryGroupingFields>;
+  /**
+   * Regroups the project's last 1,000 events with draft rules (not saved): how many issues they
+   * would make, and which current issues would merge or split. Bad lines: `validation_failed`.
+   */
+  previewGrouping(
+    viewer: Viewer,
+    orgSlug: string,
+    projectSlug: string,
+    draft: { fingerprintingRules: string; groupingEnhancements: string },
+  ): Promise<GroupingPreview>;
+}
+
+export interface SentryGroupingFields {
+  fingerprintingRules: string;
+  groupingEnhancements: string;
+  /** Errata's grouping version, where Sentry names its grouping config */
+  groupingConfig: string;
 }
 
 export interface KeyServices {
@@ -116,6 +160,25 @@ const keyListSchema = z
   .max(100, "at most 100 keys")
   .transform((l) => [...new Set(l)]);
 
+/** How many of a project's latest events the grouping preview regroups. */
+export const PREVIEW_EVENTS = 1000;
+
+const sha256Hex = (s: string) => createHash("sha256").update(s).digest("hex");
+
+/** Rule texts are parsed for every event batch of the project: keep them to a page or two. */
+export const RULES_MAX_CHARS = 32_000;
+
+/** Refuses rule texts with any bad line: one field error per line, `line N: …`. */
+export function checkGroupingRules(v: { fingerprintingRules?: string | null; groupingEnhancements?: string | null }): void {
+  const fields: Array<{ field: string; rule: string; message: string }> = [];
+  const add = (field: string, errors: RuleError[]) => {
+    for (const e of errors) fields.push({ field, rule: "syntax", message: `line ${e.line}: ${e.message}` });
+  };
+  if (v.fingerprintingRules) add("fingerprintingRules", parseFingerprintRules(v.fingerprintingRules).errors);
+  if (v.groupingEnhancements) add("groupingEnhancements", parseStackRules(v.groupingEnhancements).errors);
+  if (fields.length > 0) throw new AppError("validation_failed", "Some grouping rules do not parse.", { fields });
+}
+
 const patchSchema = z
   .object({
     retentionDays: z.number().int("a whole number of days").min(1, "at least 1 day").max(3650, "at most 3650 days").nullable().optional(),
@@ -139,6 +202,8 @@ const patchSchema = z
       .string()
       .refine((v) => v in GROUPING_VERSIONS, `one of ${Object.keys(GROUPING_VERSIONS).join(", ")}`)
       .optional(),
+    fingerprintingRules: z.string().max(RULES_MAX_CHARS, `at most ${RULES_MAX_CHARS} characters`).nullable().optional(),
+    groupingEnhancements: z.string().max(RULES_MAX_CHARS, `at most ${RULES_MAX_CHARS} characters`).nullable().optional(),
     rateLimit: z
       .object({
         eventsPerMinute: z
@@ -217,6 +282,8 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
         switchedAt: processing?.groupingSwitchedAt ?? null,
         versions: Object.keys(GROUPING_VERSIONS),
         transitionDays: DEFAULT_GROUPING_TRANSITION_DAYS,
+        ...groupingRuleTexts(s),
+        stackRulesApply: GROUPING_VERSIONS[processing?.groupingVersion ?? p.groupingVersion]?.stackRules === true,
       },
       rateLimit: {
         eventsPerMinute: positive(rl && typeof rl === "object" ? rl.eventsPerMinute : undefined),
@@ -224,6 +291,15 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       },
     };
   }
+
+  const grouping = (v: ProjectSettingsView): SentryGroupingFields => ({
+    fingerprintingRules: v.grouping.fingerprintingRules,
+    groupingEnhancements: v.grouping.groupingEnhancements,
+    groupingConfig: v.grouping.version,
+  });
+  const groupingBody = z
+    .object({ fingerprintingRules: z.string().nullable().optional(), groupingEnhancements: z.string().nullable().optional() })
+    .passthrough();
 
   const projects: ProjectAdminServices = {
     async create(viewer, orgSlug, input) {
@@ -260,6 +336,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     async updateSettings(viewer, orgSlug, projectSlug, patch) {
       const { org, project } = await access(viewer, orgSlug, projectSlug, true);
       const v = validate(patchSchema, patch);
+      checkGroupingRules(v);
       await writeTx(db, async (tx) => {
         const current = await readProjectSettings(tx, project.id);
         const next: Record<string, unknown> = { ...current };
@@ -269,6 +346,10 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
         };
         setOrReset("retentionDays", v.retentionDays);
         setOrReset("eventCap", v.eventCap);
+        // "" and null both remove the rules; trailing blank lines are not kept.
+        const ruleText = (t: string | null | undefined) => (t === undefined ? undefined : (t ?? "").trimEnd() || null);
+        setOrReset("fingerprintingRules", ruleText(v.fingerprintingRules));
+        setOrReset("groupingEnhancements", ruleText(v.groupingEnhancements));
         if (v.scrubbing) next.scrubbing = { ...readScrubSettings(current), ...v.scrubbing };
         if (v.rateLimit !== undefined)
           setOrReset("rateLimit", v.rateLimit === null || v.rateLimit.eventsPerMinute === null ? null : v.rateLimit);
@@ -279,6 +360,33 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       if (v.rateLimit !== undefined) invalidate();
       const fresh = (await findProjectBySlug(db, org.id, project.slug)) ?? project;
       return settingsView(org, fresh);
+    },
+
+    async groupingRules(viewer, orgSlug, projectSlug) {
+      return grouping(await projects.settings(viewer, orgSlug, projectSlug));
+    },
+
+    async previewGrouping(viewer, orgSlug, projectSlug, draft) {
+      const { project } = await access(viewer, orgSlug, projectSlug, false);
+      const v = validate(
+        z.object({ fingerprintingRules: z.string().max(RULES_MAX_CHARS), groupingEnhancements: z.string().max(RULES_MAX_CHARS) }),
+        draft,
+      );
+      checkGroupingRules(v);
+      const processing = (await readProjectProcessing(db, [project.id])).get(project.id);
+      const version = processing?.groupingVersion ?? project.groupingVersion;
+      const stored = await listRecentProjectEvents(db, project.id, PREVIEW_EVENTS);
+      const inputs = stored.map((e) => ({ issueId: e.issueId, event: e.event as unknown as NormalizedEvent }));
+      return previewGrouping(inputs, version, compileGroupingRules(v.fingerprintingRules, v.groupingEnhancements), sha256Hex);
+    },
+
+    async updateGroupingRules(viewer, orgSlug, projectSlug, body) {
+      // Other fields of Sentry's project PUT (name, slug, platform …) are not this method's.
+      const b = validate(groupingBody, body);
+      const patch: SettingsPatch = {};
+      if (b.fingerprintingRules !== undefined) patch.fingerprintingRules = b.fingerprintingRules;
+      if (b.groupingEnhancements !== undefined) patch.groupingEnhancements = b.groupingEnhancements;
+      return grouping(await projects.updateSettings(viewer, orgSlug, projectSlug, patch));
     },
   };
 

@@ -390,3 +390,16 @@ export async function countEvents(db: Db, q: { projectId?: number; issueId?: num
   const row = await query.executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** A project's most recently received events with their payloads, newest first (grouping preview). */
+export async function listRecentProjectEvents(db: Db, projectId: number, limit: number): Promise<StoredEvent[]> {
+  const rows = await db.kysely
+    .selectFrom("events")
+    .select([...rowColumns, "payload"])
+    .where("project_id", "=", projectId)
+    .orderBy("received_at", "desc")
+    .orderBy("id", "desc")
+    .limit(Math.max(1, Math.min(limit, 1000)))
+    .execute();
+  return rows.map(toStored);
+}

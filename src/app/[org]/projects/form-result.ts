@@ -53,7 +53,9 @@ export async function runForm(fn: (viewer: Viewer) => Promise<FormResult>, reval
     for (const f of e.fields ?? []) {
       // "scrubbing.extraKeys.3" → the form's field "scrubbing.extraKeys"
       const field = f.field.split(".").slice(0, 2).join(".");
-      if (!fields[field]) fields[field] = f.message;
+      // Several errors of one field (grouping rules: one per bad line) are all shown.
+      const seen = fields[field];
+      fields[field] = seen && seen !== f.message ? `${seen}; ${f.message}` : f.message;
     }
     if (e.code === "forbidden") return fail("Only admins and owners can change this.");
     return fail(e.message ?? e.code, fields);

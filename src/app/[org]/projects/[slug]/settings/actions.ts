@@ -4,6 +4,7 @@
  * and authorizes by role): settings sections, and DSN keys — create, label, enable, and the
  * destructive disable / rotate, which also require the key's label typed as confirmation.
  */
+import type { GroupingPreview } from "@/core/grouping/preview";
 import type { FormResult } from "@/ui/settings-form";
 import { services } from "../../../../_lib/server";
 import { fail, lines, ok, optionalNumber, runForm, text } from "../../form-result";
@@ -31,6 +32,12 @@ export async function updateSettingsAction(_prev: FormResult, data: FormData): P
     case "grouping":
       patch = { groupingVersion: text(data, "groupingVersion", 20) };
       break;
+    case "groupingRules":
+      patch = {
+        fingerprintingRules: text(data, "fingerprintingRules", 40_000),
+        groupingEnhancements: text(data, "groupingEnhancements", 40_000),
+      };
+      break;
     case "scrubbing":
       patch = {
         scrubbing: {
@@ -48,6 +55,27 @@ export async function updateSettingsAction(_prev: FormResult, data: FormData): P
     await (await services()).projects.updateSettings(viewer, org, project, patch);
     return ok("Saved.");
   }, path);
+}
+
+export type PreviewResult = { ok: true; preview: GroupingPreview } | { ok: false; message: string; fields: Record<string, string> };
+
+/** Regroups the project's latest events with the draft rules in the form (nothing is saved). */
+export async function previewGroupingAction(
+  org: string,
+  project: string,
+  draft: { fingerprintingRules: string; groupingEnhancements: string },
+): Promise<PreviewResult> {
+  let preview: GroupingPreview | undefined;
+  const result = await runForm(async (viewer) => {
+    preview = await (await services()).projects.previewGrouping(viewer, org, project, draft);
+    return ok("Preview ready.");
+  });
+  if (result.status === "ok" && preview) return { ok: true, preview };
+  return {
+    ok: false,
+    message: result.status === "error" ? result.message : "Preview failed.",
+    fields: result.status === "error" ? result.fields : {},
+  };
 }
 
 export async function createKeyAction(_prev: FormResult, data: FormData): Promise<FormResult> {

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
+import { GroupingPreview } from "@/ui/grouping-preview";
 import { SettingsForm } from "@/ui/settings-form";
 import { platformLabel } from "@/ui/settings-platforms";
 import { Field, ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
 import { TimeAgo } from "@/ui/time-ago";
 import { orNotFound, requireViewer, services } from "../../../../_lib/server";
-import { updateSettingsAction } from "./actions";
+import { previewGroupingAction, updateSettingsAction } from "./actions";
 
 export const metadata: Metadata = { title: "Project settings" };
 
@@ -154,6 +155,69 @@ export default async function GeneralSettingsPage({ params }: { params: Promise<
             </select>
           </Field>
         </SettingsForm>
+      </SettingsSection>
+
+      <SettingsSection
+        id="grouping-rules"
+        title="Grouping rules"
+        description={
+          <>
+            Sentry&apos;s fingerprint and stack trace rules, one a line, in Sentry&apos;s syntax (<code>#</code> starts a comment). They
+            apply to events received from now on; an issue&apos;s &ldquo;why grouped here&rdquo; names the rule that decided.
+          </>
+        }
+      >
+        <SettingsForm
+          action={updateSettingsAction}
+          hidden={hidden("groupingRules")}
+          canManage={v.canManage}
+          fieldLabels={{ fingerprintingRules: "Fingerprint rules", groupingEnhancements: "Stack trace rules" }}
+          testId="grouping-rules-form"
+        >
+          <Field
+            id="fingerprintingRules"
+            label="Fingerprint rules"
+            hint={
+              <>
+                <code>matchers -&gt; fingerprint</code>, e.g. <code>error.type:DatabaseError -&gt; database, {"{{ transaction }}"}</code>
+              </>
+            }
+          >
+            <textarea
+              id="fingerprintingRules"
+              name="fingerprintingRules"
+              className="input h-auto min-h-[96px] py-1.5 font-mono text-[12px]"
+              rows={5}
+              spellCheck={false}
+              defaultValue={v.grouping.fingerprintingRules}
+              placeholder={'error.type:ChunkLoadError -> chunk-load\nstack.function:"fetch*" -> {{ default }}, network'}
+            />
+          </Field>
+          <Field
+            id="groupingEnhancements"
+            label="Stack trace rules"
+            hint={
+              v.grouping.stackRulesApply ? (
+                <>
+                  <code>matchers actions</code>, e.g. <code>stack.module:com.shop.util.* -group</code>
+                </>
+              ) : (
+                <>Not yet applied: grouping {v.grouping.version} ignores stack trace rules; switch to v3 above.</>
+              )
+            }
+          >
+            <textarea
+              id="groupingEnhancements"
+              name="groupingEnhancements"
+              className="input h-auto min-h-[96px] py-1.5 font-mono text-[12px]"
+              rows={5}
+              spellCheck={false}
+              defaultValue={v.grouping.groupingEnhancements}
+              placeholder={"stack.module:io.netty.* -app\nstack.function:assert* ^-group"}
+            />
+          </Field>
+        </SettingsForm>
+        <GroupingPreview org={org} project={v.project.slug} action={previewGroupingAction} />
       </SettingsSection>
     </div>
   );
