@@ -192,6 +192,7 @@ describe.skipIf(!canRun).each(await dialects())("keyboard and phone on %s", (dia
     const page = await phone.newPage();
     await page.goto(`${server.url}/acme/issues/${issue.id}`);
     await page.locator("section#exception").waitFor();
+    await shoot(page, "phone-issue");
     await noSideScroll(page);
     // At most one sticky bar, and a slim one.
     const sticky = await page.evaluate(() =>
@@ -236,7 +237,6 @@ describe.skipIf(!canRun).each(await dialects())("keyboard and phone on %s", (dia
     );
     expect(fieldSizes.length).toBeGreaterThan(0);
     expect(Math.min(...fieldSizes)).toBeGreaterThanOrEqual(16);
-    await shoot(page, "phone-issue");
     await page.getByRole("button", { name: "Resolve", exact: true }).tap();
     await expect.poll(() => statusOf(issue.id), { timeout: 15_000 }).toBe("resolved");
     await page.getByRole("button", { name: "Unresolve", exact: true }).waitFor();

@@ -27,7 +27,7 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
     <header className="sticky top-0 z-20 border-b border-border bg-bg">
       <PopoverEscape />
       <div className="flex h-11 items-center gap-3 px-4">
-        <Link href={`/${current.slug}/issues`} aria-label="Errata home" className="shrink-0">
+        <Link href={`/${current.slug}/issues`} aria-label="Errata home" className="inline-flex min-h-7 shrink-0 items-center">
           <Wordmark size="sm" />
         </Link>
         <span className="text-fg-dim" aria-hidden="true">
