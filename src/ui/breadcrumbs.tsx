@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { CrumbView } from "./event-model";
 import { absoluteTime, clockTime } from "./format";
 import { LevelDot } from "./level";
+import { ScrollRegion } from "./scroll-region";
 
 /** Breadcrumbs, newest first: time · category · level · message and data; filtered by level and category. */
 export function Breadcrumbs({ crumbs: all }: { crumbs: CrumbView[] }) {
@@ -37,7 +38,7 @@ export function Breadcrumbs({ crumbs: all }: { crumbs: CrumbView[] }) {
           {crumbs.length === all.length ? `${all.length} breadcrumbs` : `${crumbs.length} of ${all.length}`}
         </span>
       </div>
-      <div className="overflow-x-auto rounded-md border border-border">
+      <ScrollRegion label="Breadcrumbs table" className="rounded-md border border-border">
         <table className="w-full border-collapse text-[12.5px]">
           <caption className="sr-only">Breadcrumbs, newest first</caption>
           <thead>
@@ -101,7 +102,7 @@ export function Breadcrumbs({ crumbs: all }: { crumbs: CrumbView[] }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </div>
   );
 }

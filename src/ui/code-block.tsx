@@ -20,7 +20,8 @@ export function CodeBlock({
           <span className="truncate">{label}</span>
           {copy}
         </div>
-        <pre className="overflow-x-auto px-3 py-2.5 leading-[1.55]">
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls; focusable so a keyboard can scroll it (WCAG 2.1.1). */}
+        <pre tabIndex={0} className="overflow-x-auto px-3 py-2.5 leading-[1.55]">
           <code>{code}</code>
         </pre>
       </div>
@@ -28,7 +29,8 @@ export function CodeBlock({
   }
   return (
     <div className={`relative flex items-start rounded-md border border-border bg-code ${className}`}>
-      <pre className="min-w-0 flex-1 overflow-x-auto px-3 py-2.5 leading-[1.55]">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls; focusable so a keyboard can scroll it (WCAG 2.1.1). */}
+      <pre tabIndex={0} className="min-w-0 flex-1 overflow-x-auto px-3 py-2.5 leading-[1.55]">
         <code>{code}</code>
       </pre>
       <div className="shrink-0 p-1.5">{copy}</div>

@@ -149,7 +149,8 @@ export function EventView({
 
   return (
     <div>
-      <div className="sticky top-11 z-10 border-b border-border bg-bg">
+      {/* Pinned under the top bar at desktop widths; on a phone it scrolls away (two sticky bars hid a fifth of the screen). */}
+      <div className="z-10 border-b border-border bg-bg md:sticky md:top-11">
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1 pt-2 pb-1">
           <h2 className="text-[13px] font-semibold">{nav && nav.latest !== detail.eventId ? "Event" : "Latest event"}</h2>
           <span className="inline-flex min-w-0 items-center gap-1">
@@ -199,7 +200,7 @@ export function EventView({
       ) : null}
 
       {sections.map((s) => (
-        <section key={s.id} id={s.id} aria-labelledby={`${s.id}-title`} className="mt-6 scroll-mt-24">
+        <section key={s.id} id={s.id} aria-labelledby={`${s.id}-title`} className="mt-6 scroll-mt-14 md:scroll-mt-24">
           <h2 id={`${s.id}-title`} className="section-title mb-2">
             {s.title}
           </h2>

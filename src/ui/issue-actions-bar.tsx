@@ -207,13 +207,24 @@ export function IssueActionsBar({
         {label}
         {note ? ` · ${note}` : ""}
       </span>
-      {readOnly ? null : status === "unresolved" ? (
+      {/* One button for Resolve and Unresolve: the same element stays, so the focus does too
+          (Enter on Resolve used to drop it to the page when the button was swapped). */}
+      {readOnly ? null : (
+        <button
+          type="button"
+          className="btn btn-sm btn-primary-touch"
+          title={status === "unresolved" ? "Resolve (r)" : "Unresolve (u)"}
+          aria-keyshortcuts={status === "unresolved" ? "r" : "u"}
+          onClick={status === "unresolved" ? resolveNow : unresolve}
+        >
+          {status === "unresolved" ? "Resolve" : "Unresolve"}
+        </button>
+      )}
+      {readOnly || status !== "unresolved" ? null : (
         <>
-          <button type="button" className="btn btn-sm" title="Resolve (r)" aria-keyshortcuts="r" onClick={resolveNow}>
-            Resolve
-          </button>
           <MenuButton
             label="More ways to resolve"
+            className="btn-primary-touch"
             items={[
               { label: "Resolve now", hint: "r", run: resolveNow },
               {
@@ -232,6 +243,7 @@ export function IssueActionsBar({
           <MenuButton
             label="Ignore"
             title="Ignore (i)"
+            className="btn-primary-touch"
             items={IGNORE_OPTIONS.map((o, i) => ({
               label: o.label,
               hint: i === 0 ? "i" : undefined,
@@ -245,10 +257,6 @@ export function IssueActionsBar({
             Ignore
           </MenuButton>
         </>
-      ) : (
-        <button type="button" className="btn btn-sm" title="Unresolve (u)" aria-keyshortcuts="u" onClick={unresolve}>
-          Unresolve
-        </button>
       )}
       {readOnly ? (
         who ? (
@@ -256,7 +264,13 @@ export function IssueActionsBar({
         ) : null
       ) : (
         <>
-          <button type="button" className="btn btn-sm" title="Assign (a)" aria-keyshortcuts="a" onClick={() => setDialog("assign")}>
+          <button
+            type="button"
+            className="btn btn-sm btn-primary-touch"
+            title="Assign (a)"
+            aria-keyshortcuts="a"
+            onClick={() => setDialog("assign")}
+          >
             {who ? `Assigned: ${who.name || who.email}` : "Assign"}
           </button>
           <button type="button" className="btn btn-sm" title="Merge other issues into this one" onClick={() => setDialog("merge")}>

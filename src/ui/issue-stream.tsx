@@ -60,6 +60,7 @@ export function IssueStream({
   meId,
   canDelete,
   readOnly = false,
+  more = false,
   actions,
 }: {
   /** Server Actions (src/app/[org]/issues/actions.ts), passed in so this folder does not import the app */
@@ -73,6 +74,8 @@ export function IssueStream({
   canDelete: boolean;
   /** a viewer: no selection, no triage keys or bulk actions (the services refuse them anyway) */
   readOnly?: boolean;
+  /** more issues are on the next page (the count says "50+") */
+  more?: boolean;
 }) {
   const { updateIssues, mergeIssues, deleteIssues } = actions;
   const router = useRouter();
@@ -84,6 +87,8 @@ export function IssueStream({
   const [toast, showToast] = useToast();
   const [dialog, setDialog] = useState<StreamDialog>(null);
   const body = useRef<HTMLTableSectionElement>(null);
+  /** Set when a triage key hides the focused row: the row that moves up takes the focus. */
+  const refocus = useRef(false);
 
   const visible = rows.filter((r) => !hidden.has(r.id)).map((r) => ({ ...r, ...patches.get(r.id) }));
   const current = visible[focus];
@@ -93,6 +98,16 @@ export function IssueStream({
 
   useEffect(() => {
     if (focus >= visible.length) setFocus(visible.length - 1);
+  }, [focus, visible.length]);
+
+  // The focused row's link left the DOM with its row (focus fell to <body>, and the next `j`
+  // skipped the row that moved up): focus the row now at the same position.
+  useEffect(() => {
+    if (!refocus.current || visible.length === 0) return;
+    refocus.current = false;
+    const links = body.current?.querySelectorAll<HTMLAnchorElement>("a[data-row-link]");
+    const i = Math.max(0, Math.min(focus, visible.length - 1));
+    links?.[i]?.focus({ preventScroll: true });
   }, [focus, visible.length]);
 
   // The bulk bar and dialogs are a separate chunk: fetch it while idle so the first use is instant.
@@ -139,8 +154,10 @@ export function IssueStream({
     const ids = list.map((r) => r.id);
     const newStatus = update.status === "resolvedInNextRelease" ? "resolved" : (update.status ?? "unresolved");
     const leaves = statusView !== "all" && statusView !== newStatus;
-    if (leaves) setHiddenFor(ids, true);
-    else
+    if (leaves) {
+      refocus.current = current !== undefined && ids.includes(current.id);
+      setHiddenFor(ids, true);
+    } else
       patch(list, (r) => ({
         status: newStatus,
         badges: [newStatus, ...r.badges.filter((b) => !["new", "regressed", "resolved", "ignored"].includes(b))],
@@ -240,6 +257,10 @@ export function IssueStream({
   const allSelected = visible.length > 0 && selectedRows.length === visible.length;
   return (
     <>
+      <p className="tabular mb-1.5 text-[12px] text-fg-muted" data-testid="stream-count">
+        {visible.length === 1 ? "1 issue" : `${visible.length}${more ? "+" : ""} issues`}
+        {more ? " (older ones on the next page)" : ""}
+      </p>
       <div className="overflow-hidden rounded-md border border-border">
         <table className="w-full table-fixed border-collapse">
           <caption className="sr-only">Issues</caption>
@@ -378,7 +399,7 @@ function Row({
           <Link
             data-row-link=""
             href={r.href}
-            className="truncate text-[13px] leading-[17px] font-semibold text-fg decoration-fg-dim underline-offset-2 outline-none after:absolute after:inset-0 after:content-[''] group-hover:underline focus-visible:underline"
+            className="truncate text-[13px] leading-[17px] font-semibold text-fg decoration-fg-dim underline-offset-2 outline-none after:absolute after:inset-0 after:rounded-[3px] after:content-[''] group-hover:underline focus-visible:underline focus-visible:after:outline-2 focus-visible:after:-outline-offset-2 focus-visible:after:outline-(--focus)"
           >
             {r.title}
           </Link>

@@ -13,7 +13,8 @@ export function RawJson({ value }: { value: unknown }) {
         <div className="absolute top-1.5 right-1.5">
           <CopyButton text={json} label="Copy raw JSON" />
         </div>
-        <pre className="max-h-[600px] overflow-auto px-3 py-2 text-[12px] leading-[1.5]">
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls; focusable so a keyboard can scroll it (WCAG 2.1.1). */}
+        <pre tabIndex={0} className="max-h-[600px] overflow-auto px-3 py-2 text-[12px] leading-[1.5]">
           <code>{json}</code>
         </pre>
       </div>

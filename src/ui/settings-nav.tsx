@@ -12,14 +12,11 @@ const SECTIONS = [
   { path: "/usage", label: "Usage" },
 ] as const;
 
-/** The project settings' sections: a column at wide widths, a scrolling row on narrow ones. */
+/** The project settings' sections: a column at wide widths, wrapping rows on narrow ones (a scrolling row hid the current one). */
 export function SettingsNav({ base }: { base: string }) {
   const pathname = usePathname();
   return (
-    <nav
-      aria-label="Project settings"
-      className="-mx-1 flex gap-1 overflow-x-auto px-1 pb-1 md:mx-0 md:flex-col md:overflow-visible md:px-0"
-    >
+    <nav aria-label="Project settings" className="-mx-1 flex flex-wrap gap-1 px-1 pb-1 md:mx-0 md:flex-col md:flex-nowrap md:px-0">
       {SECTIONS.map((s) => {
         const href = `${base}${s.path}`;
         const current = pathname === href || (s.path === "" && pathname === `${base}/`);

@@ -16,7 +16,8 @@ export function SourceContext({ frame }: { frame: FrameView }) {
       <div className="absolute top-1 right-1.5 z-10 opacity-0 transition-opacity group-hover/src:opacity-100 focus-within:opacity-100">
         <CopyButton text={rows.map((r) => r.text).join("\n")} label="Copy source context" />
       </div>
-      <pre className="overflow-x-auto py-1 text-[12px] leading-[1.6]">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls; focusable so a keyboard can scroll it (WCAG 2.1.1). */}
+      <pre tabIndex={0} className="overflow-x-auto py-1 text-[12px] leading-[1.6]">
         <code className="block min-w-max">
           {rows.map((r, i) => (
             <span

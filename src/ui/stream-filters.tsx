@@ -63,6 +63,11 @@ export function StreamFilters({
 }) {
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
+  // Phones: eight selects pushed the stream below the fold; they wait behind a "Filters" button.
+  const [filtersShown, setFiltersShown] = useState(false);
+  const set =
+    (["project", "environment", "release", "level", "assigned"] as const).filter((k) => values[k]).length +
+    (values.status && values.status !== "unresolved" ? 1 : 0);
 
   function submit(e?: FormEvent) {
     e?.preventDefault();
@@ -105,7 +110,16 @@ export function StreamFilters({
           Search
         </button>
       </div>
-      <div className="grid grid-cols-2 items-center gap-1.5 sm:flex sm:flex-wrap">
+      <button
+        type="button"
+        className="btn btn-sm self-start sm:hidden"
+        aria-expanded={filtersShown}
+        aria-controls="stream-filter-set"
+        onClick={() => setFiltersShown(!filtersShown)}
+      >
+        Filters{set > 0 ? ` · ${set} set` : ""}
+      </button>
+      <div id="stream-filter-set" className={`${filtersShown ? "grid" : "hidden"} grid-cols-2 items-center gap-1.5 sm:flex sm:flex-wrap`}>
         {select("project", "Project", [["", "All projects"], ...choices.projects.map((p): Option => [p.slug, p.name])])}
         {select(
           "environment",

@@ -49,25 +49,32 @@ export function TagDistributions({
 
 function Bar({ label, count, total, mark, href }: { label: string; count: number; total: number; mark: boolean; href?: string }) {
   const pct = total > 0 ? (count / total) * 100 : 0;
-  const text = `${label}: ${count.toLocaleString("en")} (${pct < 1 && pct > 0 ? "<1" : Math.round(pct)}%)`;
+  const share = `${pct < 1 && pct > 0 ? "<1" : Math.round(pct)}%`;
+  const text = `${label}: ${count.toLocaleString("en")} (${share})`;
+  // The accessible name starts with the visible text ("production 100%"), then says the count:
+  // a speech user says what they see (WCAG 2.5.3).
   const inner = (
     <>
       <span className="absolute inset-y-0 left-0 rounded-sm bg-muted" style={{ width: `${Math.max(pct, 0.5)}%` }} aria-hidden="true" />
       <span className={`relative truncate font-mono text-[11.5px] ${mark ? "font-semibold" : ""}`}>
-        {mark ? "● " : ""}
+        {mark ? <span aria-hidden="true">● </span> : null}
         {label}
       </span>
-      <span className="tabular relative ml-auto shrink-0 text-[11.5px] text-fg-muted">{pct < 1 && pct > 0 ? "<1" : Math.round(pct)}%</span>
+      <span className="tabular relative ml-auto shrink-0 text-[11.5px] text-fg-muted">{share}</span>
+      <span className="sr-only">
+        {`: ${count.toLocaleString("en")} ${count === 1 ? "event" : "events"}`}
+        {mark ? ", the latest event's value" : ""}
+      </span>
     </>
   );
   return (
     <li>
       {href ? (
-        <Link href={href} title={text} aria-label={text} className="relative flex h-[20px] items-center gap-2 px-1.5 hover:text-fg">
+        <Link href={href} title={text} className="relative flex h-[20px] items-center gap-2 px-1.5 hover:text-fg touch:h-7">
           {inner}
         </Link>
       ) : (
-        <span title={text} className="relative flex h-[20px] items-center gap-2 px-1.5 text-fg-muted">
+        <span title={text} className="relative flex h-[20px] items-center gap-2 px-1.5 text-fg-muted touch:h-7">
           {inner}
         </span>
       )}

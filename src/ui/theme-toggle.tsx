@@ -19,7 +19,14 @@ function apply(choice: Choice) {
   }
 }
 
-/** Cycles system → light → dark; the choice is remembered in localStorage (applied before paint by the boot script). */
+/** aria-pressed of the "Dark theme" toggle: on, off, or "mixed" while the system decides. */
+const PRESSED: Record<Choice, "true" | "false" | "mixed"> = { system: "mixed", light: "false", dark: "true" };
+
+/**
+ * Cycles system → light → dark; the choice is remembered in localStorage (applied before paint by
+ * the boot script). A screen reader hears the state: a "Dark theme" toggle pressed, not pressed,
+ * or mixed (following the system).
+ */
 export function ThemeToggle() {
   const [choice, setChoice] = useState<Choice>("system");
   useEffect(() => {
@@ -31,7 +38,8 @@ export function ThemeToggle() {
     <button
       type="button"
       className="btn btn-sm btn-ghost w-[28px] px-0"
-      aria-label="Toggle theme"
+      aria-label="Dark theme"
+      aria-pressed={PRESSED[choice]}
       title={`${LABEL[choice]} — switch to ${LABEL[next].toLowerCase()}`}
       onClick={() => {
         apply(next);

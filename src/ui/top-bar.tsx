@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { OrgSummary } from "@/server/types";
+import { PopoverEscape } from "./popover-escape";
 import { SignOutButton } from "./sign-out-button";
 import { ThemeToggle } from "./theme-toggle";
 import { Wordmark } from "./wordmark";
@@ -12,13 +13,21 @@ const SECTIONS = [
   ["projects", "Projects"],
 ] as const;
 
+const SETTINGS = [
+  ["settings", "Settings"],
+  ["settings/members", "Members"],
+  ["settings/teams", "Teams"],
+] as const;
+
 /** The one slim bar of the signed-in pages: wordmark, organization (switcher when several), sections, user. */
 export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: OrgSummary; email: string }) {
   const others = orgs.filter((o) => o.slug !== current.slug);
+  const manages = current.role === "owner" || current.role === "admin";
   return (
     <header className="sticky top-0 z-20 border-b border-border bg-bg">
+      <PopoverEscape />
       <div className="flex h-11 items-center gap-3 px-4">
-        <Link href={`/${current.slug}/issues`} aria-label="Errata home" className="shrink-0">
+        <Link href={`/${current.slug}/issues`} aria-label="Errata home" className="inline-flex min-h-7 shrink-0 items-center">
           <Wordmark size="sm" />
         </Link>
         <span className="text-fg-dim" aria-hidden="true">
@@ -27,7 +36,7 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
         {others.length === 0 && current.role !== "owner" ? (
           <span className="truncate font-medium">{current.name}</span>
         ) : (
-          <details className="relative">
+          <details className="relative" data-popover="">
             <summary
               className="btn btn-sm btn-ghost list-none font-medium [&::-webkit-details-marker]:hidden"
               aria-label={`Organization: ${current.name}. Switch organization`}
@@ -66,14 +75,14 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
               {label}
             </Link>
           ))}
-          {current.role === "owner" || current.role === "admin" ? (
+          {manages ? (
             <Link href={`/${current.slug}/settings/members`} className="btn btn-sm btn-ghost shrink-0">
               Settings
             </Link>
           ) : null}
         </nav>
         {/* Phones: the sections did not fit and scrolled out of sight (Feedback, Projects); a menu names them all. */}
-        <details className="relative sm:hidden">
+        <details className="relative sm:hidden" data-popover="">
           <summary className="btn btn-sm btn-ghost list-none [&::-webkit-details-marker]:hidden" aria-label="Menu: sections">
             Menu
             <svg width="10" height="10" viewBox="0 0 10 10" aria-hidden="true">
@@ -85,11 +94,26 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
             className="absolute left-0 top-8 z-30 min-w-[180px] rounded-md border border-border bg-bg py-1 shadow-lg"
           >
             {SECTIONS.map(([path, label]) => (
-              <Link key={path} href={`/${current.slug}/${path}`} className="block px-3 py-1.5 hover:bg-hover">
+              <Link key={path} href={`/${current.slug}/${path}`} className="block px-3 py-2.5 hover:bg-hover">
                 {label}
               </Link>
             ))}
-            <span className="block truncate border-t border-border px-3 pt-1.5 pb-1 text-[12px] text-fg-muted">{email}</span>
+            {/* The header's Settings link is hidden on phones: the menu names the settings on-call needs. */}
+            {manages ? (
+              <div className="border-t border-border">
+                {SETTINGS.map(([path, label]) => (
+                  <Link key={path} href={`/${current.slug}/${path}`} className="block px-3 py-2.5 hover:bg-hover">
+                    {label}
+                  </Link>
+                ))}
+              </div>
+            ) : null}
+            <Link
+              href="/account"
+              className="block truncate border-t border-border px-3 py-2.5 text-[12px] text-fg-muted hover:bg-hover hover:text-fg"
+            >
+              {email}: account
+            </Link>
           </nav>
         </details>
         <div className="ml-auto flex items-center gap-1">

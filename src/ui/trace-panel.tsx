@@ -44,7 +44,7 @@ function Waterfall({ trace }: { trace: TraceView }) {
             <span className="truncate" style={{ paddingLeft: `${Math.min(depth, 12) * 12}px` }} title={span.name}>
               {span.op ? <span className="mr-1.5 font-mono text-fg-muted">{span.op}</span> : null}
               <span>{span.name}</span>
-              {failed ? <span className="ml-1.5 text-error">{span.status}</span> : null}
+              {failed ? <span className="ml-1.5 text-danger">{span.status}</span> : null}
             </span>
             <span className="relative h-3" title={`starts at +${ms(left * total)}`}>
               <span

@@ -105,7 +105,7 @@ export function TrendChart({
   const label = `${total.toLocaleString("en")} events ${mode === "14d" ? "in the last 14 days, per hour" : "in the last 90 days, per day"}`;
   return (
     <section aria-label="Trend" className="rounded-md border border-border px-3 pt-2 pb-1">
-      <div className="flex h-6 items-center gap-3 text-[12px]">
+      <div className="flex min-h-6 items-center gap-3 text-[12px]">
         <h2 className="section-title">Trend</h2>
         <span className="tabular min-w-0 truncate text-fg-muted" aria-live="polite">
           {hover ?? label}
@@ -121,7 +121,7 @@ export function TrendChart({
               key={m}
               type="button"
               aria-pressed={mode === m}
-              className={`h-5 px-2 ${mode === m ? "bg-muted font-medium" : "text-fg-muted"}`}
+              className={`h-5 px-2 touch:h-7 ${mode === m ? "bg-muted font-medium" : "text-fg-muted"}`}
               onClick={() => setMode(m)}
             >
               {m === "14d" ? "14 days" : "90 days"}

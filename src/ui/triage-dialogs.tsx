@@ -157,6 +157,7 @@ export function MenuButton({
   up,
   open: shown,
   onOpenChange,
+  className = "",
 }: {
   label: string;
   title?: string;
@@ -167,6 +168,8 @@ export function MenuButton({
   /** controlled: a page shortcut opens the menu (the button still toggles it through `onOpenChange`) */
   open?: boolean;
   onOpenChange?: (open: boolean) => void;
+  /** extra classes of the button (btn-primary-touch: a 44 px target on touch screens) */
+  className?: string;
 }) {
   const [own, setOwn] = useState(false);
   const open = shown ?? own;
@@ -204,7 +207,7 @@ export function MenuButton({
     <div ref={root} className="relative" onKeyDown={move}>
       <button
         type="button"
-        className="btn btn-sm"
+        className={`btn btn-sm ${className}`}
         aria-haspopup="menu"
         aria-expanded={open}
         aria-label={label}
@@ -220,7 +223,7 @@ export function MenuButton({
         <div
           role="menu"
           aria-label={label}
-          className={`absolute right-0 z-30 min-w-[220px] ${up ? "bottom-7" : "top-7"} rounded-md border border-border bg-bg py-1 shadow-lg sm:left-0 sm:right-auto`}
+          className={`absolute right-0 z-30 min-w-[220px] ${up ? "bottom-full mb-1" : "top-full mt-1"} rounded-md border border-border bg-bg py-1 shadow-lg sm:left-0 sm:right-auto`}
         >
           {items.map((it, i) =>
             it ? (
@@ -228,7 +231,7 @@ export function MenuButton({
                 key={it.label}
                 type="button"
                 role="menuitem"
-                className="flex w-full items-center justify-between gap-4 px-3 py-1.5 text-left hover:bg-hover focus:bg-hover focus:outline-none"
+                className="flex w-full items-center justify-between gap-4 px-3 py-1.5 text-left hover:bg-hover focus:bg-hover focus-visible:-outline-offset-2 touch:py-2.5"
                 onClick={() => {
                   setOpen(false);
                   it.run();

@@ -20,7 +20,7 @@ export const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFi
 
 export function UptimeStateBadge({ state, paused }: { state: UptimeState; paused?: boolean }) {
   return (
-    <span className={`badge gap-1.5 ${state === "down" ? "border-error text-error" : ""}`} data-testid="uptime-state">
+    <span className={`badge gap-1.5 ${state === "down" ? "border-error text-danger" : ""}`} data-testid="uptime-state">
       <StatusDot status={DOT[state]} />
       {UPTIME_LABEL[state]}
       {paused ? " · paused" : ""}
@@ -54,7 +54,7 @@ export function UptimeTable({ monitors, org, now }: { monitors: UptimeSummary[];
                   {m.name}
                 </Link>
                 <span className="font-mono text-[11px] text-fg-dim">{m.projectSlug}</span>
-                <span className={`text-[12px] ${m.state === "down" ? "text-error" : "text-fg-muted"}`}>{UPTIME_LABEL[m.state]}</span>
+                <span className={`text-[12px] ${m.state === "down" ? "text-danger" : "text-fg-muted"}`}>{UPTIME_LABEL[m.state]}</span>
               </span>
             </td>
             <td className="max-w-[320px] truncate py-1 pr-3 font-mono text-[12px]" title={m.config.url}>
@@ -63,7 +63,7 @@ export function UptimeTable({ monitors, org, now }: { monitors: UptimeSummary[];
             <td className="py-1 pr-3 tabular text-fg-muted">
               {m.last ? (
                 <>
-                  <span className={m.last.up ? "" : "text-error"}>{m.last.status ?? m.last.error}</span> ·{" "}
+                  <span className={m.last.up ? "" : "text-danger"}>{m.last.status ?? m.last.error}</span> ·{" "}
                   {m.last.latencyMs !== null ? formatDuration(m.last.latencyMs) : "–"} · <TimeAgo ms={m.last.checkedAt} now={now} />
                 </>
               ) : (
@@ -223,7 +223,7 @@ export function UptimeResults({ results }: { results: UptimeDetail["recent"] }) 
             </td>
             <td className="pr-3 tabular">{r.status ?? "–"}</td>
             <td className="pr-3 text-right tabular">{r.latencyMs !== null ? formatDuration(r.latencyMs) : "–"}</td>
-            <td className={`pl-3 font-mono text-[12px] ${r.error ? "text-error" : "text-fg-dim"}`}>{r.error ?? "–"}</td>
+            <td className={`pl-3 font-mono text-[12px] ${r.error ? "text-danger" : "text-fg-dim"}`}>{r.error ?? "–"}</td>
           </tr>
         ))}
       </tbody>

@@ -14,8 +14,14 @@ export default async function OrgLayout({ children, params }: { children: ReactN
   const [current, orgs] = await Promise.all([orNotFound(s.orgs.get(viewer, org)), s.orgs.listForViewer(viewer)]);
   return (
     <div className="flex min-h-screen flex-col">
+      {/* The first stop for a keyboard: past the top bar's dozen controls to the page itself. */}
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
       <TopBar orgs={orgs} current={current} email={viewer.email} />
-      <div className="flex-1">{children}</div>
+      <div id="main" tabIndex={-1} className="flex-1 scroll-mt-12 outline-none">
+        {children}
+      </div>
     </div>
   );
 }

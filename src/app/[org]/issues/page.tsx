@@ -128,6 +128,7 @@ export default async function IssuesPage({
             meId={viewer.userId}
             canDelete={page?.role === "owner" || page?.role === "admin"}
             readOnly={page?.role === "viewer"}
+            more={Boolean(page?.nextCursor)}
             actions={{ updateIssues, mergeIssues, deleteIssues, commentOnIssue }}
           />
         ) : projects.length === 0 || !anyIssues ? (

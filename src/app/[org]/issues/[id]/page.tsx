@@ -90,14 +90,14 @@ export default async function IssuePage({ params, searchParams }: { params: Para
   return (
     <main className="mx-auto max-w-[1400px] px-3 py-3 sm:px-4">
       <nav aria-label="Breadcrumb" className="mb-2 flex items-center gap-3 text-[12.5px] text-fg-muted">
-        <Link href={`${orgPath}/issues`} className="hover:text-fg">
+        <Link href={`${orgPath}/issues`} className="hover:text-fg touch:inline-flex touch:min-h-7 touch:items-center">
           ← Issues
         </Link>
         <span className="ml-auto flex gap-3">
-          <Link href={`${issuePath}/events`} className="hover:text-fg">
+          <Link href={`${issuePath}/events`} className="hover:text-fg touch:inline-flex touch:min-h-7 touch:items-center">
             All events
           </Link>
-          <a href="#activity" className="hover:text-fg">
+          <a href="#activity" className="hover:text-fg touch:inline-flex touch:min-h-7 touch:items-center">
             Activity{comments ? ` (${comments})` : ""}
           </a>
         </span>

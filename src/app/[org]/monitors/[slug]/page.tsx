@@ -95,7 +95,7 @@ export default async function MonitorPage({ params }: { params: Promise<{ org: s
                   </td>
                   <td className="text-right">
                     {e.issueId !== null ? (
-                      <Link href={`/${encodeURIComponent(org)}/issues/${e.issueId}`} className="text-error hover:underline">
+                      <Link href={`/${encodeURIComponent(org)}/issues/${e.issueId}`} className="text-danger hover:underline">
                         Open issue
                       </Link>
                     ) : null}

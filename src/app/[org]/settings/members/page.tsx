@@ -26,7 +26,7 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
         title="Members"
         description="Viewers read; members also triage (resolve, ignore, assign, comment, merge); admins also delete issues, create releases and manage projects, keys and invitations; owners also change roles and remove members. An organization always keeps at least one owner."
       >
-        <table className="w-full border-collapse rounded-md border border-border text-[13px]" data-testid="members-table">
+        <table className="stack-table w-full border-collapse rounded-md border border-border text-[13px]" data-testid="members-table">
           <caption className="sr-only">Members</caption>
           <thead>
             <tr className="h-8 border-b border-border bg-subtle text-left text-[11px] font-medium tracking-wide text-fg-muted uppercase">
@@ -51,7 +51,7 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
                     {m.userId === viewer.userId ? " (you)" : ""}
                   </div>
                 </td>
-                <td className="px-3 py-1.5">
+                <td className="px-3 py-1.5" data-label="Role">
                   {page.can.manage && !(m.role === "owner" && owners <= 1) ? (
                     <RoleSelect action={changeRoleAction} org={org} userId={m.userId} email={m.email} role={m.role} roles={ALL_ROLES} />
                   ) : (

@@ -76,7 +76,7 @@ export default async function IssueEventsPage({ params, searchParams }: { params
         </p>
       ) : null}
       <div className="mt-3 overflow-x-auto rounded-md border border-border">
-        <table className="w-full min-w-[820px] table-fixed border-collapse text-[12.5px]">
+        <table className="stack-table w-full min-w-[820px] table-fixed border-collapse text-[12.5px]">
           <caption className="sr-only">Events of {issue.shortId}, newest first</caption>
           <colgroup>
             <col className="w-[270px]" />
@@ -120,7 +120,7 @@ export default async function IssueEventsPage({ params, searchParams }: { params
                     {e.eventId}
                   </Link>
                 </td>
-                <td className="px-2">
+                <td className="px-2" data-label="Level">
                   <span className="inline-flex items-center gap-1.5">
                     <LevelDot level={e.level} />
                     {e.level}
@@ -129,12 +129,16 @@ export default async function IssueEventsPage({ params, searchParams }: { params
                 <td className="truncate px-2" title={e.title}>
                   {e.title}
                 </td>
-                <td className="truncate px-2 font-mono text-[12px]">{e.release ?? <span className="text-fg-dim">–</span>}</td>
-                <td className="truncate px-2">{e.environment ?? <span className="text-fg-dim">–</span>}</td>
-                <td className="truncate px-2 font-mono text-[12px]" title={e.userKey ?? undefined}>
+                <td className="truncate px-2 font-mono text-[12px]" data-label="Release">
+                  {e.release ?? <span className="text-fg-dim">–</span>}
+                </td>
+                <td className="truncate px-2" data-label="Environment">
+                  {e.environment ?? <span className="text-fg-dim">–</span>}
+                </td>
+                <td className="truncate px-2 font-mono text-[12px]" title={e.userKey ?? undefined} data-label="User">
                   {e.userKey ?? <span className="text-fg-dim">–</span>}
                 </td>
-                <td className="tabular px-3 text-right text-fg-muted" title={absoluteTime(e.receivedAt)}>
+                <td className="tabular px-3 text-right text-fg-muted" title={absoluteTime(e.receivedAt)} data-label="Received">
                   {relativeTime(e.receivedAt, now)}
                 </td>
               </tr>

@@ -34,7 +34,7 @@ export default async function UptimePage({ params }: { params: Promise<{ org: st
         <h1 className="text-[18px] font-semibold">{m.name}</h1>
         <UptimeStateBadge state={m.state} paused={m.paused} />
         {m.issueId !== null ? (
-          <Link href={`/${encodeURIComponent(org)}/issues/${m.issueId}`} className="text-error hover:underline">
+          <Link href={`/${encodeURIComponent(org)}/issues/${m.issueId}`} className="text-danger hover:underline">
             Open issue
           </Link>
         ) : null}
@@ -57,7 +57,7 @@ export default async function UptimePage({ params }: { params: Promise<{ org: st
         <Fact label="Last check">
           {m.last ? (
             <>
-              <span className={m.last.up ? "" : "text-error"}>{m.last.status ?? m.last.error}</span> ·{" "}
+              <span className={m.last.up ? "" : "text-danger"}>{m.last.status ?? m.last.error}</span> ·{" "}
               {m.last.latencyMs !== null ? formatDuration(m.last.latencyMs) : "–"} · <TimeAgo ms={m.last.checkedAt} now={now} />
             </>
           ) : (

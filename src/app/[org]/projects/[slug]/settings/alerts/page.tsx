@@ -217,7 +217,7 @@ export default async function AlertsPage({
         description="The latest 50 messages: when, what, where, and what the remote said. Failed messages can be retried."
       >
         <div className="overflow-x-auto rounded-md border border-border">
-          <table className="w-full text-[12.5px] tabular-nums" aria-label="Delivery log">
+          <table className="stack-table w-full text-[12.5px] tabular-nums" aria-label="Delivery log">
             <thead className="bg-subtle text-left text-fg-muted">
               <tr>
                 <th className="px-3 py-1.5 font-medium">When</th>
@@ -230,15 +230,17 @@ export default async function AlertsPage({
             <tbody className="divide-y divide-border">
               {log.map((d: DeliveryView) => (
                 <tr key={d.id} data-testid="delivery-row" data-status={d.status} data-kind={d.kind}>
-                  <td className="px-3 py-1.5 whitespace-nowrap">
+                  <td className="px-3 py-1.5 whitespace-nowrap" data-label="When">
                     <TimeAgo ms={d.createdAt} now={now} />
                   </td>
                   <td className="max-w-[260px] truncate px-3 py-1.5" title={d.title}>
                     {d.trigger ? <span className="text-fg-dim">{d.trigger.replace("_", " ")} · </span> : null}
                     {d.title}
                   </td>
-                  <td className="px-3 py-1.5 whitespace-nowrap">{channels.get(d.channelId)?.name ?? `#${d.channelId}`}</td>
-                  <td className="px-3 py-1.5 whitespace-nowrap">
+                  <td className="px-3 py-1.5 whitespace-nowrap" data-label="Channel">
+                    {channels.get(d.channelId)?.name ?? `#${d.channelId}`}
+                  </td>
+                  <td className="px-3 py-1.5 whitespace-nowrap" data-label="Result">
                     <span className="flex items-center gap-2">
                       <span className={`badge ${STATUS_CLASS[d.status] ?? ""}`}>{d.status}</span>
                       {d.attempts > 1 ? <span className="text-fg-dim">{d.attempts} tries</span> : null}
