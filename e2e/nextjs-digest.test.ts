@@ -100,9 +100,14 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
     const linked = page.getByTestId("linked-digest-events");
     expect(await linked.innerText()).toContain(`An error occurred in the Server Components render (digest ${digest})`);
     expect(await linked.locator('[data-side="client"]').count()).toBeGreaterThan(0);
+    await expectLinkedRowReadable(page, "server");
     await linked.getByRole("link", { name: /Server Components render/ }).click();
     await page.waitForURL((url) => url.href !== serverIssueUrl && /\/acme\/issues\/\d+$/.test(url.pathname));
     expect(await page.getByTestId("linked-digest-events").innerText()).toContain("Invoice service refused the request (server component)");
+    await expectLinkedRowReadable(page, "browser");
+    // The short id links to the other side too.
+    await page.getByTestId("linked-short-id").first().click();
+    await page.waitForURL(serverIssueUrl);
 
     // 4. Pasting the digest into the stream's search box opens the server error.
     await page.goto(`${server.url}/acme/issues`);
@@ -120,3 +125,42 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
     await page.close();
   });
 });
+
+/**
+ * The linked row at a desktop and a phone width: the other side's short id, title and time all have
+ * a box, sit inside the row and the panel (nothing clipped or overflowing), and the title shows text.
+ * Screenshots of the panel go to .tmp/ for a look.
+ */
+async function expectLinkedRowReadable(page: Page, name: string): Promise<void> {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    const row = page.getByTestId("linked-digest-row").first();
+    await row.scrollIntoViewIfNeeded();
+    const panel = page.getByRole("region", { name: "Next.js" });
+    const panelBox = await panel.boundingBox();
+    const rowBox = await row.boundingBox();
+    expect(panelBox && rowBox).toBeTruthy();
+    if (!panelBox || !rowBox) return;
+    for (const id of ["linked-short-id", "linked-title", "linked-time"]) {
+      const box = await row.getByTestId(id).boundingBox();
+      expect(box, `${id} at ${width}px`).toBeTruthy();
+      if (!box) return;
+      expect(box.width, `${id} width at ${width}px`).toBeGreaterThan(12);
+      expect(box.height, `${id} height at ${width}px`).toBeGreaterThan(8);
+      expect(box.x, `${id} left at ${width}px`).toBeGreaterThanOrEqual(rowBox.x - 0.5);
+      expect(box.x + box.width, `${id} right at ${width}px`).toBeLessThanOrEqual(rowBox.x + rowBox.width + 0.5);
+      expect(box.x + box.width, `${id} inside the panel at ${width}px`).toBeLessThanOrEqual(panelBox.x + panelBox.width + 0.5);
+    }
+    // No element of the row is wider than it shows (scroll width = client width), time never cut.
+    const overflow = await row.evaluate((li) =>
+      [li, ...Array.from(li.querySelectorAll<HTMLElement>("*"))]
+        .filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).display !== "inline")
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    expect(overflow, `overflowing elements at ${width}px`).toEqual([]);
+    expect((await row.getByTestId("linked-title").innerText()).length).toBeGreaterThan(10);
+    expect(await row.getByTestId("linked-time").innerText()).toMatch(/ago|now/);
+    await panel.screenshot({ path: path.join(ROOT, ".tmp", `linked-digest-${name}-${width}.png`) });
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+}
