@@ -6,6 +6,7 @@
  * as the generic webhook, Slack and Teams see it; rule filters and throttles still apply.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { nextjsTestPair } from "../../src/cli/nextjs-test-pair";
 import { loadConfig } from "../../src/config";
 import type { AlertMessage, IssueAlert } from "../../src/core/alerts/message";
 import { deliverDue } from "../../src/pipeline/alerts/delivery-loop";
@@ -274,6 +275,24 @@ describe.each(await dialects())("Next.js alerts on %s", (dialect) => {
     expect(slack).toHaveLength(1);
     expect(json(slack[0]).text).toMatch(/^New issue in web: #418 Hydration failed because/);
     expect(slack[0]?.body).not.toContain("Minified React error");
+    await off(id);
+  });
+
+  test("send-test-event --nextjs's pair: linked by one digest (server first), and its browser half alerts as the server error", async () => {
+    const id = await rule({ triggers: { newIssue: true } });
+    const pair = nextjsTestPair("Test server error from the CLI", w.clock.now);
+    expect(pair.digest).toMatch(/^\d{9,10}$/);
+    await send(pair.server);
+    w.clock.now += 1000;
+    await send(pair.browser);
+    const found = await w.services.digests.lookup(w.owner, "acme", pair.digest);
+    expect(found.events.map((e) => e.side)).toEqual(["server", "client"]);
+    expect(found.events[0]?.issueTitle).toBe("Error: Test server error from the CLI");
+    const [, mirror] = await messages(id);
+    expect(mirror?.nextjs?.digest?.server?.title).toBe("Error: Test server error from the CLI");
+    // Two runs: two digests, never mixed.
+    const again = nextjsTestPair("Test server error from the CLI", w.clock.now);
+    expect(again.digest).not.toBe(pair.digest);
     await off(id);
   });
 });
