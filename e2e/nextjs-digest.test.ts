@@ -14,6 +14,7 @@ import type { IssueAlert } from "../src/core/alerts/message.js";
 import { startReceiver } from "../test/alerts/helpers.js";
 import { buildAndStartNextApp, type NextApp } from "../test/helpers/nextjs-app.js";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
+import { expectLinkedRowReadable } from "./helpers/linked-digest-row.js";
 import { liveStreamSearch } from "./helpers/stream-search.js";
 
 const canRun = chromiumAvailable();
@@ -191,60 +192,4 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
     expect(body).toContain("deploymentId");
     expect(body).toContain("skew protection");
   });
-
-  test("errata send-test-event --nextjs: a server error and its browser mirror with one digest, linked", async () => {
-    const out = await server.cli("send-test-event", "--dsn", dsn, "--nextjs");
-    const digest = /with digest (\d+)/.exec(out)?.[1] ?? "";
-    expect(digest).toMatch(/^\d{9,10}$/);
-    const page = await browser.newPage();
-    await signIn(page);
-    await eventually(
-      async () => {
-        await page.goto(`${server.url}/acme/digest/${digest}`);
-        return /^1 server · 1 browser/.test(await page.getByTestId("digest-summary").innerText({ timeout: 1000 }));
-      },
-      30_000,
-      "the test pair on the digest page",
-    );
-    await page.close();
-  });
 });
-
-/**
- * The linked row at a desktop and a phone width: the other side's short id, title and time all have
- * a box, sit inside the row and the panel (nothing clipped or overflowing), and the title shows text.
- * Screenshots of the panel go to .tmp/ for a look.
- */
-async function expectLinkedRowReadable(page: Page, name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    const row = page.getByTestId("linked-digest-row").first();
-    await row.scrollIntoViewIfNeeded();
-    const panel = page.getByRole("region", { name: "Next.js" });
-    const panelBox = await panel.boundingBox();
-    const rowBox = await row.boundingBox();
-    expect(panelBox && rowBox).toBeTruthy();
-    if (!panelBox || !rowBox) return;
-    for (const id of ["linked-short-id", "linked-title", "linked-time"]) {
-      const box = await row.getByTestId(id).boundingBox();
-      expect(box, `${id} at ${width}px`).toBeTruthy();
-      if (!box) return;
-      expect(box.width, `${id} width at ${width}px`).toBeGreaterThan(12);
-      expect(box.height, `${id} height at ${width}px`).toBeGreaterThan(8);
-      expect(box.x, `${id} left at ${width}px`).toBeGreaterThanOrEqual(rowBox.x - 0.5);
-      expect(box.x + box.width, `${id} right at ${width}px`).toBeLessThanOrEqual(rowBox.x + rowBox.width + 0.5);
-      expect(box.x + box.width, `${id} inside the panel at ${width}px`).toBeLessThanOrEqual(panelBox.x + panelBox.width + 0.5);
-    }
-    // No element of the row is wider than it shows (scroll width = client width), time never cut.
-    const overflow = await row.evaluate((li) =>
-      [li, ...Array.from(li.querySelectorAll<HTMLElement>("*"))]
-        .filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).display !== "inline")
-        .map((el) => el.outerHTML.slice(0, 80)),
-    );
-    expect(overflow, `overflowing elements at ${width}px`).toEqual([]);
-    expect((await row.getByTestId("linked-title").innerText()).length).toBeGreaterThan(10);
-    expect(await row.getByTestId("linked-time").innerText()).toMatch(/ago|now/);
-    await panel.screenshot({ path: path.join(ROOT, ".tmp", `linked-digest-${name}-${width}.png`) });
-  }
-  await page.setViewportSize({ width: 1400, height: 900 });
-}
