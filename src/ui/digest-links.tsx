@@ -104,7 +104,7 @@ export function DigestIssuePanel({
 /**
  * One issue on the other side of a digest, on two lines so a 300 px sidebar (and a phone) never
  * squeezes the title away: side, short id and time on top (wrapping rather than clipping), then the
- * title, which wraps up to two lines. Short id and title both open that issue.
+ * title, which wraps up to three lines (the full title is its tooltip). Short id and title both open that issue.
  */
 function LinkedDigestRow({ link: l, orgPath, now }: { link: DigestEvent; orgPath: string; now: number }) {
   const href = `${orgPath}/issues/${l.issueId}`;
@@ -128,7 +128,7 @@ function LinkedDigestRow({ link: l, orgPath, now }: { link: DigestEvent; orgPath
       <Link
         href={href}
         title={title}
-        className="mt-0.5 line-clamp-2 block break-words font-semibold [overflow-wrap:anywhere] hover:underline"
+        className="mt-0.5 line-clamp-3 break-words font-semibold [overflow-wrap:anywhere] hover:underline"
         data-testid="linked-title"
       >
         {title}
