@@ -9,31 +9,45 @@
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { postEvent } from "../src/cli/main.js";
+import type { IssueAlert } from "../src/core/alerts/message.js";
+import { startReceiver } from "../test/alerts/helpers.js";
 import { buildAndStartNextApp, type NextApp } from "../test/helpers/nextjs-app.js";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
+import { expectLinkedRowReadable } from "./helpers/linked-digest-row.js";
 import { liveStreamSearch } from "./helpers/stream-search.js";
 
 const canRun = chromiumAvailable();
 const FIXTURE = path.join(ROOT, "test/fixtures/nextjs-app");
+/** `next build` takes ~35 s on two idle cores; a busy machine may set NEXT_BUILD_TIMEOUT_MS. */
+const BUILD_MS = Number(process.env.NEXT_BUILD_TIMEOUT_MS) || 170_000;
 
 describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", () => {
   let server: TestServer;
   let browser: Browser;
   let app: NextApp | undefined;
   let appUrl: string;
+  let dsn: string;
+  let hook: Awaited<ReturnType<typeof startReceiver>>;
+  /** the issue alerts the rule sent to the test's webhook receiver (generic webhook JSON) */
+  const alerts = (): IssueAlert[] =>
+    hook.received.map((r) => (JSON.parse(r.body) as { message: IssueAlert }).message).filter((m) => m.kind === "alert");
   const email = "next-owner@example.com";
   const password = "a long enough passphrase";
 
   beforeAll(async () => {
-    server = await startServer({});
+    server = await startServer({ env: { ALERTS_ALLOW_PRIVATE_WEBHOOKS: "true", ALERTS_POLL_MS: "200" } });
     await server.cli("user", "create", "--email", email, "--password", password, "--org", "acme");
-    const dsn = await server.cli("project", "create", "--org", "acme", "--name", "shop", "--platform", "javascript-nextjs");
+    dsn = await server.cli("project", "create", "--org", "acme", "--name", "shop", "--platform", "javascript-nextjs");
     expect(dsn).toMatch(/^http:\/\/[0-9a-f]{32}@127\.0\.0\.1:\d+\/\d+$/);
+    // A new-issue rule to a webhook receiver of the test's own: what the alerts say.
+    hook = await startReceiver();
+    await server.cli("alert", "create", "--org", "acme", "--project", "shop", "--trigger", "new-issue", "--webhook", `${hook.url}/hook`);
 
     app = await buildAndStartNextApp({
       fixture: FIXTURE,
       name: "nextjs-app",
-      buildTimeoutMs: 170_000,
+      buildTimeoutMs: BUILD_MS,
       env: {
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? "/tmp",
@@ -44,10 +58,11 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
     });
     appUrl = app.url;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  }, 240_000);
+  }, BUILD_MS + 70_000);
 
   afterAll(async () => {
     await browser?.close();
+    await hook?.close();
     await app?.stop();
     await server?.stop();
   });
@@ -100,9 +115,14 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
     const linked = page.getByTestId("linked-digest-events");
     expect(await linked.innerText()).toContain(`An error occurred in the Server Components render (digest ${digest})`);
     expect(await linked.locator('[data-side="client"]').count()).toBeGreaterThan(0);
+    await expectLinkedRowReadable(page, "server");
     await linked.getByRole("link", { name: /Server Components render/ }).click();
     await page.waitForURL((url) => url.href !== serverIssueUrl && /\/acme\/issues\/\d+$/.test(url.pathname));
     expect(await page.getByTestId("linked-digest-events").innerText()).toContain("Invoice service refused the request (server component)");
+    await expectLinkedRowReadable(page, "browser");
+    // The short id links to the other side too.
+    await page.getByTestId("linked-short-id").first().click();
+    await page.waitForURL(serverIssueUrl);
 
     // 4. Pasting the digest into the stream's search box opens the server error.
     await page.goto(`${server.url}/acme/issues`);
@@ -118,5 +138,58 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
     expect(stream).toContain("Invoice service refused the request");
     expect(stream).toContain(`Server Components render (digest ${digest})`);
     await page.close();
+
+    // 6. One alert names both sides of the digest (whichever side arrived second names the first).
+    const paired = await eventually(
+      async () => alerts().find((m) => m.nextjs?.digest?.key === digest && (m.nextjs.digest.server || m.nextjs.digest.browser)),
+      30_000,
+      "an alert naming both sides of the digest",
+    );
+    const d = paired.nextjs?.digest;
+    const serverTitle = d?.side === "client" ? d.server?.title : paired.issue.title;
+    expect(serverTitle).toContain("Invoice service refused the request (server component)");
+    expect(d?.path).toBe(`/acme/digest/${digest}`);
+    expect(paired.path).toBe(`/acme/digest/${digest}`);
+  });
+
+  test("a deploy-skew burst after a release: one skew message with the release, the count and the advice", async () => {
+    const release = `shop@${Date.now()}`;
+    for (const [i, user] of ["tab-1", "tab-2", "tab-3"].entries()) {
+      const chunk = 300 + i;
+      await postEvent(dsn, {
+        event_id: `${"ab".repeat(15)}${String(10 + i)}`,
+        platform: "javascript",
+        sdk: { name: "sentry.javascript.nextjs", version: "11.0.0" },
+        level: "error",
+        release,
+        user: { id: user },
+        exception: {
+          values: [
+            i === 1
+              ? { type: "TypeError", value: `Failed to fetch dynamically imported module: ${appUrl}/_next/static/chunks/${chunk}.js` }
+              : { type: "ChunkLoadError", value: `Loading chunk ${chunk} failed.\n(error: ${appUrl}/_next/static/chunks/${chunk}.js)` },
+          ],
+        },
+      });
+    }
+    // A plain error after the burst: once its alert is in, every skew event before it was digested.
+    await postEvent(dsn, {
+      event_id: "cd".repeat(16),
+      platform: "javascript",
+      level: "error",
+      release,
+      exception: { values: [{ type: "Error", value: "sentinel after the skew burst" }] },
+    });
+    await eventually(
+      async () => alerts().some((m) => m.issue.title.includes("sentinel after the skew burst")),
+      30_000,
+      "the sentinel's alert",
+    );
+    const skew = alerts().filter((m) => m.nextjs?.skew);
+    expect(skew).toHaveLength(1);
+    expect(skew[0]?.nextjs?.skew?.release).toBe(release);
+    const body = hook.received.find((r) => r.body.includes(`Deploy skew after release ${release}`))?.body ?? "";
+    expect(body).toContain("deploymentId");
+    expect(body).toContain("skew protection");
   });
 });

@@ -16,6 +16,7 @@ import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
 import { registerAlertCommands } from "./alert-commands";
+import { nextjsTestPair } from "./nextjs-test-pair";
 import { findProjectRoot, startErrata } from "./start";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -120,9 +121,18 @@ function program(): Command {
     .command("send-test-event")
     .description("send a test error to a DSN, as an SDK would")
     .requiredOption("--dsn <dsn>")
-    .option("--message <message>", "exception message", "This is a test error from errata send-test-event")
-    .action(async (opts: { dsn: string; message: string }) => {
-      const id = await sendTestEvent(opts.dsn, opts.message);
+    .option("--message <message>", "exception message")
+    .option("--nextjs", "send a Next.js server error and its browser mirror, linked by one digest")
+    .action(async (opts: { dsn: string; message?: string; nextjs?: boolean }) => {
+      if (opts.nextjs) {
+        const sent = await sendNextjsTestPair(opts.dsn, opts.message ?? "This is a test server error from errata send-test-event --nextjs");
+        process.stdout.write(
+          `Sent server event ${sent.serverId} and browser event ${sent.browserId} with digest ${sent.digest}\n` +
+            `Paste ${sent.digest} into Errata's search box, or open /<org>/digest/${sent.digest}\n`,
+        );
+        return;
+      }
+      const id = await sendTestEvent(opts.dsn, opts.message ?? "This is a test error from errata send-test-event");
       process.stdout.write(`Sent event ${id}\n`);
     });
 
@@ -131,8 +141,6 @@ function program(): Command {
 }
 
 export async function sendTestEvent(dsn: string, message: string): Promise<string> {
-  const parsed = parseDsn(dsn);
-  if (!parsed) throw new ConfigError(`Not a valid DSN: ${dsn}`);
   const eventId = randomUUID().replace(/-/g, "");
   const event = {
     event_id: eventId,
@@ -156,7 +164,25 @@ export async function sendTestEvent(dsn: string, message: string): Promise<strin
     },
     sdk: { name: "errata.cli", version: "0.1.0" },
   };
-  const body = `${JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString(), dsn })}\n{"type":"event"}\n${JSON.stringify(event)}`;
+  await postEvent(dsn, event);
+  return eventId;
+}
+
+/** The server half, then the browser half, of one Next.js server error (one digest). */
+export async function sendNextjsTestPair(dsn: string, message: string): Promise<{ digest: string; serverId: string; browserId: string }> {
+  if (!parseDsn(dsn)) throw new ConfigError(`Not a valid DSN: ${dsn}`);
+  const pair = nextjsTestPair(message);
+  await postEvent(dsn, pair.server);
+  await postEvent(dsn, pair.browser);
+  return { digest: pair.digest, serverId: String(pair.server.event_id), browserId: String(pair.browser.event_id) };
+}
+
+/** One event in an envelope to the DSN's project, as an SDK sends it. */
+export async function postEvent(dsn: string, event: Record<string, unknown>): Promise<void> {
+  const parsed = parseDsn(dsn);
+  if (!parsed) throw new ConfigError(`Not a valid DSN: ${dsn}`);
+  const header = { event_id: event.event_id, sent_at: new Date().toISOString(), dsn };
+  const body = `${JSON.stringify(header)}\n{"type":"event"}\n${JSON.stringify(event)}`;
   const base = `${parsed.protocol}://${parsed.host}${parsed.port ? `:${parsed.port}` : ""}${parsed.path ? `/${parsed.path}` : ""}`;
   const res = await fetch(`${base}/api/${parsed.projectId}/envelope/`, {
     method: "POST",
@@ -167,7 +193,6 @@ export async function sendTestEvent(dsn: string, message: string): Promise<strin
     body,
   });
   if (!res.ok) throw new Error(`Errata answered ${res.status}: ${await res.text()}`);
-  return eventId;
 }
 
 export async function main(argv: string[]): Promise<void> {

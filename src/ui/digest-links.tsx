@@ -91,28 +91,54 @@ export function DigestIssuePanel({
           ) : (
             <ul className="mt-1 divide-y divide-border" data-testid="linked-digest-events">
               {links.map((l) => (
-                <li key={l.issueId} className="flex min-w-0 items-center gap-2 py-1.5 text-[13px]">
-                  <DigestSideBadge side={l.side} />
-                  <Link href={`${orgPath}/issues/${l.issueId}`} className="min-w-0 truncate font-semibold hover:underline">
-                    {l.issueTitle || "(no title)"}
-                  </Link>
-                  <span className="shrink-0 font-mono text-[12px] text-fg-muted">{l.issueShortId}</span>
-                  <Link
-                    href={`${orgPath}/digest/${encodeURIComponent(l.key)}`}
-                    className="shrink-0 font-mono text-[12px] text-fg-muted hover:underline"
-                  >
-                    {l.digest}
-                  </Link>
-                  <span className="ml-auto shrink-0 font-mono text-[12px] text-fg-dim" title={`event ${l.eventId}`}>
-                    {l.count > 1 ? `${l.count} events · ` : ""}
-                    <TimeAgo ms={l.receivedAt} now={now} />
-                  </span>
-                </li>
+                <LinkedDigestRow key={l.issueId} link={l} orgPath={orgPath} now={now} />
               ))}
             </ul>
           )}
         </div>
       ) : null}
     </section>
+  );
+}
+
+/**
+ * One issue on the other side of a digest, on two lines so a 300 px sidebar (and a phone) never
+ * squeezes the title away: side, short id and time on top (wrapping rather than clipping), then the
+ * title, which wraps up to three lines (the full title is its tooltip). Short id and title both open that issue.
+ */
+function LinkedDigestRow({ link: l, orgPath, now }: { link: DigestEvent; orgPath: string; now: number }) {
+  const href = `${orgPath}/issues/${l.issueId}`;
+  const title = l.issueTitle || "(no title)";
+  return (
+    <li className="min-w-0 py-2 text-[13px]" data-testid="linked-digest-row" data-side={l.side}>
+      <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1">
+        <DigestSideBadge side={l.side} />
+        <Link href={href} className="font-mono text-[12px] text-fg-muted hover:underline" data-testid="linked-short-id">
+          {l.issueShortId}
+        </Link>
+        <span
+          className="ml-auto whitespace-nowrap font-mono text-[12px] text-fg-dim"
+          title={`event ${l.eventId}`}
+          data-testid="linked-time"
+        >
+          {l.count > 1 ? `${l.count} events · ` : ""}
+          <TimeAgo ms={l.receivedAt} now={now} />
+        </span>
+      </div>
+      <Link
+        href={href}
+        title={title}
+        className="mt-0.5 line-clamp-3 break-words font-semibold [overflow-wrap:anywhere] hover:underline"
+        data-testid="linked-title"
+      >
+        {title}
+      </Link>
+      <div className="mt-0.5 font-mono text-[12px] text-fg-muted [overflow-wrap:anywhere]">
+        digest{" "}
+        <Link href={`${orgPath}/digest/${encodeURIComponent(l.key)}`} className="hover:underline">
+          {l.digest}
+        </Link>
+      </div>
+    </li>
   );
 }

@@ -5,6 +5,7 @@
  */
 import type { NormalizedEvent } from "../event";
 import { formatRate } from "../sessions";
+import { type NextjsAlert, nextjsDetails, nextjsFacts, nextjsSubject } from "./nextjs-alert";
 import type { TriggerKind } from "./types";
 
 export const MESSAGE_VERSION = 1;
@@ -45,7 +46,9 @@ export interface IssueAlert {
     topFrame: TopFrame | null;
     tags: Array<[string, string]>;
   };
-  /** path of the issue page, prefixed with PUBLIC_URL when sent */
+  /** what the Next.js rules found (digest and its other side, deploy skew, decoded React error) */
+  nextjs?: NextjsAlert;
+  /** path of the issue page (the digest page once both sides are known), prefixed with PUBLIC_URL when sent */
   path: string;
 }
 
@@ -153,7 +156,8 @@ export function headline(m: AlertMessage): string {
     return `${m.heldCount} alert${m.heldCount === 1 ? "" : "s"} held back by the hourly cap for rule "${m.rule.name}"`;
   if (m.kind === "release")
     return `Crash-free sessions below ${m.threshold.belowPercent}% in ${m.project.name}: release ${m.release.version} at ${formatRate(m.release.crashFreeSessions)}`;
-  return `${TRIGGER_WORDS[m.trigger]} in ${m.project.name}: ${m.issue.title}`;
+  if (m.nextjs?.skew) return nextjsSubject(m.nextjs, m.project.name) as string;
+  return `${TRIGGER_WORDS[m.trigger]} in ${m.project.name}: ${nextjsSubject(m.nextjs, m.project.name) ?? m.issue.title}`;
 }
 
 export function frameText(f: TopFrame | null): string | null {
@@ -166,7 +170,7 @@ export function frameText(f: TopFrame | null): string | null {
 /** Lines under the headline (monospace where the target has it): an issue's culprit and top frame. */
 export function detailLines(m: AlertMessage): string[] {
   if (m.kind !== "alert") return [];
-  const out: string[] = [];
+  const out: string[] = nextjsDetails(m.nextjs);
   if (m.issue.culprit) out.push(m.issue.culprit);
   const frame = frameText(m.event.topFrame);
   if (frame) out.push(`at ${frame}`);
@@ -186,6 +190,7 @@ export function facts(m: AlertMessage): Array<[string, string]> {
     ["Issue", m.issue.shortId],
     ["Project", m.project.name],
     ["Level", m.issue.level],
+    ...nextjsFacts(m.nextjs),
   ];
   if (m.event.environment) out.push(["Environment", m.event.environment]);
   if (m.event.release) out.push(["Release", m.event.release]);
@@ -219,7 +224,8 @@ export function heldEntry(m: IssueAlert | ReleaseAlert): { trigger: TriggerKind;
       title: `Crash-free sessions ${formatRate(m.release.crashFreeSessions)} (below ${m.threshold.belowPercent}%)`,
       path: m.path,
     };
-  return { trigger: m.trigger, shortId: m.issue.shortId, title: m.issue.title, path: m.path };
+  const subject = m.nextjs?.skew ? headline(m) : nextjsSubject(m.nextjs, m.project.name);
+  return { trigger: m.trigger, shortId: m.issue.shortId, title: subject ?? m.issue.title, path: m.path };
 }
 
 /** What a held alert is about: two channels' copies of one alert count once in the digest. */

@@ -4,6 +4,7 @@
  * markup.
  */
 import { type AlertMessage, detailLines, facts, frameText, headline, tagsOf } from "./message";
+import { nextjsDetails } from "./nextjs-alert";
 
 export function linkOf(m: AlertMessage, publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, "")}${m.path}`;
@@ -37,6 +38,7 @@ export function renderHtml(m: AlertMessage, publicUrl: string): string {
   const parts = [`<h2 style="font:600 16px system-ui,sans-serif;margin:0 0 8px">${e(headline(m))}</h2>`];
   if (m.kind === "alert" || m.kind === "release") {
     if (m.kind === "alert") {
+      for (const l of nextjsDetails(m.nextjs)) parts.push(`<p style="font:13px system-ui,sans-serif;margin:0 0 4px">${e(l)}</p>`);
       if (m.issue.culprit) parts.push(`<p style="font:13px ui-monospace,monospace;color:#555;margin:0 0 4px">${e(m.issue.culprit)}</p>`);
       const frame = frameText(m.event.topFrame);
       if (frame) parts.push(`<p style="font:13px ui-monospace,monospace;margin:0 0 12px">at ${e(frame)}</p>`);

@@ -27,16 +27,21 @@ import {
   shownTags,
   topFrameOf,
 } from "../../core/alerts/message";
+import { type DigestSideRef, digestPath, type NextjsAlert, nextjsPath } from "../../core/alerts/nextjs-alert";
 import type { AlertRule, AlertSubject, RuleIssueState, TriggerKind } from "../../core/alerts/types";
 import type { NormalizedEvent } from "../../core/event";
 import type { IssueState } from "../../core/issue-state/types";
+import { nextjsMetaOf } from "../../core/nextjs/index";
 import { statTagsOf } from "../../core/search/event-tags";
 import { parseIssueSearch, type SearchCondition } from "../../core/search/parse-query";
 import { insertNotifications, type NewNotification, ruleMessagesSince } from "../../storage/alerts/notifications";
 import { enabledRules } from "../../storage/alerts/rules";
 import type { Tx } from "../../storage/dialect";
+import { digestCounterparts } from "../../storage/events/digests";
 
 const HOUR = 3_600_000;
+/** How far back an event with the same digest counts as the other side of this one (as the issue page's links). */
+const DIGEST_LINK_MS = 7 * 24 * HOUR;
 
 /** What the digest knows about the event, for filters and the message. */
 export interface AlertEventFacts {
@@ -195,6 +200,7 @@ class LazyIssue {
   private subjectValue: AlertSubject | undefined;
   private mutedValue: boolean | undefined;
   private shortId: number | undefined;
+  private nextjsValue: NextjsAlert | null | undefined;
 
   constructor(
     private readonly tx: Tx,
@@ -247,6 +253,7 @@ class LazyIssue {
   async message(rule: AlertRule, trigger: TriggerKind, project: NonNullable<ProjectAlerting["project"]>): Promise<IssueAlert> {
     const s = await this.subject();
     const e = this.input.facts?.event;
+    const nextjs = await this.nextjs(project);
     return {
       v: MESSAGE_VERSION,
       kind: "alert",
@@ -274,8 +281,55 @@ class LazyIssue {
         topFrame: e ? topFrameOf(e) : null,
         tags: shownTags(s.event.tags),
       },
-      path: issuePath(project.orgSlug, s.issue.id),
+      ...(nextjs ? { nextjs } : {}),
+      path: nextjsPath(nextjs) ?? issuePath(project.orgSlug, s.issue.id),
     };
+  }
+
+  /** The Next.js facts of the message (read once per event, whichever rules fire). */
+  private async nextjs(project: NonNullable<ProjectAlerting["project"]>): Promise<NextjsAlert | undefined> {
+    if (this.nextjsValue !== undefined) return this.nextjsValue ?? undefined;
+    const e = this.input.facts?.event;
+    const meta = e ? nextjsMetaOf(e) : {};
+    const out: NextjsAlert = {};
+    if (meta.react?.message) out.react = { code: meta.react.code, message: meta.react.message };
+    if (meta.classification === "deploy-skew") {
+      const st = this.input.state;
+      out.skew = {
+        release: e?.release ?? null,
+        users: st.userCount,
+        events: st.eventCount,
+        minutes: Math.ceil(Math.max(0, this.input.receivedAt - st.firstSeen) / 60_000),
+      };
+    }
+    if (meta.digest) out.digest = await this.digest(meta.digest, project);
+    this.nextjsValue = Object.keys(out).length > 0 ? out : null;
+    return this.nextjsValue ?? undefined;
+  }
+
+  /** The digest and, when its events arrived, the issue on the other side (same project). */
+  private async digest(
+    d: { value: string; key: string; side: "server" | "client" },
+    project: NonNullable<ProjectAlerting["project"]>,
+  ): Promise<NonNullable<NextjsAlert["digest"]>> {
+    const out: NonNullable<NextjsAlert["digest"]> = { value: d.value, key: d.key, side: d.side, path: digestPath(project.orgSlug, d.key) };
+    const others = await digestCounterparts(this.tx, {
+      projectId: project.id,
+      key: d.key,
+      excludeIssueId: this.input.issueId,
+      from: this.input.receivedAt - DIGEST_LINK_MS,
+    });
+    const want = d.side === "client" ? "server" : "client";
+    const other = others.find((o) => o.side === want);
+    if (!other) return out;
+    const ref: DigestSideRef = {
+      issueId: other.issueId,
+      shortId: formatShortId(project.slug, other.shortId),
+      title: other.title,
+      culprit: other.culprit,
+      path: issuePath(project.orgSlug, other.issueId),
+    };
+    return d.side === "client" ? { ...out, server: ref } : { ...out, browser: ref };
   }
 }
 

@@ -126,3 +126,49 @@ export async function issueHeads(db: Db, issueIds: number[]): Promise<Map<number
     out.set(Number(r.id), { id: Number(r.id), projectId: Number(r.project_id), shortId: Number(r.short_id), title: r.title });
   return out;
 }
+
+export interface DigestCounterpart {
+  issueId: number;
+  shortId: number;
+  title: string;
+  culprit: string;
+  /** `errata.digest.side` of its newest event with the digest */
+  side: "server" | "client" | null;
+}
+
+/**
+ * The issues of this project, other than `excludeIssueId`, whose events since `from` carry this
+ * digest key (newest first, one per issue, at most `limit` events scanned). Read inside the digest
+ * transaction to tell an alert about the other side of a Next.js error.
+ */
+export async function digestCounterparts(
+  tx: Tx,
+  q: { projectId: number; key: string; excludeIssueId: number; from: number; limit?: number },
+): Promise<DigestCounterpart[]> {
+  const rows = await tx
+    .selectFrom("events as e")
+    .innerJoin("issues as i", "i.id", "e.issue_id")
+    .select([
+      ...columns.map((c) => `e.${c}` as const),
+      "i.short_id as issue_short_id",
+      "i.title as issue_title",
+      "i.culprit as issue_culprit",
+    ])
+    .where("e.project_id", "=", q.projectId)
+    .where("e.digest", "=", q.key)
+    .where("e.received_at", ">=", q.from)
+    .where("e.issue_id", "!=", q.excludeIssueId)
+    .orderBy("e.received_at", "desc")
+    .limit(q.limit ?? 20)
+    .execute();
+  const out = new Map<number, DigestCounterpart>();
+  for (const r of rows) {
+    const issueId = Number(r.issue_id);
+    if (out.has(issueId)) continue;
+    const stored = toStored(r);
+    const meta = (stored.event.errata as { digest?: { side?: unknown } } | undefined)?.digest;
+    const side = meta?.side === "server" || meta?.side === "client" ? meta.side : null;
+    out.set(issueId, { issueId, shortId: Number(r.issue_short_id), title: r.issue_title, culprit: r.issue_culprit ?? "", side });
+  }
+  return [...out.values()];
+}
