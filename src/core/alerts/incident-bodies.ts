@@ -93,7 +93,7 @@ export function incidentRequest(
       headers,
       body: JSON.stringify({ source: "Errata", user: "Errata", note: `Resolved in Errata: ${link}` }),
     };
-  const details = Object.fromEntries(facts(m).map(([k, v]) => [k, cut(v, 8000)]));
+  const details = Object.fromEntries(facts(m).map(([k, v]) => [k, cut(v, 500)]));
   const environment = m.kind === "alert" ? m.event.environment : null;
   return {
     url: `${base}/v2/alerts`,
