@@ -65,12 +65,12 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     const rules = page.locator("textarea#raw");
     await rules.fill("path:*/checkout/* #payments\nfile:src/x.js #payments\nurl:*/admin/* #ghosts");
     await page.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => page.getByRole("alert").first().innerText()).toContain("Line 2");
-    await rules.fill("# Checkout belongs to payments\npath:src/** pat@example.com\npath:*/checkout/* #payments\nurl:*/admin/* #ghosts");
+    await expect.poll(() => page.getByTestId("ownership-form").getByRole("alert").first().innerText()).toContain("Line 2");
+    await rules.fill("# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\nurl:*/admin/* #ghosts");
     await page.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => page.getByRole("alert").first().innerText()).toMatch(/Line 4.*#ghosts/s);
+    await expect.poll(() => page.getByTestId("ownership-form").getByRole("alert").first().innerText()).toMatch(/Line 4.*#ghosts/s);
     await rules.fill(
-      "# Checkout belongs to payments\npath:src/** pat@example.com\npath:*/checkout/* #payments\ntags.region:eu-* #payments",
+      "# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\ntags.region:eu-* #payments",
     );
     await page.getByRole("button", { name: "Save" }).click();
     await expect.poll(() => page.getByText("✓ Saved.").count()).toBe(1);
