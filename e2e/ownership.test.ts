@@ -65,15 +65,19 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     const rules = page.locator("textarea#raw");
     await rules.fill("path:*/checkout/* #payments\nfile:src/x.js #payments\nurl:*/admin/* #ghosts");
     await page.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => page.getByTestId("ownership-form").getByRole("alert").first().innerText()).toContain("Line 2");
+    await expect
+      .poll(async () => page.getByTestId("ownership-form").getByRole("alert").first().innerText(), { timeout: 30_000 })
+      .toContain("Line 2");
     await rules.fill("# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\nurl:*/admin/* #ghosts");
     await page.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => page.getByTestId("ownership-form").getByRole("alert").first().innerText()).toMatch(/Line 4.*#ghosts/s);
+    await expect
+      .poll(async () => page.getByTestId("ownership-form").getByRole("alert").first().innerText(), { timeout: 30_000 })
+      .toMatch(/Line 4.*#ghosts/s);
     await rules.fill(
       "# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\ntags.region:eu-* #payments",
     );
     await page.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => page.getByText("✓ Saved.").count()).toBe(1);
+    await expect.poll(async () => page.getByText("✓ Saved.").count(), { timeout: 30_000 }).toBe(1);
     const saved = await api("GET", "/api/0/projects/acme/shop/ownership/");
     expect(saved.body.raw).toContain("path:*/checkout/* #payments");
     await page.reload();
@@ -132,7 +136,7 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     );
     await page.goto(`${server.url}/acme/issues/${issue.id}`);
     const owners = page.getByTestId("issue-owners");
-    await expect.poll(() => owners.innerText()).toContain("#payments");
+    await expect.poll(async () => owners.innerText(), { timeout: 30_000 }).toContain("#payments");
     expect(await owners.innerText()).toContain("path:*/checkout/* #payments");
     expect(await owners.innerText()).toContain("Pat Payments");
     const suspect = await page.getByTestId("suspect-commits").innerText();
