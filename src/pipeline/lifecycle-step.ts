@@ -19,6 +19,7 @@ import { insertActivities } from "../storage/issues/activity";
 import { issueWindowCounts, writeIssueState } from "../storage/issues/lifecycle";
 import { releaseOrder } from "../storage/releases/releases";
 import { type AlertEventFacts, recordAlertTriggers } from "./alerts/record-alert-triggers";
+import { assignNewIssue } from "./ownership/assign-owner";
 
 export interface LifecycleStepInput {
   projectId: number;
@@ -87,6 +88,7 @@ async function applyTransitions(
       [{ kind: "first_seen_in_release", actorUserId: null, data: { release: e.release, eventId: e.eventId } }],
       e.receivedAt,
     );
+    if (e.alert) await assignNewIssue(tx, { projectId: e.projectId, issueId: e.issueId, event: e.alert.event, at: e.receivedAt });
     return none;
   }
   if (!eventNeedsWork(state, now, cfg)) return none;

@@ -40,6 +40,7 @@ import { createMonitorServices } from "./monitors/cron";
 import { createUptimeServices } from "./monitors/uptime";
 import { createProjectAdmin } from "./orgs/project-admin";
 import { createOrgServices, createProjectReads } from "./orgs/reads";
+import { createOwnershipServices } from "./ownership/ownership";
 import { createArtifactServices } from "./releases/artifacts";
 import { createReleaseApi } from "./releases/release-api";
 import { createReleaseServices } from "./releases/screens";
@@ -129,6 +130,7 @@ export function createServices(deps: {
       membershipOrThrow,
     }),
     alerts: createAlertServices({ db, now, membershipOrThrow, requireScope }),
+    ownership: createOwnershipServices({ db, now, membershipOrThrow, requireScope }),
 
     eventApi: createEventApi({
       db,

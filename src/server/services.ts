@@ -25,6 +25,7 @@ import type { TokenServices } from "./members/tokens";
 import type { MonitorServices } from "./monitors/cron";
 import type { UptimeServices } from "./monitors/uptime";
 import type { KeyServices, ProjectAdminServices } from "./orgs/project-admin";
+import type { OwnershipServices } from "./ownership/ownership";
 import type { ArtifactServices } from "./releases/artifacts";
 import type { ReleaseApiServices } from "./releases/release-api";
 import type { ReleaseServices } from "./releases/screens";
@@ -150,6 +151,8 @@ export interface AppServices {
   tokens: TokenServices;
   /** Alert rules, channels, delivery log, mutes, email opt-outs — src/server/alerts/alerts.ts */
   alerts: AlertServices;
+  /** Ownership rules, an issue's owners and suspect commits, Sentry's committers — src/server/ownership/ownership.ts */
+  ownership: OwnershipServices;
   /** Cron monitors and their check-ins — src/server/monitors/cron.ts */
   monitors: MonitorServices;
   /** Uptime (HTTP) monitors — src/server/monitors/uptime.ts */

@@ -448,6 +448,28 @@ export interface ReleaseCommitsTable {
   committed_at: number | null;
 }
 
+/** A file a release commit changed (0032-ownership; Sentry's `patch_set`): A, M or D. */
+export interface ReleaseCommitFilesTable {
+  id: Generated<number>;
+  release_id: number;
+  commit_id: string;
+  path: string;
+  change_type: string;
+}
+
+/** A project's ownership rules as written (0032-ownership). */
+export interface ProjectOwnershipTable {
+  project_id: number;
+  raw: string;
+  /** 1: with no matching rule, alerts to issue owners go to every project member */
+  fallthrough: Generated<number>;
+  /** owner | suspect | off */
+  auto_assignment: Generated<string>;
+  codeowners_auto_sync: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface ReleaseDeploysTable {
   id: Generated<number>;
   release_id: number;
@@ -733,6 +755,8 @@ export interface Database {
   log_records: LogRecordsTable;
   release_meta: ReleaseMetaTable;
   release_commits: ReleaseCommitsTable;
+  release_commit_files: ReleaseCommitFilesTable;
+  project_ownership: ProjectOwnershipTable;
   release_deploys: ReleaseDeploysTable;
   login_failures: LoginFailuresTable;
   issue_redirects: IssueRedirectsTable;

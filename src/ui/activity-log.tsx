@@ -52,7 +52,14 @@ export function describeActivity(a: ActivityItem): string {
           : "unignored it: more events arrived";
     case "assigned": {
       const who = obj(d.assignee);
-      return str(who.name) || str(who.email) ? `assigned it to ${str(who.name) || str(who.email)}` : "unassigned it";
+      if (!(str(who.name) || str(who.email))) return "unassigned it";
+      const to = `assigned it to ${str(who.name) || str(who.email)}`;
+      // Auto-assignment says what decided (src/pipeline/ownership/assign-owner.ts).
+      if (str(d.ownershipRule)) return `${to}, by ownership rule ${str(d.ownershipRule)}`;
+      const commit = obj(d.suspectCommit);
+      if (str(commit.id))
+        return `${to}, author of suspect commit ${String(commit.id).slice(0, 12)}${str(commit.file) ? ` (${str(commit.file)})` : ""}`;
+      return to;
     }
     case "merge": {
       const merged = Array.isArray(d.merged) ? d.merged.map((m) => str(obj(m).title) ?? "an issue") : [];

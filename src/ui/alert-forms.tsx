@@ -57,6 +57,8 @@ const KIND_HELP: Record<string, string> = {
   ntfy: "The topic URL, e.g. https://ntfy.sh/my-alerts.",
   telegram: "A bot token and the chat id it posts to.",
   email: "Addresses one per line; empty sends to the project's members who did not opt out.",
+  pagerduty: "PagerDuty Events API v2: one incident per issue, resolved when the issue is resolved.",
+  opsgenie: "Opsgenie Alert API: one alert per issue, closed when the issue is resolved.",
 };
 
 /** The new-channel form: the fields follow the chosen kind. */
@@ -92,6 +94,34 @@ export function NewChannelForm({ action, hidden }: { action: FormAction; hidden:
           </Row>
           <Row id="channel-chat" label="Chat id">
             <input id="channel-chat" name="chatId" className="input font-mono" required placeholder="-1001234567890" />
+          </Row>
+        </>
+      ) : kind === "pagerduty" || kind === "opsgenie" ? (
+        <>
+          <Row
+            id="channel-key"
+            label={kind === "pagerduty" ? "Integration key" : "API key"}
+            hint={kind === "pagerduty" ? "The service's Events API v2 integration (routing) key." : "The API integration's key."}
+          >
+            <input
+              id="channel-key"
+              name={kind === "pagerduty" ? "routingKey" : "apiKey"}
+              type="password"
+              className="input font-mono"
+              required
+              autoComplete="off"
+            />
+          </Row>
+          <Row
+            id="channel-url"
+            label="API URL"
+            hint={
+              kind === "pagerduty"
+                ? "Leave empty for events.pagerduty.com."
+                : "Leave empty for api.opsgenie.com; EU: https://api.eu.opsgenie.com"
+            }
+          >
+            <input id="channel-url" name="url" type="url" className="input font-mono" placeholder="https://…" />
           </Row>
         </>
       ) : (

@@ -9,6 +9,7 @@ const SECTIONS = [
   { path: "/setup", label: "SDK setup" },
   { path: "/scrubbing", label: "Data scrubbing" },
   { path: "/alerts", label: "Alerts" },
+  { path: "/ownership", label: "Ownership" },
   { path: "/usage", label: "Usage" },
 ] as const;
 

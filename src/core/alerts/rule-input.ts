@@ -7,6 +7,7 @@ import { z } from "zod";
 import { AppError } from "../errors";
 import { parseIssueSearch } from "../search/parse-query";
 import { validate } from "../validation";
+import { OPSGENIE_URL, PAGERDUTY_URL } from "./incident-bodies";
 import { CHANNEL_KINDS, type ChannelConfig, type ChannelKind, type RuleSettings } from "./types";
 
 /** SPEC §9: at most 60 alert messages per hour per rule. */
@@ -149,6 +150,28 @@ const channelSchema = z.discriminatedUnion("kind", [
     kind: z.literal("ntfy"),
     name: z.string().trim().min(1).max(100),
     config: z.object({ url: httpUrl, token: z.string().max(200).optional() }),
+  }),
+  z.object({
+    kind: z.literal("pagerduty"),
+    name: z.string().trim().min(1).max(100),
+    config: z.object({
+      routingKey: z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9]{20,64}$/, "an integration key is 32 letters and digits"),
+      url: httpUrl.default(PAGERDUTY_URL),
+    }),
+  }),
+  z.object({
+    kind: z.literal("opsgenie"),
+    name: z.string().trim().min(1).max(100),
+    config: z.object({
+      apiKey: z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9-]{8,128}$/, "an API key looks like 0f1e2d3c-…"),
+      url: httpUrl.default(OPSGENIE_URL),
+    }),
   }),
   ...(["slack", "discord", "teams", "mattermost", "googlechat"] as const).map((kind) =>
     z.object({ kind: z.literal(kind), name: z.string().trim().min(1).max(100), config: z.object({ url: httpUrl }) }),

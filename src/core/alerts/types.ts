@@ -74,7 +74,19 @@ export interface AlertRule extends RuleSettings {
   updatedAt: number;
 }
 
-export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord", "teams", "mattermost", "telegram", "ntfy", "googlechat"] as const;
+export const CHANNEL_KINDS = [
+  "email",
+  "webhook",
+  "slack",
+  "discord",
+  "teams",
+  "mattermost",
+  "telegram",
+  "ntfy",
+  "googlechat",
+  "pagerduty",
+  "opsgenie",
+] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
 export interface ChannelConfig {
@@ -89,6 +101,10 @@ export interface ChannelConfig {
   chatId?: string;
   /** ntfy: topic is the URL path; optional bearer token */
   token?: string;
+  /** PagerDuty: the Events API v2 integration (routing) key */
+  routingKey?: string;
+  /** Opsgenie: the API integration's key */
+  apiKey?: string;
 }
 
 export interface AlertChannel {

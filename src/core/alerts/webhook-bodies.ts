@@ -178,7 +178,7 @@ function ntfyRequest(m: AlertMessage, publicUrl: string, config: ChannelConfig):
 
 /** The request for a non-email channel. */
 export function webhookRequest(
-  kind: Exclude<ChannelKind, "email">,
+  kind: Exclude<ChannelKind, "email" | "pagerduty" | "opsgenie">,
   config: ChannelConfig,
   m: AlertMessage,
   publicUrl: string,

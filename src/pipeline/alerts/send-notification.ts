@@ -7,11 +7,12 @@
  */
 import { createHmac } from "node:crypto";
 import type { AlertsConfig, SmtpConfig } from "../../config";
+import { type IncidentKind, type IncidentResolve, incidentRequest, isIncidentKind } from "../../core/alerts/incident-bodies";
 import { type AlertMessage, headline } from "../../core/alerts/message";
 import { renderHtml, renderText } from "../../core/alerts/render-text";
 import { requestedWaitMs, retryableStatus } from "../../core/alerts/retry-policy";
 import type { AlertChannel } from "../../core/alerts/types";
-import { webhookRequest } from "../../core/alerts/webhook-bodies";
+import { type WebhookRequest, webhookRequest } from "../../core/alerts/webhook-bodies";
 import { MailNotConfiguredError, sendMail } from "../../net/mailer";
 import { OutboundError, safeRequest } from "../../net/safe-request";
 import { projectRecipientEmails } from "../../storage/alerts/notifications";
@@ -32,17 +33,19 @@ export type SendOutcome =
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export async function sendNotification(
-  n: { deliveryId: string; projectId: number; payload: string },
+  n: { deliveryId: string; projectId: number; payload: string; kind?: string },
   channel: AlertChannel | undefined,
   deps: SendDeps,
 ): Promise<SendOutcome> {
   if (!channel) return { ok: false, retryable: false, error: "the channel was deleted", status: null, body: null };
-  let message: AlertMessage;
+  let message: AlertMessage | IncidentResolve;
   try {
-    message = JSON.parse(n.payload) as AlertMessage;
+    message = JSON.parse(n.payload) as AlertMessage | IncidentResolve;
   } catch {
     return { ok: false, retryable: false, error: "the stored message is unreadable", status: null, body: null };
   }
+  if (n.kind === "resolve" && !isIncidentKind(channel.kind))
+    return { ok: false, retryable: false, error: "only incident channels resolve", status: null, body: null };
   if (channel.kind === "email") return sendEmail(n, channel, message, deps);
   return sendWebhook(n.deliveryId, channel, message, deps);
 }
@@ -50,9 +53,10 @@ export async function sendNotification(
 async function sendEmail(
   n: { deliveryId: string; projectId: number },
   channel: AlertChannel,
-  m: AlertMessage,
+  m: AlertMessage | IncidentResolve,
   deps: SendDeps,
 ): Promise<SendOutcome> {
+  if (m.kind === "resolve") return { ok: false, retryable: false, error: "only incident channels resolve", status: null, body: null };
   const to = channel.config.to?.length ? channel.config.to : await projectRecipientEmails(deps.db, n.projectId);
   if (to.length === 0) return { ok: false, retryable: false, error: "no recipients (every member opted out)", status: null, body: null };
   try {
@@ -83,9 +87,17 @@ async function sendEmail(
   }
 }
 
-async function sendWebhook(deliveryId: string, channel: AlertChannel, m: AlertMessage, deps: SendDeps): Promise<SendOutcome> {
+async function sendWebhook(
+  deliveryId: string,
+  channel: AlertChannel,
+  m: AlertMessage | IncidentResolve,
+  deps: SendDeps,
+): Promise<SendOutcome> {
   const kind = channel.kind as Exclude<AlertChannel["kind"], "email">;
-  const req = webhookRequest(kind, channel.config, m, deps.publicUrl, deliveryId);
+  let req: WebhookRequest;
+  if (isIncidentKind(kind)) req = incidentRequest(kind, channel.config, m, deps.publicUrl, deliveryId);
+  else if (m.kind === "resolve") return { ok: false, retryable: false, error: "only incident channels resolve", status: null, body: null };
+  else req = webhookRequest(kind as Exclude<typeof kind, IncidentKind>, channel.config, m, deps.publicUrl, deliveryId);
   const headers: Record<string, string> = {
     ...req.headers,
     "user-agent": "Errata-Alerts/1",

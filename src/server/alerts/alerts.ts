@@ -6,6 +6,7 @@
  * exactly what a real alert would get from the remote.
  */
 import { randomUUID } from "node:crypto";
+import type { IncidentResolve } from "../../core/alerts/incident-bodies";
 import { type AlertMessage, alertsSettingsPath, heldEntry, MESSAGE_VERSION, type TestMessage } from "../../core/alerts/message";
 import { parseChannelInput, parseRuleInput } from "../../core/alerts/rule-input";
 import type { AlertChannel, AlertRule } from "../../core/alerts/types";
@@ -127,7 +128,7 @@ export function channelView(c: AlertChannel): ChannelView {
     name: c.name,
     kind: c.kind,
     target,
-    hasSecret: Boolean(c.config.secret || c.config.botToken || c.config.token),
+    hasSecret: Boolean(c.config.secret || c.config.botToken || c.config.token || c.config.routingKey || c.config.apiKey),
     to: c.config.to ?? [],
     createdAt: c.createdAt,
   };
@@ -143,6 +144,10 @@ export function deliveryView(n: NotificationRow): DeliveryView {
       title = `${h.shortId}: ${h.title}`;
     } else if (m.kind === "digest") title = `${m.heldCount ?? 0} held back by the hourly cap`;
     else if (m.kind === "test") title = "Test message";
+    else if ((m as { kind: string }).kind === "resolve") {
+      const r = m as unknown as IncidentResolve;
+      title = `Resolved: ${r.issue.shortId} ${r.issue.title}`;
+    }
   } catch {
     // keep the kind
   }

@@ -40,6 +40,7 @@ import { addIssueRedirects, deleteIssueRedirectsTo } from "../../storage/issues/
 import { findTeamsById, listTeams } from "../../storage/members/teams";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { ensureRelease, listProjectReleases } from "../../storage/releases/releases";
+import { queueIncidentResolves } from "../alerts/incident-resolves";
 import type {
   ActivityItem,
   BulkUpdateResult,
@@ -187,6 +188,8 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     if (t?.changed) {
       await writeIssueState(tx, issue.id, t.state, dueAt(t.state, deps.lifecycle));
       await insertActivities(tx, issue.id, issue.projectId, t.activities, ctx.at);
+      // An issue that paged resolves its PagerDuty incident / closes its Opsgenie alert.
+      if (t.state.status === "resolved" && issue.state.status !== "resolved") await queueIncidentResolves(tx, issue.id, ctx.at);
     }
     if (ctx.assignee !== undefined && (ctx.assignee?.id ?? null) !== issue.assigneeUserId) {
       await setAssignee(tx, issue.id, ctx.assignee?.id ?? null);

@@ -93,8 +93,23 @@ const dateField = z
 
 const text = (max: number) => z.string().max(max).nullable().optional();
 
+/** Files one commit may name (`patch_set`); a longer list is refused whole, with the commit's index. */
+export const MAX_COMMIT_FILES = 10_000;
+/** Files of all a release's commits together. */
+const MAX_RELEASE_FILES = 50_000;
+
+const patchSchema = z.object({
+  path: z.string().trim().min(1).max(1000),
+  type: z.enum(["A", "M", "D"]).optional(),
+});
+
 const commitSchema = z.object({
   id: z.string().min(1).max(64),
+  patch_set: z
+    .array(patchSchema)
+    .max(MAX_COMMIT_FILES, `at most ${MAX_COMMIT_FILES.toLocaleString("en")} files per commit`)
+    .nullable()
+    .optional(),
   repository: z.string().max(200).nullable().optional(),
   message: z.string().max(100_000).nullable().optional(),
   author_name: z.string().max(200).nullable().optional(),
@@ -108,7 +123,7 @@ const refSchema = z.object({
   previousCommit: z.string().max(64).nullable().optional(),
 });
 
-// Sentry's release body; unknown keys (owner, headCommits, patch_set…) are ignored.
+// Sentry's release body; unknown keys (owner, headCommits…) are ignored; a commit's `patch_set` is kept (suspect commits).
 const releaseFields = {
   ref: text(250),
   url: text(2000),
@@ -116,7 +131,13 @@ const releaseFields = {
   dateReleased: dateField,
   status: z.enum(["open", "archived"]).optional(),
   projects: z.array(z.string().max(200)).max(1000).optional(),
-  commits: z.array(commitSchema).max(MAX_COMMITS).optional(),
+  commits: z
+    .array(commitSchema)
+    .max(MAX_COMMITS)
+    .refine((list) => list.reduce((n, c) => n + (c.patch_set?.length ?? 0), 0) <= MAX_RELEASE_FILES, {
+      message: `at most ${MAX_RELEASE_FILES.toLocaleString("en")} changed files across a release's commits`,
+    })
+    .optional(),
   refs: z.array(refSchema).max(1000).optional(),
 };
 const updateSchema = z.object(releaseFields);
@@ -317,6 +338,7 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
             authorEmail: c.author_email ?? null,
             message: c.message ?? null,
             timestamp: c.timestamp ?? null,
+            files: (c.patch_set ?? []).map((f) => ({ path: f.path, type: f.type ?? "M" })),
           })),
         );
       } else if (body.refs !== undefined) {

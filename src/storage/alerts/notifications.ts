@@ -15,7 +15,7 @@ export interface NewNotification {
   ruleId: number | null;
   channelId: number;
   issueId: number | null;
-  kind: "alert" | "digest" | "test";
+  kind: "alert" | "digest" | "test" | "resolve";
   trigger: string | null;
   payload: string;
   status: "pending" | "held";
@@ -246,4 +246,37 @@ export async function projectRecipientEmails(db: Db, projectId: number): Promise
     .orderBy("u.email")
     .execute();
   return rows.map((r) => r.email);
+}
+
+/**
+ * The latest alert message each incident channel (PagerDuty, Opsgenie) got for an issue, by
+ * channel: what a resolve of the issue must close (issue 30).
+ */
+export async function incidentAlertsOfIssue(
+  tx: Tx,
+  issueId: number,
+  kinds: readonly string[],
+): Promise<Array<{ channelId: number; ruleId: number | null; projectId: number; payload: string }>> {
+  const rows = await tx
+    .selectFrom("notifications as n")
+    .innerJoin("alert_channels as c", "c.id", "n.channel_id")
+    .select(["n.id", "n.channel_id", "n.rule_id", "n.project_id", "n.payload"])
+    .where("n.issue_id", "=", issueId)
+    .where("n.kind", "=", "alert")
+    .where("c.kind", "in", [...kinds])
+    .orderBy("n.id", "desc")
+    .limit(200)
+    .execute();
+  const byChannel = new Map<number, { channelId: number; ruleId: number | null; projectId: number; payload: string }>();
+  for (const r of rows) {
+    const channelId = Number(r.channel_id);
+    if (!byChannel.has(channelId))
+      byChannel.set(channelId, {
+        channelId,
+        ruleId: r.rule_id === null ? null : Number(r.rule_id),
+        projectId: Number(r.project_id),
+        payload: r.payload,
+      });
+  }
+  return [...byChannel.values()];
 }

@@ -26,6 +26,14 @@ export interface ReleaseCommit {
   authorEmail: string | null;
   message: string | null;
   timestamp: number | null;
+  /** the files the commit changed (Sentry's `patch_set`), when sent */
+  files?: CommitFile[];
+}
+
+export interface CommitFile {
+  path: string;
+  /** A (added), M (modified) or D (deleted) */
+  type: string;
 }
 
 export interface Deploy {
@@ -99,6 +107,54 @@ export async function replaceCommits(tx: Tx, releaseId: number, commits: Release
       )
       .execute();
   }
+  await tx.deleteFrom("release_commit_files").where("release_id", "=", releaseId).execute();
+  const files = commits.flatMap((c) =>
+    (c.files ?? []).map((f) => ({ release_id: releaseId, commit_id: c.id, path: f.path, change_type: f.type })),
+  );
+  for (let i = 0; i < files.length; i += 200) {
+    await tx
+      .insertInto("release_commit_files")
+      .values(files.slice(i, i + 200))
+      .execute();
+  }
+}
+
+/** A release's commits with the files each changed (newest first), for suspect commits. */
+export async function listCommitsWithFiles(
+  c: Conn,
+  releaseId: number,
+  limit: number,
+): Promise<Array<ReleaseCommit & { position: number; files: CommitFile[] }>> {
+  const rows = await k(c)
+    .selectFrom("release_commits")
+    .selectAll()
+    .where("release_id", "=", releaseId)
+    .orderBy("position")
+    .limit(limit)
+    .execute();
+  const files = await k(c)
+    .selectFrom("release_commit_files")
+    .select(["commit_id", "path", "change_type"])
+    .where("release_id", "=", releaseId)
+    .orderBy("id")
+    .execute();
+  const byCommit = new Map<string, CommitFile[]>();
+  for (const f of files) {
+    const list = byCommit.get(f.commit_id) ?? [];
+    list.push({ path: f.path, type: f.change_type });
+    byCommit.set(f.commit_id, list);
+  }
+  return rows.map((r) => ({
+    repository: r.repository,
+    id: r.commit_id,
+    previousCommit: r.previous_commit,
+    authorName: r.author_name,
+    authorEmail: r.author_email,
+    message: r.message,
+    timestamp: r.committed_at === null ? null : Number(r.committed_at),
+    position: Number(r.position),
+    files: byCommit.get(r.commit_id) ?? [],
+  }));
 }
 
 export async function listCommits(c: Conn, releaseId: number, limit: number): Promise<ReleaseCommit[]> {
@@ -261,6 +317,7 @@ export async function lastEventByVersion(c: Conn, projectIds: number[], versions
 export async function deleteReleaseRows(tx: Tx, releaseId: number): Promise<void> {
   await tx.deleteFrom("release_deploys").where("release_id", "=", releaseId).execute();
   await tx.deleteFrom("release_commits").where("release_id", "=", releaseId).execute();
+  await tx.deleteFrom("release_commit_files").where("release_id", "=", releaseId).execute();
   await tx.deleteFrom("release_meta").where("release_id", "=", releaseId).execute();
   await tx.deleteFrom("release_projects").where("release_id", "=", releaseId).execute();
   await tx.deleteFrom("releases").where("id", "=", releaseId).execute();

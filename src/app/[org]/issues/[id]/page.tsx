@@ -12,6 +12,7 @@ import { GroupingHashes } from "@/ui/grouping-hashes";
 import { IssueActionsBar } from "@/ui/issue-actions-bar";
 import { FeedbackList } from "@/ui/issue-feedback";
 import { IssueHeader } from "@/ui/issue-header";
+import { IssueOwnershipPanel } from "@/ui/issue-ownership";
 import { TagDistributions } from "@/ui/tag-distribution";
 import { TracePanel, traceIdOf } from "@/ui/trace-panel";
 import { TrendChart } from "@/ui/trend-chart";
@@ -64,7 +65,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
   const issuePath = `${orgPath}/issues/${issueId}`;
   const viewer = await requireViewer(`${issuePath}${eventParam ? `?event=${encodeURIComponent(eventParam)}` : ""}`);
   const s = await services();
-  const [data, digestLinks, hashes, alertMute] = await Promise.all([
+  const [data, digestLinks, hashes, alertMute, ownership] = await Promise.all([
     orNotFound(
       s.issueStream.issuePage(viewer, org, issueId, { event: eventParam }).catch(async (err: unknown) => {
         // A merged issue's URL leads to the issue that absorbed it.
@@ -77,6 +78,8 @@ export default async function IssuePage({ params, searchParams }: { params: Para
     s.digests.linkedForIssue(viewer, org, issueId).catch(() => []),
     s.issueUnmerge.hashes(viewer, org, issueId).catch(() => []),
     s.alerts.issueMute(viewer, org, issueId).catch(() => null),
+    // Secondary too: owners and suspect commits.
+    s.ownership.forIssue(viewer, org, issueId).catch(() => null),
   ]);
   const { issue, event } = data;
   const traceId = event ? traceIdOf(event.event) : null;
@@ -162,6 +165,17 @@ export default async function IssuePage({ params, searchParams }: { params: Para
           </section>
         </div>
         <aside aria-label="Issue details" className="flex min-w-0 flex-col gap-5">
+          {ownership ? (
+            <IssueOwnershipPanel
+              data={ownership}
+              now={now}
+              settingsHref={
+                data.role === "owner" || data.role === "admin"
+                  ? `${orgPath}/projects/${encodeURIComponent(issue.projectSlug)}/settings/ownership`
+                  : null
+              }
+            />
+          ) : null}
           <DigestIssuePanel org={org} issue={issue} latestEvent={event?.event} links={digestLinks} now={now} />
           <section aria-labelledby="tags-title">
             <h2 id="tags-title" className="section-title mb-2">

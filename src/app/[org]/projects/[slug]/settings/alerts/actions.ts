@@ -23,9 +23,14 @@ export async function createChannelAction(_prev: FormResult, data: FormData): Pr
   const config: Record<string, unknown> =
     kind === "email"
       ? { to: lines(data, "to") }
-      : kind === "telegram"
-        ? { botToken: text(data, "botToken", 200).trim(), chatId: text(data, "chatId", 100).trim(), ...(url ? { url } : {}) }
-        : { url, ...(text(data, "secret", 200) ? { secret: text(data, "secret", 200) } : {}) };
+      : kind === "pagerduty" || kind === "opsgenie"
+        ? {
+            [kind === "pagerduty" ? "routingKey" : "apiKey"]: text(data, kind === "pagerduty" ? "routingKey" : "apiKey", 200).trim(),
+            ...(url ? { url } : {}),
+          }
+        : kind === "telegram"
+          ? { botToken: text(data, "botToken", 200).trim(), chatId: text(data, "chatId", 100).trim(), ...(url ? { url } : {}) }
+          : { url, ...(text(data, "secret", 200) ? { secret: text(data, "secret", 200) } : {}) };
   return runForm(async (viewer) => {
     const c = await (await services()).alerts.createChannel(viewer, org, project, { kind, name: text(data, "name", 100), config });
     return ok(`Channel “${c.name}” added.`);

@@ -1,0 +1,149 @@
+/**
+ * Ownership in real Chromium against the real build: the project's ownership settings refuse a
+ * bad line and an unknown team with the line named, then save; a new issue in
+ * src/checkout/pay.js shows its suggested assignees with the matching rule, the suspect commit of
+ * its release with the author (a member), and the activity "by ownership rule …". Screenshots of
+ * both screens (SCREENSHOTS=1).
+ */
+import { randomUUID } from "node:crypto";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, startServer, type TestServer } from "../test/helpers/server.js";
+import { shoot } from "./helpers/screenshots.js";
+
+const canRun = chromiumAvailable();
+const PASSWORD = "correct horse battery";
+
+describe.skipIf(!canRun)("ownership in the browser", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let token: string;
+  let ingest: string;
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    server = await startServer();
+    await server.cli("user", "create", "--email", "owner@example.com", "--password", PASSWORD, "--org", "acme", "--name", "Olive Owner");
+    await server.cli("user", "create", "--email", "pat@example.com", "--password", PASSWORD, "--org", "acme", "--name", "Pat Payments");
+    const dsn = (await server.cli("project", "create", "--org", "acme", "--name", "shop", "--platform", "node")).split("\n").pop() ?? "";
+    const [, key, projectId] = /^http:\/\/(\w+)@[^/]+\/(\d+)$/.exec(dsn) as RegExpExecArray;
+    ingest = `${server.url}/api/${projectId}/envelope/?sentry_key=${key}`;
+    token = await server.cli(
+      "token",
+      "create",
+      "--email",
+      "owner@example.com",
+      "--scopes",
+      "org:read,project:read,project:write,project:releases,event:read",
+    );
+    expect((await api("POST", "/api/0/organizations/acme/teams/", { name: "Payments" })).status).toBe(201);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel(/email/i).fill("owner@example.com");
+    await page.getByLabel(/password/i).fill(PASSWORD);
+    await page.getByRole("button", { name: /sign in/i }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith("/login"));
+    // Generous: on the shared two-core machine a cold server and browser can take minutes.
+  }, 420_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test("settings: line errors, then saved", async () => {
+    await page.goto(`${server.url}/acme/projects/shop/settings/ownership`);
+    const rules = page.locator("textarea#raw");
+    await rules.fill("path:*/checkout/* #payments\nfile:src/x.js #payments\nurl:*/admin/* #ghosts");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect
+      .poll(async () => page.getByTestId("ownership-form").getByRole("alert").first().innerText(), { timeout: 30_000 })
+      .toContain("Line 2");
+    await rules.fill("# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\nurl:*/admin/* #ghosts");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect
+      .poll(async () => page.getByTestId("ownership-form").getByRole("alert").first().innerText(), { timeout: 30_000 })
+      .toMatch(/Line 4.*#ghosts/s);
+    await rules.fill(
+      "# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\ntags.region:eu-* #payments",
+    );
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(async () => page.getByText("✓ Saved.").count(), { timeout: 30_000 }).toBe(1);
+    const saved = await api("GET", "/api/0/projects/acme/shop/ownership/");
+    expect(saved.body.raw).toContain("path:*/checkout/* #payments");
+    await page.reload();
+    await shoot(page, "ownership-settings");
+  });
+
+  test("issue page: suggested assignees with the rule, suspect commit and its author, activity", async () => {
+    const sha = "9c1e4f2a0b7d3a6f8e9c2b1a0d4e5f6a7b8c9d0e";
+    await api("POST", "/api/0/organizations/acme/releases/", {
+      version: "shop@2.4.0",
+      projects: ["shop"],
+      commits: [
+        {
+          id: sha,
+          repository: "acme/shop",
+          message: "Round card amounts to cents before charging",
+          author_name: "Pat Payments",
+          author_email: "pat@example.com",
+          timestamp: new Date(Date.now() - 3 * 3600_000).toISOString(),
+          patch_set: [{ path: "src/checkout/pay.js", type: "M" }],
+        },
+      ],
+    });
+    const eventId = randomUUID().replace(/-/g, "");
+    const event = {
+      event_id: eventId,
+      platform: "node",
+      level: "error",
+      release: "shop@2.4.0",
+      environment: "production",
+      exception: {
+        values: [
+          {
+            type: "CardDeclined",
+            value: "amount 10.005 is not a valid charge",
+            stacktrace: {
+              frames: [
+                { filename: "/srv/shop/src/server.js", function: "handle", lineno: 40, in_app: true },
+                { filename: "/srv/shop/src/checkout/pay.js", function: "charge", lineno: 12, in_app: true },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    expect(
+      (await fetch(ingest, { method: "POST", body: `{"event_id":"${eventId}"}\n{"type":"event"}\n${JSON.stringify(event)}` })).status,
+    ).toBe(200);
+    const issue = await eventually(
+      async () => {
+        const list = (await api("GET", "/api/0/projects/acme/shop/issues/?query=")).body as unknown as Array<Record<string, unknown>>;
+        return list?.find((i) => String(i.title).startsWith("CardDeclined"));
+      },
+      30_000,
+      "the issue",
+    );
+    await page.goto(`${server.url}/acme/issues/${issue.id}`);
+    const owners = page.getByTestId("issue-owners");
+    await expect.poll(async () => owners.innerText(), { timeout: 30_000 }).toContain("#payments");
+    expect(await owners.innerText()).toContain("path:*/checkout/* #payments");
+    expect(await owners.innerText()).toContain("Pat Payments");
+    const suspect = await page.getByTestId("suspect-commits").innerText();
+    expect(suspect).toContain("Round card amounts to cents");
+    expect(suspect).toContain("Pat Payments");
+    expect(suspect).toContain("9c1e4f2a0b7d");
+    expect(await page.locator("#activity").innerText()).toContain("by ownership rule path:*/checkout/* #payments");
+    await shoot(page, "issue-ownership");
+  });
+});

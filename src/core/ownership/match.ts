@@ -1,0 +1,118 @@
+/**
+ * Which ownership rules an event matches (issue 30). `path:` compares the frames' `filename` and
+ * `abs_path` with a glob where `*` crosses `/` (Sentry matches with fnmatch), `module:` the frames'
+ * modules, `url:` the request URL, `tags.<key>:` that tag's value, `codeowners:` the frames' paths
+ * with CODEOWNERS semantics (`*` stays within a directory, a pattern without a slash matches at
+ * any depth). Case-insensitive, like Sentry. The last matching rule names the owner.
+ */
+import type { NormalizedEvent } from "../event";
+import type { OwnershipRule } from "./rules";
+
+export interface OwnershipFacts {
+  paths: string[];
+  modules: string[];
+  urls: string[];
+  tags: Array<[string, string]>;
+}
+
+/** Frames considered: every exception's and thread's stack trace, at most this many in total. */
+const MAX_FRAMES = 500;
+
+export function ownershipFactsOf(event: Pick<NormalizedEvent, "exception" | "threads" | "request" | "tags">): OwnershipFacts {
+  const paths = new Set<string>();
+  const modules = new Set<string>();
+  let seen = 0;
+  const stacks = [...(event.exception?.values ?? []), ...(event.threads?.values ?? [])];
+  for (const s of stacks) {
+    for (const f of s?.stacktrace?.frames ?? []) {
+      if (++seen > MAX_FRAMES) break;
+      for (const p of [f?.filename, f?.abs_path]) if (typeof p === "string" && p) for (const v of pathVariants(p)) paths.add(v);
+      if (typeof f?.module === "string" && f.module) modules.add(f.module);
+    }
+  }
+  const url = event.request?.url;
+  const tags = Array.isArray(event.tags) ? event.tags.filter((t): t is [string, string] => Array.isArray(t) && t.length === 2) : [];
+  return { paths: [...paths], modules: [...modules], urls: typeof url === "string" && url ? [url] : [], tags };
+}
+
+/**
+ * A frame path as written and without what places it on a machine or server: `app:///`, a URL's
+ * origin, `webpack://`, `~/`, `./` and a leading slash, so `src/checkout/**` matches a browser
+ * frame `https://shop.example/src/checkout/pay.js` and a Node frame `/srv/app/src/checkout/pay.js`
+ * matches `*\/checkout/*`.
+ */
+export function pathVariants(path: string): string[] {
+  const p = path.replace(/\\/g, "/");
+  const out = [p];
+  const bare = p
+    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "")
+    .replace(/^~\//, "")
+    .replace(/^(\.\/)+/, "")
+    .replace(/^\/+/, "");
+  if (bare && bare !== p) out.push(bare);
+  return out;
+}
+
+const cache = new Map<string, RegExp>();
+
+function compiled(kind: "glob" | "codeowners", pattern: string): RegExp {
+  const key = `${kind}\0${pattern}`;
+  let re = cache.get(key);
+  if (!re) {
+    re = kind === "glob" ? globRegExp(pattern) : codeownersRegExp(pattern);
+    if (cache.size > 5_000) cache.clear();
+    cache.set(key, re);
+  }
+  return re;
+}
+
+const escapeRe = (s: string) => s.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+
+/** fnmatch: `*` any run of characters (slashes too), `?` one character. */
+export function globRegExp(pattern: string): RegExp {
+  let out = "";
+  for (const ch of pattern) out += ch === "*" ? ".*" : ch === "?" ? "." : escapeRe(ch);
+  return new RegExp(`^${out}$`, "is");
+}
+
+/** A CODEOWNERS (gitignore-style) pattern as a regular expression over a repository path. */
+export function codeownersRegExp(pattern: string): RegExp {
+  let p = pattern.replace(/\\/g, "/");
+  const dirOnly = p.endsWith("/");
+  if (dirOnly) p = p.replace(/\/+$/, "");
+  const anchored = p.startsWith("/") || p.replace(/\/\*\*$/, "").includes("/");
+  p = p.replace(/^\/+/, "");
+  let body = "";
+  for (let i = 0; i < p.length; i++) {
+    const ch = p[i] as string;
+    if (ch === "*" && p[i + 1] === "*") {
+      // `**/` any number of directories; a trailing `**` everything below
+      if (p[i + 2] === "/") {
+        body += "(?:.*/)?";
+        i += 2;
+      } else {
+        body += ".*";
+        i += 1;
+      }
+    } else if (ch === "*") body += "[^/]*";
+    else if (ch === "?") body += "[^/]";
+    else body += escapeRe(ch);
+  }
+  // A pattern naming a directory owns everything under it.
+  return new RegExp(`^${anchored ? "" : "(?:.*/)?"}${body}(?:/.*)?$`, "is");
+}
+
+export function ruleMatches(rule: OwnershipRule, facts: OwnershipFacts): boolean {
+  const { type, pattern } = rule.matcher;
+  if (type === "path") return facts.paths.some((v) => compiled("glob", pattern).test(v));
+  if (type === "codeowners") return facts.paths.some((v) => compiled("codeowners", pattern).test(v));
+  if (type === "module") return facts.modules.some((v) => compiled("glob", pattern).test(v));
+  if (type === "url") return facts.urls.some((v) => compiled("glob", pattern).test(v));
+  const key = type.slice("tags.".length);
+  return facts.tags.some(([k, v]) => k === key && compiled("glob", pattern).test(v));
+}
+
+/** The rules that match, in file order (the last one wins). */
+export function matchingRules(rules: OwnershipRule[], facts: OwnershipFacts): OwnershipRule[] {
+  return rules.filter((r) => ruleMatches(r, facts));
+}
