@@ -16,6 +16,7 @@ import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
 import { registerAlertCommands } from "./alert-commands";
+import { registerImportCommands } from "./import-command";
 import { findProjectRoot, startErrata } from "./start";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -127,6 +128,7 @@ function program(): Command {
     });
 
   registerAlertCommands(cli);
+  registerImportCommands(cli);
   return cli;
 }
 

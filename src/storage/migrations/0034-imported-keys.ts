@@ -1,0 +1,15 @@
+import type { Kysely } from "kysely";
+import type { DialectName } from "../db";
+
+/**
+ * Keys imported from Sentry (issue 32) keep their DSN whole, so SDKs change only the host:
+ * - `secret_key`: Sentry's deprecated secret half (`public:secret@host`), kept verbatim so the
+ *   key reads back as it was; ingest never checks it.
+ * - `dsn_project_id`: the project id the old DSN carries when that id is taken by another project
+ *   here. Ingest accepts the key on that id as well as on its project's own, so the lookup that
+ *   already authenticates the key (one indexed read, cached) also routes the alias — no second table.
+ */
+export async function up(db: Kysely<unknown>, _dialect: DialectName): Promise<void> {
+  await db.schema.alterTable("project_keys").addColumn("secret_key", "text").execute();
+  await db.schema.alterTable("project_keys").addColumn("dsn_project_id", "bigint").execute();
+}
