@@ -42,6 +42,7 @@ export function registerImportCommands(cli: Command): void {
           db,
           now: Date.now,
           policy: config.import,
+          invitationDays: config.invitationDays,
           stallAfter: config.import.testStallAfter,
           membershipOrThrow: () => Promise.reject(new AppError("forbidden")),
         });

@@ -94,7 +94,7 @@ export function createServices(deps: {
     feedback: createFeedbackServices({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
     monitors: createMonitorServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
     uptime: createUptimeServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
-    imports: createImportServices({ db, now, policy: config.import, membershipOrThrow }),
+    imports: createImportServices({ db, now, policy: config.import, invitationDays: config.invitationDays, membershipOrThrow }),
 
     issues: createIssueReads({ db, access, issueStream }),
 

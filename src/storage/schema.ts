@@ -506,6 +506,12 @@ export interface TeamMembersTable {
   user_id: string;
 }
 
+/** The teams an accepted invitation joins (0034); none: the default team. */
+export interface InvitationTeamsTable {
+  invitation_id: number;
+  team_id: number;
+}
+
 export interface TeamProjectsTable {
   team_id: number;
   project_id: number;
@@ -744,6 +750,7 @@ export interface Database {
   teams: TeamsTable;
   team_members: TeamMembersTable;
   team_projects: TeamProjectsTable;
+  invitation_teams: InvitationTeamsTable;
   alert_channels: AlertChannelsTable;
   alert_rules: AlertRulesTable;
   alert_rule_issues: AlertRuleIssuesTable;

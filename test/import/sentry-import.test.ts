@@ -245,7 +245,11 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         expect.objectContaining({ slug: "web", public_key: oldWeb.username, dsn_project_id: webOldId, active: 1 }),
       ]),
     );
-    expect(snap?.links).toEqual([{ team: "backend", project: "api" }]);
+    // Errata links every existing project to an organization's first team, and "api" explicitly.
+    expect(snap?.links).toEqual([
+      { team: "backend", project: "api" },
+      { team: "backend", project: "web" },
+    ]);
 
     const handler = await startHandler(db);
     try {
@@ -360,7 +364,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
       const pre = runCli(fresh, ["--url", replay.url, "--token", REPLAY_TOKEN, "--org", "globex", "--dry-run"]);
       expect(await pre.exited, pre.err()).toBe(0);
       expect(pre.out()).toMatch(/^Dry run: nothing was written/);
-      expect(pre.out()).toContain("7 created, 0 updated, 0 unchanged, 0 skipped.");
+      expect(pre.out()).toContain("8 created, 0 updated, 0 unchanged, 0 skipped.");
       const args = ["--url", replay.url, "--token", REPLAY_TOKEN, "--org", "globex", "--into", "globex-here"];
       const freshDb = openDb(fresh.config);
       try {

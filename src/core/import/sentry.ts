@@ -51,6 +51,49 @@ export const sentryKeySchema = z.object({
   rateLimit: z.object({ window: z.number(), count: z.number() }).nullish(),
 });
 
+/** Sentry's organization member (an invitation there has `pending: true` and no user). */
+export const sentryMemberSchema = z.object({
+  id: id.optional(),
+  email: z.string().nullish(),
+  /** `orgRole` in current Sentry; `role` in older versions, GlitchTip and Errata */
+  orgRole: z.string().nullish(),
+  role: z.string().nullish(),
+  pending: z.boolean().nullish(),
+  /** team slugs */
+  teams: z.array(z.string()).nullish(),
+  teamRoles: z.array(z.object({ teamSlug: z.string() })).nullish(),
+  user: z.object({ email: z.string().nullish() }).nullish(),
+});
+
+export type SentryMember = z.infer<typeof sentryMemberSchema>;
+
+export type ImportedRole = "owner" | "admin" | "member" | "viewer";
+
+/**
+ * Sentry's organization roles as Errata's: owner → owner; manager and admin → admin (they manage
+ * projects and teams); member → member; billing (no access to events) → viewer; anything else,
+ * member (Errata's roles: owner, admin, member, viewer).
+ */
+export function importedRole(m: SentryMember): ImportedRole {
+  const r = (m.orgRole ?? m.role ?? "").toLowerCase();
+  if (r === "owner") return "owner";
+  if (r === "manager" || r === "admin") return "admin";
+  if (r === "billing" || r === "viewer") return "viewer";
+  return "member";
+}
+
+const EMAIL_RULE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The member's email (lower-cased) and team slugs, or the reason it cannot be invited. */
+export function importedMember(
+  m: SentryMember,
+): { ok: true; email: string; role: ImportedRole; teamSlugs: string[] } | { ok: false; reason: string } {
+  const email = (m.email ?? m.user?.email ?? "").trim().toLowerCase();
+  if (!EMAIL_RULE.test(email) || email.length > 254) return { ok: false, reason: "no usable email address" };
+  const slugs = new Set([...(m.teams ?? []), ...(m.teamRoles ?? []).map((t) => t.teamSlug)].map(importedSlug));
+  return { ok: true, email, role: importedRole(m), teamSlugs: [...slugs].sort() };
+}
+
 export type SentryOrg = z.infer<typeof sentryOrgSchema>;
 export type SentryTeam = z.infer<typeof sentryTeamSchema>;
 export type SentryProject = z.infer<typeof sentryProjectSchema>;
@@ -148,7 +191,7 @@ export function sourceProjectId(p: SentryProject, keys: SentryKey[]): number | n
 /** What happened to one object. */
 export type ImportAction = "created" | "updated" | "unchanged" | "skipped";
 
-export type ImportKind = "organization" | "team" | "project" | "key";
+export type ImportKind = "organization" | "team" | "project" | "key" | "member";
 
 export interface ImportReportEntry {
   kind: ImportKind;

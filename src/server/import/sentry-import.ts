@@ -17,6 +17,7 @@
  * A DSN's project id: the imported project keeps the source's id when no project here has it;
  * otherwise its keys remember the old id (`project_keys.dsn_project_id`) and ingest accepts them on it.
  */
+import { createHash, randomBytes } from "node:crypto";
 import { AppError, type FieldError } from "../../core/errors";
 import {
   type ImportedKey,
@@ -24,15 +25,18 @@ import {
   type ImportReport,
   type ImportReportEntry,
   importedKey,
+  importedMember,
   importedName,
   importedPlatform,
   importedScrubbing,
   importedSlug,
   type SentryKey,
+  type SentryMember,
   type SentryProject,
   type SentryProjectDetail,
   type SentryTeam,
   sentryKeySchema,
+  sentryMemberSchema,
   sentryOrgSchema,
   sentryProjectDetailSchema,
   sentryProjectSchema,
@@ -47,12 +51,17 @@ import { type Tx, writeTx } from "../../storage/dialect";
 import {
   findKeyByPublicKey,
   findKeyOwners,
+  findOpenInvitation,
   findProjectInOrg,
   findTeamBySlug,
+  insertImportedInvitation,
   insertImportedKey,
+  isMemberByEmail,
   isProjectIdTaken,
   keysBySlug,
   renameTeam,
+  setInvitationRole,
+  setInvitationTeams,
   teamIdsOfProject,
   updateImportedKey,
   updateProjectIdentity,
@@ -90,6 +99,8 @@ export interface ImportServices {
 interface SourceSnapshot {
   org: { slug: string; name: string };
   teams: SentryTeam[];
+  /** null: the token may not read members (reported as skipped) */
+  members: SentryMember[] | null;
   projects: Array<{ project: SentryProject; detail: SentryProjectDetail | null; keys: SentryKey[] }>;
 }
 
@@ -106,11 +117,15 @@ interface ProjectPlan {
 
 class DryRunRollback extends Error {}
 
+const DAY = 86_400_000;
+
 export function createImportServices(deps: {
   db: Db;
   now: () => number;
   policy: OutboundPolicy;
   membershipOrThrow: (viewer: Viewer, orgSlug: string) => Promise<OrgSummary>;
+  /** how long imported invitations stay valid (INVITATION_DAYS) */
+  invitationDays: number;
   /** tests: answer host names without DNS */
   resolve?: Resolver;
   sleep?: (ms: number) => Promise<void>;
@@ -140,7 +155,7 @@ export function createImportServices(deps: {
     await checkConflicts(existingOrg?.id ?? null, plans);
 
     const report: ImportReport = { dryRun: input.dryRun === true, organization: targetSlug, entries: [] };
-    const total = 1 + source.teams.length + plans.length;
+    const total = 1 + source.teams.length + plans.length + (source.members?.length ?? 0);
     let done = 0;
     const step = async (name: string) => {
       hooks.onProgress?.({ step: name, done: ++done, total });
@@ -160,6 +175,13 @@ export function createImportServices(deps: {
       for (const plan of plans) {
         await write((tx) => applyProject(tx, orgId, plan, teamIds, report));
         await step(`project ${plan.slug}`);
+      }
+      if (source.members === null) {
+        report.entries.push({ kind: "member", name: "*", action: "skipped", note: "the token may not read members (member:read)" });
+      }
+      for (const m of source.members ?? []) {
+        await write((tx) => applyMember(tx, orgId, m, teamIds, report));
+        await step(`member ${m.email ?? m.id ?? "?"}`);
       }
     };
 
@@ -192,6 +214,12 @@ export function createImportServices(deps: {
     const teams = await client.list(`/api/0/organizations/${o}/teams/`, sentryTeamSchema, orgNotFound);
     hooks.onProgress?.({ step: "reading projects", done: 0, total: 0 });
     const projects = await client.list(`/api/0/organizations/${o}/projects/`, sentryProjectSchema, orgNotFound);
+    hooks.onProgress?.({ step: "reading members", done: 0, total: 0 });
+    const members = await client.list(`/api/0/organizations/${o}/members/`, sentryMemberSchema).catch((err: unknown) => {
+      // A token without member:read still moves everything else; the report says why members did not.
+      if (err instanceof AppError && err.code === "import_source_unauthorized") return null;
+      throw err;
+    });
     const out: SourceSnapshot["projects"] = [];
     for (const [i, project] of projects.entries()) {
       hooks.onProgress?.({ step: `reading project ${project.slug}`, done: i, total: projects.length });
@@ -207,7 +235,7 @@ export function createImportServices(deps: {
       for (const t of teams) if ((t.projects ?? []).some((tp) => tp.slug === project.slug)) teamSlugs.add(t.slug);
       out.push({ project: { ...project, teams: [...teamSlugs].map((slug) => ({ slug })) }, detail, keys });
     }
-    return { org: { slug: orgRow.slug, name: importedName(orgRow.name, orgRow.slug) }, teams, projects: out };
+    return { org: { slug: orgRow.slug, name: importedName(orgRow.name, orgRow.slug) }, teams, members, projects: out };
   }
 
   function planProject(s: SourceSnapshot["projects"][number]): ProjectPlan {
@@ -363,6 +391,47 @@ export function createImportServices(deps: {
       report.entries.push({ kind: "key", name, action: same ? "unchanged" : "updated" });
     }
     report.entries.push(...plan.skippedKeys);
+  }
+
+  /**
+   * A member becomes an invitation with their role and teams (passwords never move). The link's
+   * secret is not shown or mailed: an owner sends each invitation from Settings → Members, which
+   * makes a fresh link. Someone already a member here is left as they are.
+   */
+  async function applyMember(tx: Tx, orgId: number, m: SentryMember, teamIds: Map<string, number>, report: ImportReport): Promise<void> {
+    const parsed = importedMember(m);
+    if (!parsed.ok) {
+      report.entries.push({ kind: "member", name: String(m.id ?? "?"), action: "skipped", note: parsed.reason });
+      return;
+    }
+    const { email, role } = parsed;
+    if (await isMemberByEmail(tx, orgId, email)) {
+      report.entries.push({ kind: "member", name: email, action: "unchanged", note: "already a member here" });
+      return;
+    }
+    const wanted = parsed.teamSlugs.flatMap((slug) => teamIds.get(slug) ?? []).sort((a, b) => a - b);
+    const open = await findOpenInvitation(tx, orgId, email);
+    if (!open) {
+      const id = await insertImportedInvitation(tx, {
+        orgId,
+        email,
+        role,
+        // The secret is thrown away: sending the invitation makes a new one.
+        tokenHash: createHash("sha256").update(randomBytes(32)).digest("hex"),
+        invitedBy: "import:sentry",
+        now: now(),
+        expiresAt: now() + deps.invitationDays * DAY,
+      });
+      await setInvitationTeams(tx, id, wanted);
+      report.entries.push({ kind: "member", name: email, action: "created", note: `invited as ${role}; send it from Settings → Members` });
+      return;
+    }
+    const same = open.role === role && open.teamIds.join(",") === wanted.join(",");
+    if (!same) {
+      await setInvitationRole(tx, open.id, role);
+      await setInvitationTeams(tx, open.id, wanted);
+    }
+    report.entries.push({ kind: "member", name: email, action: same ? "unchanged" : "updated" });
   }
 
   return {

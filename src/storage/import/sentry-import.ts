@@ -3,9 +3,11 @@
  * created by natural keys (org, team and project slugs, a key's public key), so a second run
  * updates instead of duplicating, and writing imported keys with their secret and old project id.
  */
+import type { Kysely } from "kysely";
 import type { Db } from "../db";
 import type { Tx } from "../dialect";
 import { type KeyRow, toKey } from "../orgs/projects";
+import type { MembersTable } from "../schema";
 
 type Conn = Db | Tx;
 const k = (c: Conn) => ("kysely" in c ? c.kysely : c);
@@ -128,5 +130,78 @@ export async function updateImportedKey(
     .updateTable("project_keys")
     .set({ secret_key: key.secretKey, label: key.label, active: key.active ? 1 : 0, dsn_project_id: key.dsnProjectId })
     .where("id", "=", keyId)
+    .execute();
+}
+
+/** Is there a user with this (lower-cased) email who is a member of the organization? */
+export async function isMemberByEmail(tx: Tx, orgId: number, email: string): Promise<boolean> {
+  // Better Auth's `user` table is not in our typed schema; a narrow raw read keeps it that way.
+  const k = tx as unknown as Kysely<{ user: { id: string; email: string }; members: { org_id: number; user_id: string } }>;
+  const row = await k
+    .selectFrom("members")
+    .innerJoin("user", "user.id", "members.user_id")
+    .select("members.user_id")
+    .where("members.org_id", "=", orgId)
+    .where("user.email", "=", email)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface OpenInvitation {
+  id: number;
+  role: MembersTable["role"];
+  teamIds: number[];
+}
+
+/** The invitation for this email that is neither accepted nor revoked (expired ones count: resendable). */
+export async function findOpenInvitation(tx: Tx, orgId: number, email: string): Promise<OpenInvitation | undefined> {
+  const row = await tx
+    .selectFrom("invitations")
+    .select(["id", "role"])
+    .where("org_id", "=", orgId)
+    .where("email", "=", email)
+    .where("accepted_at", "is", null)
+    .where("revoked_at", "is", null)
+    .orderBy("id", "desc")
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const teams = await tx.selectFrom("invitation_teams").select("team_id").where("invitation_id", "=", Number(row.id)).execute();
+  return { id: Number(row.id), role: row.role, teamIds: teams.map((t) => Number(t.team_id)).sort((a, b) => a - b) };
+}
+
+export async function insertImportedInvitation(
+  tx: Tx,
+  i: { orgId: number; email: string; role: MembersTable["role"]; tokenHash: string; invitedBy: string; now: number; expiresAt: number },
+): Promise<number> {
+  const row = await tx
+    .insertInto("invitations")
+    .values({
+      org_id: i.orgId,
+      email: i.email,
+      role: i.role,
+      token_hash: i.tokenHash,
+      invited_by: i.invitedBy,
+      created_at: i.now,
+      expires_at: i.expiresAt,
+      accepted_at: null,
+      accepted_user_id: null,
+      revoked_at: null,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function setInvitationRole(tx: Tx, invitationId: number, role: MembersTable["role"]): Promise<void> {
+  await tx.updateTable("invitations").set({ role }).where("id", "=", invitationId).execute();
+}
+
+/** Replaces the teams an invitation joins. */
+export async function setInvitationTeams(tx: Tx, invitationId: number, teamIds: number[]): Promise<void> {
+  await tx.deleteFrom("invitation_teams").where("invitation_id", "=", invitationId).execute();
+  if (teamIds.length === 0) return;
+  await tx
+    .insertInto("invitation_teams")
+    .values(teamIds.map((team_id) => ({ invitation_id: invitationId, team_id })))
     .execute();
 }
