@@ -8,8 +8,10 @@ import type { Command } from "commander";
 import { loadConfig } from "../config";
 import { AppError } from "../core/errors";
 import { type ImportProgress, type ImportReport, summarizeReport } from "../core/import/sentry";
+import { migrateAuth } from "../server/auth/auth";
 import { createImportServices } from "../server/import/sentry-import";
 import { openDb } from "../storage/db";
+import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
 
 interface ImportOptions {
@@ -38,6 +40,8 @@ export function registerImportCommands(cli: Command): void {
       const bar = progressPrinter(process.stderr);
       try {
         await migrateToLatest(db);
+        // Members are matched by their account's email, in Better Auth's tables.
+        await migrateAuth(db, config, config.secret ?? (await getOrCreateSecret(db)));
         const imports = createImportServices({
           db,
           now: Date.now,

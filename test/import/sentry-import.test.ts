@@ -16,12 +16,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { loadConfig } from "../../src/config";
 import { AppError } from "../../src/core/errors";
 import type { ImportReport } from "../../src/core/import/sentry";
+import { createLogger } from "../../src/log";
+import { type Auth, createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
+import { createServices } from "../../src/server/create-services";
 import { createImportServices, type SentryImportInput } from "../../src/server/import/sentry-import";
 import { type Db, openDb } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
-import { findOrgBySlug, insertOrg } from "../../src/storage/orgs/orgs";
+import { listMembers } from "../../src/storage/members/members";
+import { findOrgBySlug, insertOrg, upsertMember } from "../../src/storage/orgs/orgs";
 import { insertKey, insertProject } from "../../src/storage/orgs/projects";
 import { CLI, ROOT, startServer, type TestServer } from "../helpers/server";
 import { createTestDatabase, dialects, openTestDb, type TestDatabase } from "../helpers/test-db";
@@ -34,7 +39,7 @@ const OPEN_POLICY = { allowPrivate: true, allowHosts: [] };
 const failNoMembership = () => Promise.reject(new AppError("forbidden"));
 
 function importer(db: Db, policy = OPEN_POLICY) {
-  return createImportServices({ db, now: Date.now, policy, membershipOrThrow: failNoMembership });
+  return createImportServices({ db, now: Date.now, policy, invitationDays: 7, membershipOrThrow: failNoMembership });
 }
 
 async function errorCode(p: Promise<unknown>): Promise<string> {
@@ -81,13 +86,32 @@ async function snapshot(db: Db, orgSlug: string) {
     .orderBy("teams.slug")
     .orderBy("projects.slug")
     .execute();
+  const invitations = await k
+    .selectFrom("invitations")
+    .select(["id", "email", "role", "accepted_at", "revoked_at"])
+    .where("org_id", "=", org.id)
+    .orderBy("email")
+    .execute();
+  const invitationTeams = await k
+    .selectFrom("invitation_teams")
+    .innerJoin("teams", "teams.id", "invitation_teams.team_id")
+    .select(["invitation_teams.invitation_id", "teams.slug"])
+    .where("teams.org_id", "=", org.id)
+    .orderBy("teams.slug")
+    .execute();
+  const invited = invitations.map((i) => ({
+    email: i.email,
+    role: i.role,
+    open: i.accepted_at === null && i.revoked_at === null,
+    teams: invitationTeams.filter((t) => Number(t.invitation_id) === Number(i.id)).map((t) => t.slug),
+  }));
   const norm = <T extends Record<string, unknown>>(rows: T[]) =>
     rows.map((r) =>
       Object.fromEntries(
         Object.entries(r).map(([key, v]) => [key, typeof v === "bigint" || key.endsWith("id") ? (v === null ? null : Number(v)) : v]),
       ),
     );
-  return { name: org.name, teams, projects: norm(projects), keys: norm(keys), links };
+  return { name: org.name, teams, projects: norm(projects), keys: norm(keys), links, invited };
 }
 
 const actions = (r: ImportReport) => r.entries.map((e) => `${e.action} ${e.kind} ${e.name}`).sort();
@@ -103,7 +127,7 @@ async function sendWithSdk(dsn: string, message: string): Promise<void> {
       'import * as Sentry from "@sentry/node";',
       "Sentry.init({ dsn: process.env.DSN, environment: 'test' });",
       "Sentry.captureException(new Error(process.env.MESSAGE));",
-      "if (!(await Sentry.flush(10000))) process.exit(3);",
+      "if (!(await Sentry.flush(30000))) process.exit(3);",
     ].join("\n"),
   );
   try {
@@ -202,9 +226,18 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
   let db: Db;
   let close: () => Promise<void>;
   let occupiedId: number;
+  let services: ReturnType<typeof createServices>;
+  let auth: Auth;
 
   beforeAll(async () => {
-    ({ db, close } = await openTestDb(dialect));
+    let info: TestDatabase;
+    ({ db, close, info } = await openTestDb(dialect));
+    // Better Auth's tables: members are matched by their account's email.
+    const config = loadConfig({ PUBLIC_URL: "http://127.0.0.1:9999", DATA_DIR: info.dataDir, IMPORT_ALLOW_PRIVATE: "true" });
+    const secret = "import-test-secret-import-test-secret";
+    auth = createAuth(db, config, secret);
+    await migrateAuth(db, config, secret);
+    services = createServices({ db, auth, config, log: createLogger("silent") });
     // A project already here takes id 1, the source's first project id: that one gets an alias.
     occupiedId = await writeTx(db, async (tx) => {
       const org = await insertOrg(tx, { slug: "locals", name: "Locals", now: 1 });
@@ -229,6 +262,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         "created project api",
         "created project web",
         "created team backend",
+        "created member owner@acme.test",
         `created key api/Default (${oldApi.username.slice(0, 8)}…)`,
         `created key web/Default (${oldWeb.username.slice(0, 8)}…)`,
       ].sort(),
@@ -250,6 +284,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
       { team: "backend", project: "api" },
       { team: "backend", project: "web" },
     ]);
+    expect(snap?.invited).toEqual([{ email: "owner@acme.test", role: "owner", open: true, teams: [] }]);
 
     const handler = await startHandler(db);
     try {
@@ -266,7 +301,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     const second = await importer(db).importAsOperator(input);
     expect(second.entries.every((e) => e.action === "unchanged")).toBe(true);
     expect(await snapshot(db, "acme")).toEqual(snap);
-  });
+  }, 300_000);
 
   test("from Sentry's documented answers: Link cursors, 429 + Retry-After waited out, secrets, scrubbing, links; dry run writes nothing", async () => {
     const input: SentryImportInput = { url: replay.url, token: REPLAY_TOKEN, org: "globex", into: "globex-here" };
@@ -274,7 +309,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     replay.armRateLimit();
     const dry = await importer(db).importAsOperator({ ...input, dryRun: true });
     expect(dry.dryRun).toBe(true);
-    expect(dry.entries.filter((e) => e.action === "created").length).toBe(7);
+    expect(dry.entries.filter((e) => e.action === "created").length).toBe(10);
     expect(await snapshot(db, "globex-here")).toEqual(before);
 
     replay.armRateLimit();
@@ -293,6 +328,9 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         `created key ios-app/Default (${IOS_KEY.public.slice(0, 8)}…)`,
         `created key ios-app/Old builds (${IOS_OLD_KEY.public.slice(0, 8)}…)`,
         `created key payments/Default (${PAYMENTS_KEY.public.slice(0, 8)}…)`,
+        "created member ada@globex.test",
+        "created member bob@globex.test",
+        "created member carol@globex.test",
       ].sort(),
     );
     const snap = await snapshot(db, "globex-here");
@@ -337,6 +375,11 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
       { team: "backend", project: "payments" },
       { team: "mobile-team", project: "ios-app" },
     ]);
+    expect(snap?.invited).toEqual([
+      { email: "ada@globex.test", role: "owner", open: true, teams: ["mobile-team"] },
+      { email: "bob@globex.test", role: "viewer", open: true, teams: [] },
+      { email: "carol@globex.test", role: "admin", open: true, teams: ["backend", "mobile-team"] },
+    ]);
     // A new project made here after the import does not collide with the kept ids.
     const next = await writeTx(db, async (tx) =>
       insertProject(tx, { orgId: (await findOrgBySlug(tx, "locals"))?.id ?? 0, slug: "later", name: "Later", platform: "other", now: 1 }),
@@ -353,7 +396,18 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     }
     expect(await issueTitles(db, 4242)).toEqual([expect.stringContaining("ios via the old DSN")]);
 
-    const again = await importer(db).importAsOperator(input);
+    // The page's path: owners of the organization only; a second run changes nothing.
+    const user = await createUserWithPassword(auth, {
+      email: `boss-${dialect}@here.test`,
+      password: "a long test password 1",
+      name: "Boss",
+    });
+    const viewer = { userId: user.id, email: `boss-${dialect}@here.test`, name: "Boss" };
+    const here = await findOrgBySlug(db, "globex-here");
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: here?.id ?? 0, userId: user.id, role: "admin", now: 1 }));
+    expect(await errorCode(services.imports.importInto(viewer, { ...input, into: "globex-here" }))).toBe("forbidden");
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: here?.id ?? 0, userId: user.id, role: "owner", now: 1 }));
+    const again = await services.imports.importInto(viewer, { ...input, into: "globex-here" });
     expect(again.entries.every((e) => e.action === "unchanged")).toBe(true);
     expect(await snapshot(db, "globex-here")).toEqual(snap);
 
@@ -364,7 +418,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
       const pre = runCli(fresh, ["--url", replay.url, "--token", REPLAY_TOKEN, "--org", "globex", "--dry-run"]);
       expect(await pre.exited, pre.err()).toBe(0);
       expect(pre.out()).toMatch(/^Dry run: nothing was written/);
-      expect(pre.out()).toContain("8 created, 0 updated, 0 unchanged, 0 skipped.");
+      expect(pre.out()).toContain("11 created, 0 updated, 0 unchanged, 0 skipped.");
       const args = ["--url", replay.url, "--token", REPLAY_TOKEN, "--org", "globex", "--into", "globex-here"];
       const freshDb = openDb(fresh.config);
       try {
@@ -373,7 +427,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         });
         const killed = runCli(fresh, args, { ERRATA_TEST_IMPORT_STALL: "project ios-app" });
         await waitFor(
-          () => killed.err().includes("project ios-app"),
+          () => /\] project ios-app\n/.test(killed.err()),
           () => killed.err(),
         );
         killed.child.kill("SIGKILL");
@@ -397,7 +451,23 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     } finally {
       await fresh.drop();
     }
-  });
+
+    // An owner sends Carol's imported invitation; accepting it puts her in her Sentry teams.
+    const carol = await db.kysely.selectFrom("invitations").select("id").where("email", "=", "carol@globex.test").executeTakeFirstOrThrow();
+    const sent = await services.members.resend(viewer, "globex-here", Number(carol.id), { send: false });
+    const tokenOf = new URL(sent.link).pathname.split("/").pop() ?? "";
+    await services.members.accept(tokenOf, null, { name: "Carol", password: "a long test password 2" });
+    const carolId = (await listMembers(db, here?.id ?? 0)).find((m) => m.email === "carol@globex.test")?.userId ?? "";
+    expect(carolId).not.toBe("");
+    const carolTeams = await db.kysely
+      .selectFrom("team_members")
+      .innerJoin("teams", "teams.id", "team_members.team_id")
+      .select("teams.slug")
+      .where("team_members.user_id", "=", carolId)
+      .orderBy("teams.slug")
+      .execute();
+    expect(carolTeams.map((t) => t.slug)).toEqual(["backend", "mobile-team"]);
+  }, 300_000);
 });
 
 async function waitFor(cond: () => boolean, what: () => string, timeoutMs = 30_000): Promise<void> {

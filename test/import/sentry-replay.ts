@@ -91,6 +91,30 @@ const payments = {
   teams: [{ id: teamBackend.id, slug: teamBackend.slug, name: teamBackend.name }],
 };
 
+/** Sentry's organization member serializer; an open invitation there is `pending` without a user. */
+const member = (id: string, email: string, orgRole: string, teams: string[], pending = false) => ({
+  id,
+  email,
+  name: email.split("@")[0],
+  role: orgRole,
+  orgRole,
+  roleName: orgRole,
+  pending,
+  expired: false,
+  flags: { "sso:linked": false },
+  dateCreated: iso,
+  inviteStatus: pending ? "pending" : "approved",
+  inviterName: null,
+  teams,
+  teamRoles: teams.map((teamSlug) => ({ teamSlug, role: null })),
+  user: pending ? null : { id: `u${id}`, email, name: email.split("@")[0], isActive: true, has2fa: false },
+});
+const members = [
+  member("101", "ada@globex.test", "owner", ["mobile_team"]),
+  member("102", "bob@globex.test", "billing", [], true),
+  member("103", "Carol@Globex.test", "manager", ["backend", "mobile_team"]),
+];
+
 export interface Replay {
   url: string;
   /** request paths (with query) in order */
@@ -158,6 +182,9 @@ export async function startReplay(): Promise<Replay> {
         ],
         { link: link(p, null) },
       );
+    }
+    if (p === "/api/0/organizations/globex/members/") {
+      return json(200, members, { link: link(p, null) });
     }
     if (p === "/api/0/organizations/globex/projects/") {
       if (url.searchParams.get("cursor") === "100:1:0") return json(200, [payments], { link: link(p, null) });
