@@ -443,6 +443,9 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         expect(report.entries.filter((e) => e.action === "created").map((e) => e.name)).toEqual([
           "payments",
           expect.stringMatching(/^payments\/Default/),
+          "ada@globex.test",
+          "bob@globex.test",
+          "carol@globex.test",
         ]);
         expect(await snapshot(freshDb, "globex-here")).toEqual(snap);
       } finally {
