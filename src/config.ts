@@ -197,6 +197,14 @@ const EnvSchema = z.object({
   // http:// issuer is accepted only for such allowed private addresses.
   SSO_ALLOW_PRIVATE: bool(false),
   SSO_ALLOW_HOSTS: z.string().default(""),
+  // Importing from Sentry (`errata import sentry`, the organization's import page): requests to the
+  // source follow the same outbound policy. A self-hosted Sentry on a private address needs
+  // IMPORT_ALLOW_PRIVATE=true or its name or CIDR in IMPORT_ALLOW_HOSTS.
+  IMPORT_ALLOW_PRIVATE: bool(false),
+  IMPORT_ALLOW_HOSTS: z.string().default(""),
+  // Test only: the import stops (and waits to be killed) right after writing the object with this
+  // progress step name, e.g. "project web", so tests can kill a run half-way. Never set in production.
+  ERRATA_TEST_IMPORT_STALL: z.string().optional(),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -239,6 +247,8 @@ export interface Config {
   monitors: { tickMs: number; testClockFile: string | undefined };
   uptime: { tickMs: number; allowPrivate: boolean; allowHosts: string[] };
   sso: { allowPrivate: boolean; allowHosts: string[] };
+  /** the outbound policy for requests to a Sentry server being imported from */
+  import: { allowPrivate: boolean; allowHosts: string[]; testStallAfter: string | undefined };
 }
 
 export interface SmtpConfig {
@@ -398,6 +408,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sso: {
       allowPrivate: e.SSO_ALLOW_PRIVATE,
       allowHosts: e.SSO_ALLOW_HOSTS.split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
+    },
+    import: {
+      testStallAfter: e.ERRATA_TEST_IMPORT_STALL || undefined,
+      allowPrivate: e.IMPORT_ALLOW_PRIVATE,
+      allowHosts: e.IMPORT_ALLOW_HOSTS.split(",")
         .map((h) => h.trim())
         .filter(Boolean),
     },

@@ -17,6 +17,7 @@ import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
 import { registerAlertCommands } from "./alert-commands";
 import { nextjsTestPair } from "./nextjs-test-pair";
+import { registerImportCommands } from "./import-command";
 import { findProjectRoot, startErrata } from "./start";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -137,6 +138,7 @@ function program(): Command {
     });
 
   registerAlertCommands(cli);
+  registerImportCommands(cli);
   return cli;
 }
 

@@ -67,6 +67,34 @@ export const ERROR_CATALOGUE = {
       "An Errata account with this email already exists. Sign in with its password first, then link it under Account → Single sign-on.",
   },
   sso_required: { status: 403, message: "This organization requires single sign-on: choose “Sign in with SSO”." },
+  // Importing from Sentry's REST API (src/server/import/): the source, then conflicts here.
+  import_source_unreachable: {
+    status: 502,
+    message:
+      "The Sentry server could not be reached: check the URL (scheme, host, port), DNS and TLS, and that the outbound policy allows it.",
+  },
+  import_source_unauthorized: {
+    status: 400,
+    message: "The Sentry server refused the token: use an auth token with org:read, project:read and member:read for this organization.",
+  },
+  import_not_sentry: {
+    status: 502,
+    message:
+      "The URL answered, but not with Sentry's API (an HTML page or unexpected JSON): give the server's base URL, e.g. https://sentry.example.com.",
+  },
+  import_source_not_found: { status: 404, message: "The Sentry server has no organization with this slug, or the token cannot see it." },
+  import_source_failed: {
+    status: 502,
+    message: "The Sentry server answered with an error or kept rate-limiting; run the import again to resume.",
+  },
+  import_project_conflict: {
+    status: 409,
+    message: "A project with this slug already exists here with other DSN keys: rename one of them, or import into another organization.",
+  },
+  import_key_conflict: {
+    status: 409,
+    message: "A DSN key being imported already belongs to another project or organization here; nothing was imported.",
+  },
   internal_error: { status: 500, message: "Something went wrong on our side. The request id identifies it in the server log." },
   // Cron check-ins (src/pipeline/monitor-checkins.ts): outcome reasons of `check_in` items.
   invalid_check_in: {

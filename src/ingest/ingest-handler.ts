@@ -229,7 +229,8 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
       // Headers only: legal and empty; nothing to store.
       if (env.empty) return succeed(res, st, env.eventId);
       // Cut-out items are filtered whatever happens to the rest (rate limit, failed commit).
-      for (const type of env.unsupported) outcomes.add(projectId, st.keyId, now(), itemCategory(type), "filtered", REASONS.unsupportedItem);
+      for (const type of env.unsupported)
+        outcomes.add(st.projectId, st.keyId, now(), itemCategory(type), "filtered", REASONS.unsupportedItem);
       if (env.rateLimited) takeRateLimit(st);
       const notKept = notKeptHeaders(env.unsupported);
       // Only types Errata does not store (a replay, a profile…): 200, nothing to queue.
@@ -394,6 +395,9 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
     let key = keys.peek(publicKey);
     if (key === undefined) key = await keys.get(publicKey);
     if (!key) throw new AppError("invalid_dsn");
+    // An imported key (issue 32) is also accepted on the project id its old DSN carries; from here
+    // on the request belongs to the key's project, whichever id the URL said.
+    if (key.dsnProjectId !== null && key.dsnProjectId === st.projectId) st.projectId = key.projectId;
     if (key.projectId !== st.projectId) {
       // Only the error path asks whether the project exists, to tell a typo'd DSN from a wrong key.
       if (!(await keys.projectExists(st.projectId))) throw new AppError("unknown_project");

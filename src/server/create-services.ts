@@ -23,6 +23,7 @@ import { createStatsApi } from "./events/stats-api";
 import { createTraceServices } from "./events/traces";
 import { createFeedbackServices } from "./feedback/inbox";
 import { createUserFeedbackApi } from "./feedback/user-feedback-api";
+import { createImportServices } from "./import/sentry-import";
 import { createHealthServices } from "./installation/health";
 import { createOperatorServices, type OperatorServices } from "./installation/operator";
 import { createSetupServices } from "./installation/setup";
@@ -94,6 +95,7 @@ export function createServices(deps: {
     feedback: createFeedbackServices({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
     monitors: createMonitorServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
     uptime: createUptimeServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
+    imports: createImportServices({ db, now, policy: config.import, invitationDays: config.invitationDays, membershipOrThrow }),
 
     issues: createIssueReads({ db, access, issueStream }),
 

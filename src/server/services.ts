@@ -14,6 +14,7 @@ import type { StatsApi } from "./events/stats-api";
 import type { TraceServices } from "./events/traces";
 import type { FeedbackServices } from "./feedback/inbox";
 import type { UserFeedbackApi } from "./feedback/user-feedback-api";
+import type { ImportServices } from "./import/sentry-import";
 import type { IssueActions } from "./issues/actions";
 import type { IssueBulkServices } from "./issues/bulk";
 import type { IssueRedirects } from "./issues/redirects";
@@ -157,6 +158,8 @@ export interface AppServices {
   monitors: MonitorServices;
   /** Uptime (HTTP) monitors — src/server/monitors/uptime.ts */
   uptime: UptimeServices;
+  /** Importing an organization from Sentry's REST API — src/server/import/sentry-import.ts */
+  imports: ImportServices;
   /** Single sign-on (OpenID Connect) per organization — src/server/auth/sso.ts */
   sso: SsoServices;
 }

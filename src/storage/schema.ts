@@ -3,7 +3,7 @@
  * both dialects; payloads are opaque compressed blobs; JSON settings are TEXT.
  * Better Auth owns `user`, `session`, `account` and `verification` (created by its own migrator).
  */
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 
 export interface OrganizationsTable {
   id: Generated<number>;
@@ -43,6 +43,10 @@ export interface ProjectKeysTable {
   label: string;
   active: number;
   created_at: number;
+  /** Sentry's deprecated secret half of an imported DSN, kept verbatim; never checked (0034). */
+  secret_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** An imported DSN's project id when that id belongs to another project here (0034); null: the project's own. */
+  dsn_project_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ApiTokensTable {
@@ -524,6 +528,12 @@ export interface TeamMembersTable {
   user_id: string;
 }
 
+/** The teams an accepted invitation joins (0034); none: the default team. */
+export interface InvitationTeamsTable {
+  invitation_id: number;
+  team_id: number;
+}
+
 export interface TeamProjectsTable {
   team_id: number;
   project_id: number;
@@ -764,6 +774,7 @@ export interface Database {
   teams: TeamsTable;
   team_members: TeamMembersTable;
   team_projects: TeamProjectsTable;
+  invitation_teams: InvitationTeamsTable;
   alert_channels: AlertChannelsTable;
   alert_rules: AlertRulesTable;
   alert_rule_issues: AlertRuleIssuesTable;

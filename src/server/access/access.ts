@@ -52,7 +52,7 @@ export function createAccess(db: Db, config: Config): Access {
       slug: p.slug,
       name: p.name,
       platform: p.platform,
-      dsn: key ? formatDsn(config.publicUrl, key.publicKey, p.id) : null,
+      dsn: key ? formatDsn(config.publicUrl, key.publicKey, key.dsnProjectId ?? p.id) : null,
     };
   }
 

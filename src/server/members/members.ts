@@ -24,7 +24,7 @@ import {
   setInvitationUser,
 } from "../../storage/members/invitations";
 import { countOwners, deleteMember, findMemberRole, listMembers, setMemberRole } from "../../storage/members/members";
-import { addToDefaultTeam } from "../../storage/members/teams";
+import { joinInvitedTeams } from "../../storage/members/teams";
 import { upsertMember } from "../../storage/orgs/orgs";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions } from "../auth/auth";
 import type { OrgSummary, Role, Viewer } from "../types";
@@ -304,8 +304,9 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
         await writeTx(db, async (tx) => {
           await upsertMember(tx, { orgId: inv.orgId, userId: id, role: inv.role, now: now() });
           await setInvitationUser(tx, inv.id, id);
-          // A newcomer joins the default team (the org's first), so a member sees its projects.
-          await addToDefaultTeam(tx, inv.orgId, { userId: id });
+          // A newcomer joins the invitation's teams, else the default team (the org's first), so a
+          // member sees its projects.
+          await joinInvitedTeams(tx, inv.orgId, inv.id, id);
         });
         return { orgSlug: org.slug, email: inv.email };
       }
@@ -316,7 +317,7 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
         const current = await findMemberRole(tx, inv.orgId, id);
         if (!current || RANK[current] < RANK[inv.role])
           await upsertMember(tx, { orgId: inv.orgId, userId: id, role: inv.role, now: now() });
-        if (!current) await addToDefaultTeam(tx, inv.orgId, { userId: id });
+        if (!current) await joinInvitedTeams(tx, inv.orgId, inv.id, id);
       });
       return { orgSlug: org.slug, email: viewer?.email ?? inv.email };
     },

@@ -247,7 +247,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     id: k.id,
     label: k.label,
     publicKey: k.publicKey,
-    dsn: formatDsn(config.publicUrl, k.publicKey, p.id),
+    dsn: formatDsn(config.publicUrl, k.publicKey, k.dsnProjectId ?? p.id),
     active: k.active,
     createdAt: k.createdAt,
   });

@@ -113,3 +113,19 @@ export async function findTeamsById(db: Db | Tx, ids: number[]): Promise<Map<num
     .execute();
   return new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), slug: r.slug, name: r.name }]));
 }
+
+/**
+ * Puts a member who accepted an invitation in the invitation's teams (an imported member keeps
+ * their Sentry teams); an invitation without teams joins the default team, as before.
+ */
+export async function joinInvitedTeams(tx: Tx, orgId: number, invitationId: number, userId: string): Promise<void> {
+  const rows = await tx
+    .selectFrom("invitation_teams")
+    .innerJoin("teams", "teams.id", "invitation_teams.team_id")
+    .select("teams.id")
+    .where("invitation_teams.invitation_id", "=", invitationId)
+    .where("teams.org_id", "=", orgId)
+    .execute();
+  if (rows.length === 0) return addToDefaultTeam(tx, orgId, { userId });
+  for (const r of rows) await setTeamMember(tx, Number(r.id), userId, true);
+}

@@ -32,6 +32,7 @@ import * as m0026issueReleaseSeen from "./0026-issue-release-seen";
 import * as m0027queueDone from "./0027-queue-done";
 import * as m0028eventsInlinePayload from "./0028-events-inline-payload";
 import * as m0032ownership from "./0032-ownership";
+import * as m0034importedKeys from "./0034-imported-keys";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -63,6 +64,7 @@ const steps: Record<string, Step> = {
   "0027-queue-done": m0027queueDone,
   "0028-events-inline-payload": m0028eventsInlinePayload,
   "0032-ownership": m0032ownership,
+  "0034-imported-keys": m0034importedKeys,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {

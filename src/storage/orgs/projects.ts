@@ -1,7 +1,8 @@
+import { sql } from "kysely";
 import { DEFAULT_GROUPING_VERSION } from "../../core/grouping/index";
 import { insertDefaultAlerting } from "../alerts/rules";
 import type { Db } from "../db";
-import type { Tx } from "../dialect";
+import { isPostgres, type Tx } from "../dialect";
 import type { ProjectsTable } from "../schema";
 
 export interface ProjectRow {
@@ -21,6 +22,10 @@ export interface KeyRow {
   label: string;
   active: boolean;
   createdAt: number;
+  /** The project id an imported DSN carries when it is not this project's own (issue 32); null: none. */
+  dsnProjectId: number | null;
+  /** Sentry's deprecated secret half of an imported DSN; null for keys made here. */
+  secretKey: string | null;
 }
 
 /** What ingest needs to authenticate a DSN: the key, its project and whether both are usable. */
@@ -29,6 +34,8 @@ export interface IngestKey {
   projectId: number;
   publicKey: string;
   active: boolean;
+  /** A second project id the key is accepted on: an imported DSN's old id (issue 32); null: none. */
+  dsnProjectId: number | null;
   /** The project's own limit (project settings), on top of the installation's; null = none. */
   projectEventsPerMinute: number | null;
 }
@@ -37,7 +44,14 @@ export async function findIngestKey(db: Db, publicKey: string): Promise<IngestKe
   const row = await db.kysely
     .selectFrom("project_keys")
     .leftJoin("projects", "projects.id", "project_keys.project_id")
-    .select(["project_keys.id", "project_keys.project_id", "project_keys.public_key", "project_keys.active", "projects.settings"])
+    .select([
+      "project_keys.id",
+      "project_keys.project_id",
+      "project_keys.public_key",
+      "project_keys.active",
+      "project_keys.dsn_project_id",
+      "projects.settings",
+    ])
     .where("project_keys.public_key", "=", publicKey)
     .executeTakeFirst();
   if (!row) return undefined;
@@ -46,6 +60,7 @@ export async function findIngestKey(db: Db, publicKey: string): Promise<IngestKe
     projectId: Number(row.project_id),
     publicKey: row.public_key,
     active: Number(row.active) === 1,
+    dsnProjectId: row.dsn_project_id === null ? null : Number(row.dsn_project_id),
     projectEventsPerMinute: projectEventsPerMinute(row.settings),
   };
 }
@@ -84,11 +99,13 @@ const projectColumns = ["id", "org_id", "slug", "name", "platform", "created_at"
 
 export async function insertProject(
   tx: Tx,
-  p: { orgId: number; slug: string; name: string; platform: string; now: number },
+  p: { orgId: number; slug: string; name: string; platform: string; now: number; id?: number },
 ): Promise<ProjectRow> {
   const row = await tx
     .insertInto("projects")
     .values({
+      // An explicit id (an import keeping its DSNs' project id, issue 32); the sequence follows below.
+      ...(p.id !== undefined ? { id: p.id } : {}),
       org_id: p.orgId,
       slug: p.slug,
       name: p.name,
@@ -101,21 +118,36 @@ export async function insertProject(
     })
     .returning(projectColumns)
     .executeTakeFirstOrThrow();
+  // SQLite's AUTOINCREMENT moves past an explicit id by itself; a PostgreSQL sequence does not.
+  if (p.id !== undefined && isPostgres(tx)) {
+    await sql`select setval(pg_get_serial_sequence('projects', 'id'), greatest((select max(id) from projects), 1))`.execute(tx);
+  }
   // Alerts (issue 11): new issues and regressions email the project's members until changed.
   await insertDefaultAlerting(tx, Number(row.id), p.now);
   return toProject(row);
 }
 
+const keyColumns = ["id", "project_id", "public_key", "label", "active", "created_at", "dsn_project_id", "secret_key"] as const;
+
 export async function insertKey(tx: Tx, k: { projectId: number; publicKey: string; label: string; now: number }): Promise<KeyRow> {
   const row = await tx
     .insertInto("project_keys")
     .values({ project_id: k.projectId, public_key: k.publicKey, label: k.label, active: 1, created_at: k.now })
-    .returning(["id", "project_id", "public_key", "label", "active", "created_at"])
+    .returning(keyColumns)
     .executeTakeFirstOrThrow();
   return toKey(row);
 }
 
-function toKey(r: { id: number; project_id: number; public_key: string; label: string; active: number; created_at: number }): KeyRow {
+export function toKey(r: {
+  id: number;
+  project_id: number;
+  public_key: string;
+  label: string;
+  active: number;
+  created_at: number;
+  dsn_project_id: number | null;
+  secret_key: string | null;
+}): KeyRow {
   return {
     id: Number(r.id),
     projectId: Number(r.project_id),
@@ -123,6 +155,8 @@ function toKey(r: { id: number; project_id: number; public_key: string; label: s
     label: r.label,
     active: Number(r.active) === 1,
     createdAt: Number(r.created_at),
+    dsnProjectId: r.dsn_project_id === null ? null : Number(r.dsn_project_id),
+    secretKey: r.secret_key,
   };
 }
 
@@ -147,19 +181,12 @@ export async function findProjectById(db: Db, id: number): Promise<ProjectRow | 
 }
 
 export async function listKeys(db: Db, projectId: number): Promise<KeyRow[]> {
-  const rows = await db.kysely
-    .selectFrom("project_keys")
-    .select(["id", "project_id", "public_key", "label", "active", "created_at"])
-    .where("project_id", "=", projectId)
-    .orderBy("id")
-    .execute();
+  const rows = await db.kysely.selectFrom("project_keys").select(keyColumns).where("project_id", "=", projectId).orderBy("id").execute();
   return rows.map(toKey);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Project administration (src/server/orgs/project-admin.ts): keys and settings.
-
-const keyColumns = ["id", "project_id", "public_key", "label", "active", "created_at"] as const;
 
 export async function findKey(db: Db | Tx, projectId: number, keyId: number): Promise<KeyRow | undefined> {
   const conn = "kysely" in db ? db.kysely : db;

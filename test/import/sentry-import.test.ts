@@ -1,0 +1,551 @@
+/**
+ * `errata import sentry` (issue 32) end to end, on SQLite and PostgreSQL:
+ *  - from a second Errata started by the test (it speaks Sentry's API): teams, projects, links and
+ *    DSN keys arrive; then the unchanged @sentry/node with the old DSN, only its host changed, sends
+ *    an event that lands in the imported project — both when the old project id was free here (kept)
+ *    and when it was taken (an alias on the key);
+ *  - from a recorded replay of Sentry's documented answers: `Link` cursors, a 429 with `Retry-After`
+ *    waited out, secret keys, an inactive key, data-scrubbing settings, team links from both sides;
+ *  - a second run changes nothing; `--dry-run` writes nothing; the CLI killed half-way and started
+ *    again ends in the same state as one clean run;
+ *  - bad input (wrong URL or token, HTML, policy, unknown org, slug taken with other keys, a key of
+ *    another organization): the catalogue error, and nothing written.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { loadConfig } from "../../src/config";
+import { AppError } from "../../src/core/errors";
+import type { ImportReport } from "../../src/core/import/sentry";
+import { createLogger } from "../../src/log";
+import { type Auth, createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
+import { createServices } from "../../src/server/create-services";
+import { createImportServices, type SentryImportInput } from "../../src/server/import/sentry-import";
+import { type Db, openDb } from "../../src/storage/db";
+import { writeTx } from "../../src/storage/dialect";
+import { listMembers } from "../../src/storage/members/members";
+import { findOrgBySlug, insertOrg, upsertMember } from "../../src/storage/orgs/orgs";
+import { insertKey, insertProject } from "../../src/storage/orgs/projects";
+import { CLI, ROOT, startServer, type TestServer } from "../helpers/server";
+import { createTestDatabase, dialects, openTestDb, type TestDatabase } from "../helpers/test-db";
+import { startHandler } from "../ingest/helpers";
+import { drain } from "../pipeline/helpers";
+import { IOS_KEY, IOS_OLD_KEY, PAYMENTS_KEY, REPLAY_TOKEN, type Replay, startReplay } from "./sentry-replay";
+
+const execFileP = promisify(execFile);
+const OPEN_POLICY = { allowPrivate: true, allowHosts: [] };
+const failNoMembership = () => Promise.reject(new AppError("forbidden"));
+
+function importer(db: Db, policy = OPEN_POLICY) {
+  return createImportServices({ db, now: Date.now, policy, invitationDays: 7, membershipOrThrow: failNoMembership });
+}
+
+async function errorCode(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    return err instanceof AppError ? err.code : `not an AppError: ${String(err)}`;
+  }
+  return "no error";
+}
+
+/** Everything an import writes for one organization, without ids that differ by run (times). */
+async function snapshot(db: Db, orgSlug: string) {
+  const org = await findOrgBySlug(db, orgSlug);
+  if (!org) return null;
+  const k = db.kysely;
+  const teams = await k.selectFrom("teams").select(["slug", "name"]).where("org_id", "=", org.id).orderBy("slug").execute();
+  const projects = await k
+    .selectFrom("projects")
+    .select(["id", "slug", "name", "platform", "settings"])
+    .where("org_id", "=", org.id)
+    .orderBy("slug")
+    .execute();
+  const keys = await k
+    .selectFrom("project_keys")
+    .innerJoin("projects", "projects.id", "project_keys.project_id")
+    .select([
+      "projects.slug",
+      "project_keys.public_key",
+      "project_keys.secret_key",
+      "project_keys.label",
+      "project_keys.active",
+      "project_keys.dsn_project_id",
+    ])
+    .where("projects.org_id", "=", org.id)
+    .orderBy("project_keys.public_key")
+    .execute();
+  const links = await k
+    .selectFrom("team_projects")
+    .innerJoin("teams", "teams.id", "team_projects.team_id")
+    .innerJoin("projects", "projects.id", "team_projects.project_id")
+    .select(["teams.slug as team", "projects.slug as project"])
+    .where("teams.org_id", "=", org.id)
+    .orderBy("teams.slug")
+    .orderBy("projects.slug")
+    .execute();
+  const invitations = await k
+    .selectFrom("invitations")
+    .select(["id", "email", "role", "accepted_at", "revoked_at"])
+    .where("org_id", "=", org.id)
+    .orderBy("email")
+    .execute();
+  const invitationTeams = await k
+    .selectFrom("invitation_teams")
+    .innerJoin("teams", "teams.id", "invitation_teams.team_id")
+    .select(["invitation_teams.invitation_id", "teams.slug"])
+    .where("teams.org_id", "=", org.id)
+    .orderBy("teams.slug")
+    .execute();
+  const invited = invitations.map((i) => ({
+    email: i.email,
+    role: i.role,
+    open: i.accepted_at === null && i.revoked_at === null,
+    teams: invitationTeams.filter((t) => Number(t.invitation_id) === Number(i.id)).map((t) => t.slug),
+  }));
+  const norm = <T extends Record<string, unknown>>(rows: T[]) =>
+    rows.map((r) =>
+      Object.fromEntries(
+        Object.entries(r).map(([key, v]) => [key, typeof v === "bigint" || key.endsWith("id") ? (v === null ? null : Number(v)) : v]),
+      ),
+    );
+  return { name: org.name, teams, projects: norm(projects), keys: norm(keys), links, invited };
+}
+
+const actions = (r: ImportReport) => r.entries.map((e) => `${e.action} ${e.kind} ${e.name}`).sort();
+
+/** Runs the official @sentry/node in a child process: one captured exception, flushed. */
+async function sendWithSdk(dsn: string, message: string): Promise<void> {
+  const dir = path.join(ROOT, ".tmp", `import-sdk-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, "run.mjs");
+  fs.writeFileSync(
+    file,
+    [
+      'import * as Sentry from "@sentry/node";',
+      "Sentry.init({ dsn: process.env.DSN, environment: 'test' });",
+      "Sentry.captureException(new Error(process.env.MESSAGE));",
+      "if (!(await Sentry.flush(30000))) process.exit(3);",
+    ].join("\n"),
+  );
+  try {
+    await execFileP(process.execPath, [file], { cwd: ROOT, env: { ...process.env, DSN: dsn, MESSAGE: message }, timeout: 45_000 });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The old DSN with only its host (and port) changed to Errata's. */
+function rehost(dsn: string, base: string): string {
+  const u = new URL(dsn);
+  u.host = new URL(base).host;
+  return u.toString().replace(/\/$/, "");
+}
+
+async function issueTitles(db: Db, projectId: number): Promise<string[]> {
+  const rows = await db.kysely.selectFrom("issues").select("title").where("project_id", "=", projectId).execute();
+  return rows.map((r) => r.title);
+}
+
+/** `errata import sentry …` as a child process against a test database; resolves when it exits. */
+function runCli(info: TestDatabase, args: string[], env: Record<string, string> = {}) {
+  const child: ChildProcess = spawn(process.execPath, [CLI, "import", "sentry", ...args], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      DATA_DIR: info.dataDir,
+      LOG_LEVEL: "warn",
+      IMPORT_ALLOW_PRIVATE: "true",
+      ...(info.databaseUrl ? { DATABASE_URL: info.databaseUrl } : {}),
+      ...env,
+    } as unknown as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    stdout += d;
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+let source: TestServer;
+let replay: Replay;
+let token: string;
+let webDsn: string;
+let apiDsn: string;
+
+beforeAll(async () => {
+  [source, replay] = await Promise.all([startServer({ dialect: "sqlite" }), startReplay()]);
+  await source.cli(
+    "user",
+    "create",
+    "--email",
+    "owner@acme.test",
+    "--password",
+    "a long test password 1",
+    "--org",
+    "acme",
+    "--name",
+    "Owner",
+  );
+  webDsn = await source.cli("project", "create", "--org", "acme", "--name", "Web", "--platform", "node");
+  apiDsn = await source.cli("project", "create", "--org", "acme", "--name", "Api", "--platform", "python");
+  token = await source.cli(
+    "token",
+    "create",
+    "--email",
+    "owner@acme.test",
+    "--scopes",
+    "org:read,project:read,project:write,member:read,member:write",
+  );
+  const rest = async (method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${source.url}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(res.status, `${method} ${p}: ${await res.clone().text()}`).toBeLessThan(300);
+  };
+  await rest("POST", "/api/0/organizations/acme/teams/", { name: "Backend" });
+  await rest("POST", "/api/0/projects/acme/api/teams/backend/");
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all([source?.stop(), replay?.close()]);
+});
+
+describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
+  let db: Db;
+  let close: () => Promise<void>;
+  let occupiedId: number;
+  let services: ReturnType<typeof createServices>;
+  let auth: Auth;
+
+  beforeAll(async () => {
+    let info: TestDatabase;
+    ({ db, close, info } = await openTestDb(dialect));
+    // Better Auth's tables: members are matched by their account's email.
+    const config = loadConfig({ PUBLIC_URL: "http://127.0.0.1:9999", DATA_DIR: info.dataDir, IMPORT_ALLOW_PRIVATE: "true" });
+    const secret = "import-test-secret-import-test-secret";
+    auth = createAuth(db, config, secret);
+    await migrateAuth(db, config, secret);
+    services = createServices({ db, auth, config, log: createLogger("silent") });
+    // A project already here takes id 1, the source's first project id: that one gets an alias.
+    occupiedId = await writeTx(db, async (tx) => {
+      const org = await insertOrg(tx, { slug: "locals", name: "Locals", now: 1 });
+      await insertOrg(tx, { slug: "globex-here", name: "Globex here", now: 1 });
+      return (await insertProject(tx, { orgId: org.id, slug: "occupier", name: "Occupier", platform: "other", now: 1 })).id;
+    });
+  });
+  afterAll(async () => close());
+
+  test("from a second Errata: keys unchanged, old DSNs (kept id and alias) deliver @sentry/node events; a second run changes nothing", async () => {
+    const input: SentryImportInput = { url: source.url, token, org: "acme" };
+    const oldWeb = new URL(webDsn);
+    const oldApi = new URL(apiDsn);
+    const webOldId = Number(oldWeb.pathname.slice(1));
+    const apiOldId = Number(oldApi.pathname.slice(1));
+    expect(webOldId).toBe(occupiedId);
+
+    const first = await importer(db).importAsOperator(input);
+    expect(actions(first)).toEqual(
+      [
+        "created organization acme",
+        "created project api",
+        "created project web",
+        "created team backend",
+        "created member owner@acme.test",
+        `created key api/Default (${oldApi.username.slice(0, 8)}…)`,
+        `created key web/Default (${oldWeb.username.slice(0, 8)}…)`,
+      ].sort(),
+    );
+    const snap = await snapshot(db, "acme");
+    const api = snap?.projects.find((p) => p.slug === "api");
+    const web = snap?.projects.find((p) => p.slug === "web");
+    expect(api).toMatchObject({ id: apiOldId, name: "Api", platform: "python" });
+    expect(web?.id).not.toBe(webOldId);
+    expect(web).toMatchObject({ name: "Web", platform: "node" });
+    expect(snap?.keys).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ slug: "api", public_key: oldApi.username, dsn_project_id: null, active: 1 }),
+        expect.objectContaining({ slug: "web", public_key: oldWeb.username, dsn_project_id: webOldId, active: 1 }),
+      ]),
+    );
+    // Errata links every existing project to an organization's first team, and "api" explicitly.
+    expect(snap?.links).toEqual([
+      { team: "backend", project: "api" },
+      { team: "backend", project: "web" },
+    ]);
+    expect(snap?.invited).toEqual([{ email: "owner@acme.test", role: "owner", open: true, teams: [] }]);
+
+    const handler = await startHandler(db);
+    try {
+      await sendWithSdk(rehost(webDsn, handler.base), "sent with the old web DSN");
+      await sendWithSdk(rehost(apiDsn, handler.base), "sent with the old api DSN");
+      expect((await drain(db, Date.now())).events).toBe(2);
+    } finally {
+      await handler.close();
+    }
+    expect(await issueTitles(db, Number(web?.id))).toEqual([expect.stringContaining("sent with the old web DSN")]);
+    expect(await issueTitles(db, Number(api?.id))).toEqual([expect.stringContaining("sent with the old api DSN")]);
+    expect(await issueTitles(db, occupiedId)).toEqual([]);
+
+    const second = await importer(db).importAsOperator(input);
+    expect(second.entries.every((e) => e.action === "unchanged")).toBe(true);
+    expect(await snapshot(db, "acme")).toEqual(snap);
+  }, 300_000);
+
+  test("from Sentry's documented answers: Link cursors, 429 + Retry-After waited out, secrets, scrubbing, links; dry run writes nothing", async () => {
+    const input: SentryImportInput = { url: replay.url, token: REPLAY_TOKEN, org: "globex", into: "globex-here" };
+    const before = await snapshot(db, "globex-here");
+    replay.armRateLimit();
+    const dry = await importer(db).importAsOperator({ ...input, dryRun: true });
+    expect(dry.dryRun).toBe(true);
+    expect(dry.entries.filter((e) => e.action === "created").length).toBe(10);
+    expect(await snapshot(db, "globex-here")).toEqual(before);
+
+    replay.armRateLimit();
+    replay.teamsAt.length = 0;
+    const waits: number[] = [];
+    const r = await importer(db).importAsOperator(input, { onWait: (s) => waits.push(s) });
+    expect(waits).toEqual([1]);
+    expect(replay.teamsAt[1] - replay.teamsAt[0]).toBeGreaterThanOrEqual(950);
+    expect(actions(r)).toEqual(
+      [
+        "unchanged organization globex-here",
+        "created team mobile-team",
+        "created team backend",
+        "created project ios-app",
+        "created project payments",
+        `created key ios-app/Default (${IOS_KEY.public.slice(0, 8)}…)`,
+        `created key ios-app/Old builds (${IOS_OLD_KEY.public.slice(0, 8)}…)`,
+        `created key payments/Default (${PAYMENTS_KEY.public.slice(0, 8)}…)`,
+        "created member ada@globex.test",
+        "created member bob@globex.test",
+        "created member carol@globex.test",
+      ].sort(),
+    );
+    const snap = await snapshot(db, "globex-here");
+    expect(snap?.name).toBe("Globex here");
+    expect(snap?.teams).toEqual([
+      { slug: "backend", name: "Backend" },
+      { slug: "mobile-team", name: "Mobile" },
+    ]);
+    expect(snap?.projects.map((p) => [p.id, p.slug, p.platform])).toEqual([
+      [4242, "ios-app", "apple-ios"],
+      [4243, "payments", "python-django"],
+    ]);
+    const ios = snap?.projects[0];
+    expect(JSON.parse(String(ios?.settings)).scrubbing).toEqual({
+      enabled: true,
+      scrubIp: true,
+      extraKeys: ["card_number"],
+      safeKeys: ["order_id"],
+    });
+    expect(snap?.keys).toEqual(
+      [
+        {
+          slug: "payments",
+          public_key: PAYMENTS_KEY.public,
+          secret_key: PAYMENTS_KEY.secret,
+          label: "Default",
+          active: 1,
+          dsn_project_id: null,
+        },
+        { slug: "ios-app", public_key: IOS_KEY.public, secret_key: IOS_KEY.secret, label: "Default", active: 1, dsn_project_id: null },
+        {
+          slug: "ios-app",
+          public_key: IOS_OLD_KEY.public,
+          secret_key: IOS_OLD_KEY.secret,
+          label: "Old builds",
+          active: 0,
+          dsn_project_id: null,
+        },
+      ].sort((a, b) => a.public_key.localeCompare(b.public_key)),
+    );
+    expect(snap?.links).toEqual([
+      { team: "backend", project: "payments" },
+      { team: "mobile-team", project: "ios-app" },
+    ]);
+    expect(snap?.invited).toEqual([
+      { email: "ada@globex.test", role: "owner", open: true, teams: ["mobile-team"] },
+      { email: "bob@globex.test", role: "viewer", open: true, teams: [] },
+      { email: "carol@globex.test", role: "admin", open: true, teams: ["backend", "mobile-team"] },
+    ]);
+    // A new project made here after the import does not collide with the kept ids.
+    const next = await writeTx(db, async (tx) =>
+      insertProject(tx, { orgId: (await findOrgBySlug(tx, "locals"))?.id ?? 0, slug: "later", name: "Later", platform: "other", now: 1 }),
+    );
+    expect(next.id).toBeGreaterThan(4243);
+
+    // The old DSN (secret half included, as old SDKs send it) with only the host changed.
+    const handler = await startHandler(db);
+    try {
+      await sendWithSdk(`http://${IOS_KEY.public}:${IOS_KEY.secret}@${new URL(handler.base).host}/4242`, "ios via the old DSN");
+      expect((await drain(db, Date.now())).events).toBe(1);
+    } finally {
+      await handler.close();
+    }
+    expect(await issueTitles(db, 4242)).toEqual([expect.stringContaining("ios via the old DSN")]);
+
+    // The page's path: owners of the organization only; a second run changes nothing.
+    const user = await createUserWithPassword(auth, {
+      email: `boss-${dialect}@here.test`,
+      password: "a long test password 1",
+      name: "Boss",
+    });
+    const viewer = { userId: user.id, email: `boss-${dialect}@here.test`, name: "Boss" };
+    const here = await findOrgBySlug(db, "globex-here");
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: here?.id ?? 0, userId: user.id, role: "admin", now: 1 }));
+    expect(await errorCode(services.imports.importInto(viewer, { ...input, into: "globex-here" }))).toBe("forbidden");
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: here?.id ?? 0, userId: user.id, role: "owner", now: 1 }));
+    const again = await services.imports.importInto(viewer, { ...input, into: "globex-here" });
+    expect(again.entries.every((e) => e.action === "unchanged")).toBe(true);
+    expect(await snapshot(db, "globex-here")).toEqual(snap);
+
+    // The CLI killed right after writing the first project, then run again, ends in the same state.
+    const fresh = await createTestDatabase(dialect);
+    try {
+      // The CLI migrates the empty database; a dry run prints the report and writes nothing.
+      const pre = runCli(fresh, ["--url", replay.url, "--token", REPLAY_TOKEN, "--org", "globex", "--dry-run"]);
+      expect(await pre.exited, pre.err()).toBe(0);
+      expect(pre.out()).toMatch(/^Dry run: nothing was written/);
+      expect(pre.out()).toContain("11 created, 0 updated, 0 unchanged, 0 skipped.");
+      const args = ["--url", replay.url, "--token", REPLAY_TOKEN, "--org", "globex", "--into", "globex-here"];
+      const freshDb = openDb(fresh.config);
+      try {
+        await writeTx(freshDb, async (tx) => {
+          await insertOrg(tx, { slug: "globex-here", name: "Globex here", now: 1 });
+        });
+        const killed = runCli(fresh, args, { ERRATA_TEST_IMPORT_STALL: "project ios-app" });
+        await waitFor(
+          () => /\] project ios-app\n/.test(killed.err()),
+          () => killed.err(),
+        );
+        killed.child.kill("SIGKILL");
+        await killed.exited;
+        const half = await snapshot(freshDb, "globex-here");
+        expect(await findOrgBySlug(freshDb, "globex")).toBeUndefined();
+        expect(half?.projects.map((p) => p.slug)).toEqual(["ios-app"]);
+        expect(half?.keys.length).toBe(2);
+
+        const resumed = runCli(fresh, [...args, "--json"]);
+        expect(await resumed.exited, resumed.err()).toBe(0);
+        const report = JSON.parse(resumed.out()) as ImportReport;
+        expect(report.entries.filter((e) => e.action === "created").map((e) => e.name)).toEqual([
+          "payments",
+          expect.stringMatching(/^payments\/Default/),
+          "ada@globex.test",
+          "bob@globex.test",
+          "carol@globex.test",
+        ]);
+        expect(await snapshot(freshDb, "globex-here")).toEqual(snap);
+      } finally {
+        await freshDb.close();
+      }
+    } finally {
+      await fresh.drop();
+    }
+
+    // An owner sends Carol's imported invitation; accepting it puts her in her Sentry teams.
+    const carol = await db.kysely.selectFrom("invitations").select("id").where("email", "=", "carol@globex.test").executeTakeFirstOrThrow();
+    const sent = await services.members.resend(viewer, "globex-here", Number(carol.id), { send: false });
+    const tokenOf = new URL(sent.link).pathname.split("/").pop() ?? "";
+    await services.members.accept(tokenOf, null, { name: "Carol", password: "a long test password 2" });
+    const carolId = (await listMembers(db, here?.id ?? 0)).find((m) => m.email === "carol@globex.test")?.userId ?? "";
+    expect(carolId).not.toBe("");
+    const carolTeams = await db.kysely
+      .selectFrom("team_members")
+      .innerJoin("teams", "teams.id", "team_members.team_id")
+      .select("teams.slug")
+      .where("team_members.user_id", "=", carolId)
+      .orderBy("teams.slug")
+      .execute();
+    expect(carolTeams.map((t) => t.slug)).toEqual(["backend", "mobile-team"]);
+  }, 300_000);
+});
+
+async function waitFor(cond: () => boolean, what: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out; output so far:\n${what()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe.each(await dialects())("bad input is refused whole (%s)", (dialect) => {
+  let db: Db;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ db, close } = await openTestDb(dialect));
+  });
+  afterAll(async () => close());
+
+  const counts = async () => {
+    const n = async (t: "organizations" | "teams" | "projects" | "project_keys") =>
+      Number(
+        (
+          await db.kysely
+            .selectFrom(t)
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .executeTakeFirst()
+        )?.n ?? 0,
+      );
+    return { orgs: await n("organizations"), teams: await n("teams"), projects: await n("projects"), keys: await n("project_keys") };
+  };
+
+  test("unreachable, refused by policy, wrong token, HTML, unknown organization", async () => {
+    const start = await counts();
+    const replayInput = { url: replay.url, token: REPLAY_TOKEN, org: "globex" };
+    expect(await errorCode(importer(db).importAsOperator({ ...replayInput, url: "http://127.0.0.1:1" }))).toBe("import_source_unreachable");
+    expect(await errorCode(importer(db).importAsOperator({ ...replayInput, url: "not a url" }))).toBe("import_source_unreachable");
+    expect(await errorCode(importer(db, { allowPrivate: false, allowHosts: [] }).importAsOperator(replayInput))).toBe(
+      "import_source_unreachable",
+    );
+    expect(await errorCode(importer(db).importAsOperator({ url: source.url, token: "errata_wrong", org: "acme" }))).toBe(
+      "import_source_unauthorized",
+    );
+    expect(await errorCode(importer(db).importAsOperator({ ...replayInput, token: "wrong" }))).toBe("import_source_unauthorized");
+    expect(await errorCode(importer(db).importAsOperator({ ...replayInput, url: `${replay.url}/html` }))).toBe("import_not_sentry");
+    expect(await errorCode(importer(db).importAsOperator({ ...replayInput, org: "initech" }))).toBe("import_source_not_found");
+    expect(await errorCode(importer(db).importAsOperator({ ...replayInput, into: "nowhere" }))).toBe("not_found");
+    expect(await counts()).toEqual(start);
+  });
+
+  test("a project slug here with other keys, a key of another organization here: nothing imported", async () => {
+    await writeTx(db, async (tx) => {
+      const org = await insertOrg(tx, { slug: "has-payments", name: "Has payments", now: 1 });
+      const p = await insertProject(tx, { orgId: org.id, slug: "payments", name: "Payments", platform: "python", now: 1 });
+      await insertKey(tx, { projectId: p.id, publicKey: "ab".repeat(16), label: "Default", now: 1 });
+    });
+    const start = await counts();
+    const input = { url: replay.url, token: REPLAY_TOKEN, org: "globex" };
+    const slugClash = importer(db).importAsOperator({ ...input, into: "has-payments" });
+    expect(await errorCode(slugClash)).toBe("import_project_conflict");
+    expect(await counts()).toEqual(start);
+
+    // Now the payments key itself sits in a project of another organization.
+    await writeTx(db, async (tx) => {
+      const org = await insertOrg(tx, { slug: "squatter", name: "Squatter", now: 1 });
+      const p = await insertProject(tx, { orgId: org.id, slug: "other", name: "Other", platform: "other", now: 1 });
+      await insertKey(tx, { projectId: p.id, publicKey: PAYMENTS_KEY.public, label: "Default", now: 1 });
+    });
+    const withSquatter = await counts();
+    const err = await importer(db)
+      .importAsOperator(input)
+      .catch((e: unknown) => e as AppError);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe("import_key_conflict");
+    expect((err as AppError).message).toContain(PAYMENTS_KEY.public);
+    expect(await counts()).toEqual(withSquatter);
+    expect(await findOrgBySlug(db, "globex")).toBeUndefined();
+  });
+});
