@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { incidentRequest } from "./incident-bodies";
 import { headline, heldEntry, type IssueAlert } from "./message";
 import { skewSummary } from "./nextjs-alert";
 import { renderHtml, renderText } from "./render-text";
@@ -59,11 +60,19 @@ const skew = alert(
 
 describe("Next.js alert messages", () => {
   test("every channel shows the server error, its culprit, the digest and links the digest page", () => {
-    const kinds = CHANNEL_KINDS.filter((k): k is Exclude<ChannelKind, "email"> => k !== "email");
+    const kinds = CHANNEL_KINDS.filter(
+      (k): k is Exclude<ChannelKind, "email" | "pagerduty" | "opsgenie"> => k !== "email" && k !== "pagerduty" && k !== "opsgenie",
+    );
     const bodies = kinds.map(
       (k) => webhookRequest(k, { url: "https://hooks.example/x", botToken: "1:a", chatId: "1" }, pair, "https://errata.example", "d").body,
     );
     bodies.push(renderText(pair, "https://errata.example"), renderHtml(pair, "https://errata.example"));
+    // The incident channels (PagerDuty, Opsgenie) carry the same headline and the digest page's link.
+    for (const k of ["pagerduty", "opsgenie"] as const) {
+      bodies.push(
+        incidentRequest(k, { url: "https://incidents.example/x", routingKey: "r", apiKey: "a" }, pair, "https://errata.example", "d").body,
+      );
+    }
     for (const body of bodies) {
       expect(body).toContain("Invoice service refused");
       expect(body).toContain("907901174");
