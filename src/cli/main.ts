@@ -16,8 +16,8 @@ import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
 import { registerAlertCommands } from "./alert-commands";
-import { nextjsTestPair } from "./nextjs-test-pair";
 import { registerImportCommands } from "./import-command";
+import { nextjsTestPair } from "./nextjs-test-pair";
 import { findProjectRoot, startErrata } from "./start";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
