@@ -26,6 +26,8 @@ import {
 import { countOwners, deleteMember, findMemberRole, listMembers, setMemberRole } from "../../storage/members/members";
 import { addToDefaultTeam } from "../../storage/members/teams";
 import { upsertMember } from "../../storage/orgs/orgs";
+import { requirePermission } from "../access/access";
+import type { Action } from "../access/permissions";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions } from "../auth/auth";
 import type { OrgSummary, Role, Viewer } from "../types";
 
@@ -132,14 +134,9 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
     expiresAt: i.expiresAt,
   });
 
-  async function authorize(viewer: Viewer, orgSlug: string, need: Role, scope: string): Promise<OrgSummary> {
-    deps.requireScope(viewer, scope);
+  async function authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<OrgSummary> {
     const org = await deps.membershipOrThrow(viewer, orgSlug);
-    if (RANK[org.role] < RANK[need])
-      throw new AppError(
-        "forbidden",
-        need === "owner" ? "Only owners can do that." : "Only admins and owners can invite and manage invitations.",
-      );
+    requirePermission(viewer, org, action);
     return org;
   }
 
@@ -179,7 +176,7 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
   return {
     async page(viewer, orgSlug) {
       // Organization settings are for admins and owners (a member or viewer gets `forbidden`).
-      const org = await authorize(viewer, orgSlug, "admin", "member:read");
+      const org = await authorize(viewer, orgSlug, "member.invite");
       const invitations = (await listInvitations(db, org.id)).map(info);
       // Pending first; history of the last 30 days after it.
       const recent = invitations.filter((i) => i.state === "pending" || i.createdAt > now() - 30 * DAY);
@@ -194,14 +191,14 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
     },
 
     async list(viewer, orgSlug) {
-      deps.requireScope(viewer, "member:read");
-      const org = await deps.membershipOrThrow(viewer, orgSlug);
+      const org = await authorize(viewer, orgSlug, "member.read");
       return listMembers(db, org.id);
     },
 
     async invite(viewer, orgSlug, input) {
+      const org = await authorize(viewer, orgSlug, "member.invite");
       const v = validate(z.object({ email: emailSchema, role: z.enum(ROLES), send: z.boolean().optional() }), input);
-      const org = await authorize(viewer, orgSlug, v.role === "owner" ? "owner" : "admin", "member:write");
+      if (v.role === "owner") requirePermission(viewer, org, "member.admin");
       const existing = await findUserByEmail(auth, v.email);
       if (existing && (await findMemberRole(db, org.id, existing.id)))
         throw new AppError("conflict", `${v.email} is already a member.`, {
@@ -226,10 +223,10 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
     },
 
     async resend(viewer, orgSlug, invitationId, opts = {}) {
-      const org = await authorize(viewer, orgSlug, "admin", "member:write");
+      const org = await authorize(viewer, orgSlug, "member.invite");
       const inv = Number.isSafeInteger(invitationId) ? await findInvitation(db, org.id, invitationId) : undefined;
       if (!inv) throw new AppError("not_found", "Invitation not found.");
-      if (inv.role === "owner" && org.role !== "owner") throw new AppError("forbidden", "Only owners can invite owners.");
+      if (inv.role === "owner") requirePermission(viewer, org, "member.admin");
       const state = stateOf(inv);
       if (state === "accepted" || state === "revoked")
         throw new AppError("invitation_invalid", `This invitation was ${state}; invite again.`);
@@ -241,16 +238,16 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
     },
 
     async revoke(viewer, orgSlug, invitationId) {
-      const org = await authorize(viewer, orgSlug, "admin", "member:write");
+      const org = await authorize(viewer, orgSlug, "member.invite");
       const inv = Number.isSafeInteger(invitationId) ? await findInvitation(db, org.id, invitationId) : undefined;
       if (!inv) throw new AppError("not_found", "Invitation not found.");
-      if (inv.role === "owner" && org.role !== "owner") throw new AppError("forbidden", "Only owners can revoke an owner's invitation.");
+      if (inv.role === "owner") requirePermission(viewer, org, "member.admin");
       await revokeInvitation(db, inv.id, now());
     },
 
     async changeRole(viewer, orgSlug, userId, roleInput) {
+      const org = await authorize(viewer, orgSlug, "member.admin");
       const role = parseRole(roleInput);
-      const org = await authorize(viewer, orgSlug, "owner", "member:write");
       await writeTx(db, async (tx) => {
         const current = await findMemberRole(tx, org.id, userId);
         if (!current) throw new AppError("not_found", "Member not found.");
@@ -261,7 +258,7 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
 
     async remove(viewer, orgSlug, userId) {
       const self = userId === viewer.userId;
-      const org = await authorize(viewer, orgSlug, self ? "viewer" : "owner", "member:write");
+      const org = await authorize(viewer, orgSlug, self ? "member.leave" : "member.admin");
       await writeTx(db, async (tx) => {
         const current = await findMemberRole(tx, org.id, userId);
         if (!current) throw new AppError("not_found", "Member not found.");

@@ -3,7 +3,7 @@ import { apiRoute, readJson } from "@/server/http/api-route";
 
 // Accepts an invitation (public): signed in, that account joins; otherwise a new account is made
 // with the name and password in the body. Answers the org to land in.
-export const POST = apiRoute<{ token: string }>(async (req, { params }) => {
+export const POST = apiRoute<{ token: string }>("public", async (req, { params }) => {
   const s = app();
   const viewer = await s.session.viewerFromHeaders(req.headers);
   const body = viewer ? {} : ((await readJson(req)) as { name?: unknown; password?: unknown });

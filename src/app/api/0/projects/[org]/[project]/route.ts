@@ -3,7 +3,7 @@ import { apiRoute, requireViewer } from "@/server/http/api-route";
 import { sentryProject } from "@/server/orgs/sentry-project";
 
 // Sentry's project detail.
-export const GET = apiRoute<{ org: string; project: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string; project: string }>("project.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const services = app();
   const project = await services.projects.get(viewer, params.org, params.project);

@@ -11,17 +11,17 @@ async function checkProject(req: Request, params: P) {
   return viewer;
 }
 
-export const GET = apiRoute<P>(async (req, { params }) => {
+export const GET = apiRoute<P>("release.read", async (req, { params }) => {
   const viewer = await checkProject(req, params);
   return Response.json(await app().releaseApi.get(viewer, params.org, params.version));
 });
 
-export const PUT = apiRoute<P>(async (req, { params }) => {
+export const PUT = apiRoute<P>("release.write", async (req, { params }) => {
   const viewer = await checkProject(req, params);
   return Response.json(await app().releaseApi.update(viewer, params.org, params.version, await readJson(req)));
 });
 
-export const DELETE = apiRoute<P>(async (req, { params }) => {
+export const DELETE = apiRoute<P>("release.write", async (req, { params }) => {
   const viewer = await checkProject(req, params);
   await app().releaseApi.delete(viewer, params.org, params.version);
   return new Response(null, { status: 204 });
