@@ -125,10 +125,15 @@ export function scopesForRole(role: Role): TokenScope[] {
   );
 }
 
-/** The role table the README shows: per role, what it adds to the one below. */
-export function roleTable(): Array<{ role: Role; adds: string[] }> {
-  return ROLE_ORDER.map((role) => ({
-    role,
-    adds: ACTIONS.filter((a) => PERMISSIONS[a].role === role).map((a) => PERMISSIONS[a].what),
-  }));
+/**
+ * The README's role table (between `<!-- role-table -->` markers), rendered from this table; a
+ * unit test (permissions.test.ts) fails when the README says anything else.
+ */
+export function roleTableMarkdown(): string {
+  const rows = ACTIONS.map((a) => {
+    const p: Permission = PERMISSIONS[a];
+    const tokens = p.sessionOnly ? "browser only" : p.scopes.map((s) => `\`${s}\``).join(", ");
+    return `| ${p.what} | ${p.role} | ${tokens} | \`${a}\` |`;
+  });
+  return ["| who may … | least role | token scopes (any one) | action |", "|---|---|---|---|", ...rows].join("\n");
 }
