@@ -201,7 +201,7 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
       path: "no/such/endpoint",
       token: "0".repeat(43),
     });
-  });
+  }, 300_000);
   afterAll(async () => {
     await db?.close();
     await server?.stop();

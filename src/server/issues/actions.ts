@@ -204,9 +204,9 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     input: IssueUpdate,
     projectSlug?: string,
   ): Promise<{ ids: number[]; org: OrgSummary }> {
+    const org = await authorize(viewer, orgSlug, "issue.update");
     const at = now();
     const cmd = parseIssueUpdate(input, at);
-    const org = await authorize(viewer, orgSlug, "issue.update");
     const { issues } = await issuesIn(org, ids, projectSlug);
     const assignee = await assigneeFor(org, cmd.assignedTo);
     const lookup = releaseLookup(cmd, at);

@@ -86,8 +86,8 @@ export function createTeamServices(deps: {
     },
 
     async create(viewer, orgSlug, input) {
-      const v = validate(z.object({ name: nameSchema }), input);
       const org = await admin(viewer, orgSlug, true);
+      const v = validate(z.object({ name: nameSchema }), input);
       const slug = slugify(v.name);
       if (!slug)
         throw new AppError("validation_failed", "Use letters or digits in the name.", {

@@ -7,7 +7,9 @@ type P = { org: string; project: string; version: string };
 // releases are organization-wide, as Sentry's), after checking the project is the caller's.
 async function checkProject(req: Request, params: P) {
   const viewer = await requireViewer(req);
-  await app().projects.get(viewer, params.org, params.project);
+  // Through the releases service (release.read, the project among the visible ones), not project.read:
+  // a CI token with project:releases only must reach its releases.
+  await app().releaseApi.list(viewer, params.org, { project: params.project, limit: 1 });
   return viewer;
 }
 
