@@ -114,6 +114,7 @@ export interface MemberDeps {
   requireScope(viewer: Viewer, scope: string): void;
 }
 
+const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
 
 export function createMemberServices(deps: MemberDeps): MemberServices {
@@ -306,6 +307,12 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
         });
         return { orgSlug: org.slug, email: inv.email };
       }
+      // An invitation is for the invited address only: another signed-in account changes nothing.
+      if (!sameEmail(viewer?.email ?? "", inv.email))
+        throw new AppError(
+          "invitation_other_account",
+          `This invitation is for ${inv.email}; you are signed in as ${viewer?.email}. Sign out, then open the link again.`,
+        );
       const id = userId;
       await writeTx(db, async (tx) => {
         if (!(await claimInvitation(tx, inv.id, id, now()))) throw new AppError("invitation_invalid");

@@ -34,6 +34,19 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   }
   const viewer = await currentViewer();
   const lead = `You are invited to ${invite.orgName} as ${invite.role === "admin" || invite.role === "owner" ? "an" : "a"} ${invite.role}.`;
+  if (viewer && viewer.email.trim().toLowerCase() !== invite.email.trim().toLowerCase()) {
+    // Bound to the invited address: another account learns whom it is for and can do nothing else.
+    return (
+      <AuthCard
+        title={`This invitation is for ${invite.email}`}
+        lead={`You are signed in as ${viewer.email}. To accept it, sign out and sign in (or create the account) as ${invite.email}.`}
+      >
+        <Link href="/account" className="btn">
+          Your account
+        </Link>
+      </AuthCard>
+    );
+  }
   if (viewer) {
     return (
       <AuthCard title={`Join ${invite.orgName}`} lead={lead}>
