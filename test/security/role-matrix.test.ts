@@ -141,10 +141,12 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
     const dsn = await server.cli("project", "create", "--org", "acme", "--name", "web", "--platform", "javascript");
     const project = Number((await db.kysely.selectFrom("projects").select("id").where("slug", "=", "web").executeTakeFirstOrThrow()).id);
     // The member and the viewer are on the team that owns the project, so visibility is not what refuses them.
+    // Ids first: SQLite has one connection, so no read outside the write transaction while it runs.
+    const onTeam = [await userId(people.member), await userId(people.viewer)];
     await writeTx(db, async (tx) => {
       const team = await insertTeam(tx, { orgId: acme, slug: "web-team", name: "Web", now: Date.now() });
       await setTeamProject(tx, team, project, true);
-      for (const role of ["member", "viewer"] as const) await setTeamMember(tx, team, await userId(people[role]), true);
+      for (const id of onTeam) await setTeamMember(tx, team, id, true);
     });
     const orgToken = await token(people.owner, ORG_TOKEN_SCOPES, acme);
     const outsiderOrgToken = await token(people.outsider, ORG_TOKEN_SCOPES, await orgId("globex"));
