@@ -29,6 +29,7 @@ import { upsertMember } from "../../storage/orgs/orgs";
 import { requirePermission } from "../access/access";
 import type { Action } from "../access/permissions";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions } from "../auth/auth";
+import type { LoginThrottle } from "../auth/login-throttle";
 import type { OrgSummary, Role, Viewer } from "../types";
 
 export const ROLES = ["viewer", "member", "admin", "owner"] as const;
@@ -94,13 +95,19 @@ export interface MemberServices {
   /** Removes a member (owners), or the viewer themselves (leave); their sessions end. */
   remove(viewer: Viewer, orgSlug: string, userId: string): Promise<void>;
   /** Public: the invitation behind a link, or `invitation_invalid`. */
-  preview(token: string): Promise<InvitationPreview>;
+  /** `ip`: the client address; wrong links are counted and throttled per address like sign-in failures. */
+  preview(token: string, ip?: string): Promise<InvitationPreview>;
   /**
    * Public: accepts the invitation. Signed in (`viewer`): that account joins. Otherwise a new
    * account is made with the invitation's email and the given name and password; an existing
    * account must sign in first (`unauthenticated`).
    */
-  accept(token: string, viewer: Viewer | null, input?: { name?: string; password?: string }): Promise<{ orgSlug: string; email: string }>;
+  accept(
+    token: string,
+    viewer: Viewer | null,
+    input?: { name?: string; password?: string },
+    ip?: string,
+  ): Promise<{ orgSlug: string; email: string }>;
 }
 
 export interface MemberDeps {
@@ -112,6 +119,8 @@ export interface MemberDeps {
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
+  /** Counts wrong invitation links per client address (the sign-in throttle's rule). */
+  throttle?: LoginThrottle;
 }
 
 const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -168,9 +177,29 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
 
   const linkOf = (secret: string) => `${deps.publicUrl}/invite/${secret}`;
 
-  async function openInvitation(token: string): Promise<InvitationRow> {
+  async function findPending(token: string): Promise<InvitationRow | undefined> {
     const inv = /^[A-Za-z0-9_-]{20,100}$/.test(token) ? await findInvitationByHash(db, hashSecret(token)) : undefined;
-    if (!inv || stateOf(inv) !== "pending") throw new AppError("invitation_invalid");
+    return inv && stateOf(inv) === "pending" ? inv : undefined;
+  }
+
+  /** The pending invitation; wrong links count against the client address like failed sign-ins. */
+  async function openInvitation(token: string, ip?: string): Promise<InvitationRow> {
+    if (!deps.throttle || ip === undefined) {
+      const inv = await findPending(token);
+      if (!inv) throw new AppError("invitation_invalid");
+      return inv;
+    }
+    const started = await deps.throttle.beginAddress("invitation", ip);
+    if (!started.allowed) {
+      const minutes = Math.max(1, Math.ceil(started.retryAfterSeconds / 60));
+      throw new AppError(
+        "rate_limited",
+        `Too many wrong invitation links from this address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+      );
+    }
+    const inv = await findPending(token);
+    await deps.throttle.settle(started.attempt, inv ? "not_counted" : "failed");
+    if (!inv) throw new AppError("invitation_invalid");
     return inv;
   }
 
@@ -271,8 +300,8 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
       await revokeUserSessions(auth, userId);
     },
 
-    async preview(token) {
-      const inv = await openInvitation(token);
+    async preview(token, ip) {
+      const inv = await openInvitation(token, ip);
       const org = await orgById(inv.orgId);
       return {
         orgSlug: org.slug,
@@ -283,8 +312,8 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
       };
     },
 
-    async accept(token, viewer, input = {}) {
-      const inv = await openInvitation(token);
+    async accept(token, viewer, input = {}, ip) {
+      const inv = await openInvitation(token, ip);
       const org = await orgById(inv.orgId);
       let userId = viewer?.userId;
       if (!userId) {

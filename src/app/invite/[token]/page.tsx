@@ -1,5 +1,8 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import Link from "next/link";
+import { isAppError } from "@/core/errors";
+import { CLIENT_IP_HEADER } from "@/server/auth/requests";
 import type { InvitationPreview } from "@/server/members/members";
 import { AuthCard } from "@/ui/auth-card";
 import { InviteAcceptForm } from "@/ui/invite-accept-form";
@@ -15,11 +18,21 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   const { token } = await params;
   const s = await services();
   let invite: InvitationPreview | null = null;
+  let throttled: string | null = null;
   try {
-    invite = await s.members.preview(token);
-  } catch {
+    invite = await s.members.preview(token, (await headers()).get(CLIENT_IP_HEADER) ?? "unknown");
+  } catch (err) {
+    if (isAppError(err) && err.code === "rate_limited") throttled = err.message;
     invite = null;
   }
+  if (throttled)
+    return (
+      <AuthCard title="Too many wrong links" lead={throttled}>
+        <Link href="/login" className="btn">
+          Sign in
+        </Link>
+      </AuthCard>
+    );
   if (!invite) {
     return (
       <AuthCard
