@@ -49,6 +49,14 @@ export const ERROR_CATALOGUE = {
     status: 415,
     message: "Requests signed in with the session cookie must send a JSON body (Content-Type: application/json).",
   },
+  scope_not_allowed: {
+    status: 403,
+    message: "A token cannot have scopes beyond what your role allows (a viewer's token only reads); choose among the scopes offered.",
+  },
+  invitation_other_account: {
+    status: 403,
+    message: "This invitation is for another email address: sign out and accept it with the account of the invited address.",
+  },
   invitation_invalid: { status: 410, message: "This invitation link was already used, revoked or has expired. Ask for a new one." },
   last_owner: { status: 409, message: "An organization needs at least one owner: make someone else owner first." },
   mail_failed: { status: 502, message: "The email could not be sent; copy the link instead." },

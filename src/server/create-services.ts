@@ -63,6 +63,7 @@ export function createServices(deps: {
   const issueDetail = (issue: Parameters<typeof toIssueDetail>[1], projects: Parameters<typeof toIssueDetail>[2]) =>
     toIssueDetail(db, issue, projects);
   const mailer = createMailer(config.smtp);
+  const loginThrottle = createLoginThrottle({ db, config, now });
 
   const issueStream = createIssueStream({
     db,
@@ -174,6 +175,7 @@ export function createServices(deps: {
       now,
       membershipOrThrow,
       requireScope,
+      throttle: loginThrottle,
     }),
 
     teams: createTeamServices({ db, now, membershipOrThrow, requireScope }),
@@ -192,7 +194,7 @@ export function createServices(deps: {
 
     authRequests: createAuthRequests({
       handler: (req) => auth.handler(req),
-      throttle: createLoginThrottle({ db, config, now }),
+      throttle: loginThrottle,
       passwordSignInRefusal: (email) => sso.passwordSignInRefusal(email),
       revokeSession: (token) => revokeSessionToken(auth, token),
     }),

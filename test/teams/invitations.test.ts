@@ -142,6 +142,39 @@ describe.each(await dialects())("invitations on %s", (dialect) => {
     expect(await codeOf(s.members.invite(owner, org(), { email, role: "member" }))).toBe("conflict");
   });
 
+  test("an invitation is bound to its address: another signed-in account sees whom it is for and changes nothing", async () => {
+    const invited = `dora-${dialect}@example.com`;
+    const mallory = await createUserWithPassword(auth, {
+      email: `mallory-${dialect}@example.com`,
+      password: "correct horse battery",
+      name: "Mallory",
+    });
+    const asMallory = { userId: mallory.id, email: `mallory-${dialect}@example.com`, name: "Mallory" };
+    const { link } = await s.members.invite(owner, org(), { email: invited, role: "admin", send: false });
+    const token = link.split("/").at(-1) as string;
+    const refused = await s.members.accept(token, asMallory).catch((e: unknown) => e as { code: string; message: string });
+    expect(refused).toMatchObject({ code: "invitation_other_account" });
+    expect((refused as { message: string }).message).toContain(`This invitation is for ${invited}`);
+    // Nothing changed: Mallory is no member, the invitation still works for its address.
+    expect(await codeOf(s.orgs.get(asMallory, org()))).toBe("not_found");
+    expect((await s.members.preview(token)).email).toBe(invited);
+    // The invited address, whatever its case, accepts it.
+    const dora = await createUserWithPassword(auth, { email: invited, password: "correct horse battery", name: "Dora" });
+    await s.members.accept(token, { userId: dora.id, email: invited.toUpperCase(), name: "Dora" });
+    expect((await s.orgs.get({ userId: dora.id, email: invited, name: "Dora" }, org())).role).toBe("admin");
+  });
+
+  test("guessing invitation links is throttled per address like sign-in (10 wrong links, then rate_limited)", async () => {
+    const ip = `203.0.113.${dialect === "sqlite" ? 7 : 8}`;
+    const guess = (i: number) => `guess${String(i).padStart(3, "0")}${"x".repeat(30)}`;
+    for (let i = 0; i < 10; i++) expect(await codeOf(s.members.preview(guess(i), ip))).toBe("invitation_invalid");
+    expect(await codeOf(s.members.preview(guess(10), ip))).toBe("rate_limited");
+    expect(await codeOf(s.members.accept(guess(11), null, { name: "X", password: "a long enough password" }, ip))).toBe("rate_limited");
+    // Another address is not affected, and a right link from it works.
+    const { link } = await s.members.invite(owner, org(), { email: `erin-${dialect}@example.com`, role: "member", send: false });
+    expect((await s.members.preview(link.split("/").at(-1) as string, "198.51.100.1")).role).toBe("member");
+  });
+
   test("removing a member ends their sessions; a password reset through the CLI ends the user's sessions", async () => {
     const email = `carol-${dialect}@example.com`;
     const { link } = await s.members.invite(owner, org(), { email, role: "member", send: false });

@@ -107,8 +107,12 @@ describe.each(await dialects())("token services on %s", (dialect) => {
     expect(secret).toMatch(/^sntryu_[0-9a-f]{64}$/);
     const v = (await s.session.viewerFromToken(`Bearer ${secret}`)) as Viewer;
     expect(v.scopes).toEqual(["event:read", "event:write"]);
-    // Scopes never exceed the role: a member's token cannot delete issues or create releases.
-    expect(await codeOf(s.artifacts.createRelease({ ...v, scopes: ["project:releases"] }, "acme", { version: "1" }))).toBe("forbidden");
+    // Scopes never exceed the role: a member's token cannot delete issues, and the scopes only an
+    // admin uses are refused when the token is made.
+    expect(await codeOf(s.issueActions.delete({ ...v, scopes: ["event:write"] }, "acme", [1]))).toBe("forbidden");
+    expect(await codeOf(s.tokens.createPersonal(who.member, { name: "too much", scopes: ["project:write"] }))).toBe("scope_not_allowed");
+    expect(await s.tokens.personalScopes(who.member)).not.toContain("project:write");
+    expect(await s.tokens.personalScopes(who.member)).toContain("project:releases");
     expect((await s.tokens.listPersonal(who.member)).map((t) => t.id)).toEqual([token.id]);
     expect(await s.tokens.listPersonal(who.owner)).toEqual([]);
     expect(await codeOf(s.tokens.revokePersonal(who.owner, token.id))).toBe("not_found");

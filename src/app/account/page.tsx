@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
-import { TOKEN_SCOPES } from "@/core/token-scopes";
 import { SettingsForm } from "@/ui/settings-form";
 import { DangerZone, Field, SettingsSection } from "@/ui/settings-section";
 import { NewTokenForm, RevokeTokenButton } from "@/ui/settings-tokens";
@@ -22,11 +21,12 @@ export const metadata: Metadata = { title: "Account" };
 export default async function AccountPage() {
   const viewer = await requireViewer("/account");
   const s = await services();
-  const [account, orgs, tokens, ssoLinks] = await Promise.all([
+  const [account, orgs, tokens, ssoLinks, scopes] = await Promise.all([
     s.account.get(viewer, await headers()),
     s.orgs.listForViewer(viewer),
     s.tokens.listPersonal(viewer),
     s.sso.accountLinks(viewer),
+    s.tokens.personalScopes(viewer),
   ]);
   const now = Date.now();
   const home = orgs[0] ? `/${orgs[0].slug}/issues` : "/";
@@ -134,7 +134,7 @@ export default async function AccountPage() {
       <SettingsSection
         id="personal-tokens"
         title="Personal API tokens"
-        description="For scripts and the REST API. A token never does more than your role in each organization allows, whatever its scopes."
+        description="For scripts and the REST API. Only the scopes your role allows are offered, and a token never does more than your current role in each organization allows."
       >
         <TokenList
           tokens={tokens}
@@ -144,8 +144,8 @@ export default async function AccountPage() {
           <NewTokenForm
             action={createPersonalTokenAction}
             hidden={{}}
-            scopes={TOKEN_SCOPES}
-            defaults={["org:read", "project:read", "event:read"]}
+            scopes={scopes}
+            defaults={["org:read", "project:read", "event:read"].filter((d) => scopes.some((s) => s === d))}
             idPrefix="personal-token"
           />
         </div>

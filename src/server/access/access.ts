@@ -13,10 +13,25 @@ import { visibleProjectIds } from "../../storage/members/teams";
 import { findMembership } from "../../storage/orgs/orgs";
 import { listKeys, listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
 import type { OrgSummary, ProjectSummary, Viewer } from "../types";
+import { type Action, type Credential, denial } from "./permissions";
 import { visibleProjects } from "./visibility";
+
+/** The credential a viewer acts with: session, personal token or organization token. */
+export function credentialOf(viewer: Viewer): Credential {
+  if (!viewer.scopes) return { kind: "session" };
+  return viewer.tokenOrgId != null ? { kind: "org-token", scopes: viewer.scopes } : { kind: "user-token", scopes: viewer.scopes };
+}
+
+/** Throws `forbidden` unless the viewer, in this org, may do `action` (the permission table decides). */
+export function requirePermission(viewer: Viewer, org: OrgSummary, action: Action): void {
+  const why = denial(org.role, credentialOf(viewer), action);
+  if (why) throw new AppError("forbidden", why);
+}
 
 export interface Access {
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  /** The membership, when the viewer may do `action` there (src/server/access/permissions.ts); else not_found or forbidden. */
+  authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
   /** The org's projects the viewer may see, by id. */
   projectMap(org: OrgSummary): Promise<Map<number, ProjectRow>>;
@@ -39,6 +54,12 @@ export function createAccess(db: Db, config: Config): Access {
     const restricted = m.role === "member" || m.role === "viewer";
     const visible = restricted ? await visibleProjectIds(db, m.id, viewer.userId) : null;
     return { id: m.id, slug: m.slug, name: m.name, role: m.role, visibleProjectIds: visible };
+  }
+
+  async function authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<OrgSummary> {
+    const org = await membershipOrThrow(viewer, orgSlug);
+    requirePermission(viewer, org, action);
+    return org;
   }
 
   function requireScope(viewer: Viewer, scope: string): void {
@@ -68,5 +89,5 @@ export function createAccess(db: Db, config: Config): Access {
     return { org, issue, projects };
   }
 
-  return { membershipOrThrow, requireScope, projectMap, projectSummary, issueInOrg };
+  return { membershipOrThrow, authorize, requireScope, projectMap, projectSummary, issueInOrg };
 }

@@ -37,6 +37,7 @@ import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { getIssue } from "../../storage/issues/issues";
 import { findProjectById, findProjectBySlug, type ProjectRow } from "../../storage/orgs/projects";
+import { requirePermission } from "../access/access";
 import { canSeeProject } from "../access/visibility";
 import type { OrgSummary, Viewer } from "../types";
 
@@ -171,15 +172,14 @@ export function deliveryView(n: NotificationRow): DeliveryView {
 }
 
 export function createAlertServices(deps: AlertServiceDeps): AlertServices {
-  const { db, now, membershipOrThrow, requireScope } = deps;
+  const { db, now, membershipOrThrow } = deps;
 
   async function access(viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) {
-    requireScope(viewer, write ? "project:write" : "project:read");
     const org = await membershipOrThrow(viewer, orgSlug);
+    requirePermission(viewer, org, write ? "alert.write" : "project.read");
     const project = await findProjectBySlug(db, org.id, projectSlug);
     // A member outside the project's teams learns nothing of it, not even that it exists.
     if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
-    if (write && !canManage(org)) throw new AppError("forbidden", "Only admins and owners can change alert rules and channels.");
     return { org, project };
   }
 
@@ -193,13 +193,12 @@ export function createAlertServices(deps: AlertServiceDeps): AlertServices {
   }
 
   async function issueAccess(viewer: Viewer, orgSlug: string, issueId: number, write: boolean) {
-    requireScope(viewer, write ? "event:write" : "event:read");
     const org = await membershipOrThrow(viewer, orgSlug);
+    requirePermission(viewer, org, write ? "alert.mute" : "event.read");
     const issue = Number.isSafeInteger(issueId) ? await getIssue(db, issueId) : undefined;
     const project = issue ? await findProjectById(db, issue.projectId) : undefined;
     if (!issue || !project || project.orgId !== org.id || !canSeeProject(org, project.id))
       throw new AppError("not_found", "Issue not found.");
-    if (write && org.role === "viewer") throw new AppError("forbidden", "Viewers cannot mute alerts.");
     return issue;
   }
 

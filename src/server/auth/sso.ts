@@ -32,6 +32,7 @@ import {
 } from "../../storage/members/sso";
 import { addToDefaultTeam } from "../../storage/members/teams";
 import { findOrgBySlug, type OrgRow, upsertMember } from "../../storage/orgs/orgs";
+import { requirePermission } from "../access/access";
 import type { OrgSummary, Viewer } from "../types";
 import { type Auth, createUserWithoutPassword, findUserByEmail, revokeUserSessions } from "./auth";
 import { createSecretBox, type SecretBox } from "./secret-box";
@@ -150,16 +151,14 @@ export function createSsoServices(deps: {
   }
 
   async function readable(viewer: Viewer, orgSlug: string): Promise<OrgSummary> {
-    if (viewer.scopes) throw new AppError("forbidden", "Single sign-on is managed in the browser, not with API tokens.");
     const org = await membershipOrThrow(viewer, orgSlug);
-    if (org.role !== "owner" && org.role !== "admin")
-      throw new AppError("forbidden", "Only owners and admins see single sign-on settings.");
+    requirePermission(viewer, org, "sso.read");
     return org;
   }
 
   async function editable(viewer: Viewer, orgSlug: string): Promise<OrgSummary> {
-    const org = await readable(viewer, orgSlug);
-    if (org.role !== "owner") throw new AppError("forbidden", "Only owners change single sign-on.");
+    const org = await membershipOrThrow(viewer, orgSlug);
+    requirePermission(viewer, org, "sso.write");
     return org;
   }
 

@@ -9,6 +9,7 @@ import type { Db } from "../../storage/db";
 import { getAttachment, listEventAttachments } from "../../storage/events/attachments";
 import { listOutcomes } from "../../storage/events/outcomes";
 import { findProjectBySlug } from "../../storage/orgs/projects";
+import { requirePermission } from "../access/access";
 import { canSeeProject } from "../access/visibility";
 import type { OrgSummary, Viewer } from "../types";
 
@@ -86,10 +87,8 @@ export function createIngestDataServices(deps: {
   return {
     outcomes: {
       async list(viewer, orgSlug, projectSlug, range) {
-        requireScope(viewer, "project:read");
         const { org, project: p } = await project(viewer, orgSlug, projectSlug, "Project");
-        if (org.role !== "admin" && org.role !== "owner")
-          throw new AppError("forbidden", "Only admins and owners can read a project's outcome counters.");
+        requirePermission(viewer, org, "stats.outcomes");
         const from = Math.floor(range.from);
         const to = Math.floor(range.to);
         if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from || to - from > MAX_RANGE_MS) {

@@ -18,6 +18,7 @@ import {
 import type { Db } from "../../storage/db";
 import { listOutcomes } from "../../storage/events/outcomes";
 import type { ProjectRow } from "../../storage/orgs/projects";
+import { requirePermission } from "../access/access";
 import type { OrgSummary, ProjectSummary, Viewer } from "../types";
 
 const HOUR = 3_600_000;
@@ -88,8 +89,8 @@ export function createStatsApi(deps: StatsApiDeps): StatsApi {
     },
 
     async orgStatsV2(viewer, orgSlug, q) {
-      deps.requireScope(viewer, "org:read");
       const org = await deps.membershipOrThrow(viewer, orgSlug);
+      requirePermission(viewer, org, "org.read");
       const visible = await deps.projectsOf(org);
       const field = checkField(q.get("field"));
       const interval = parseInterval(q.get("interval"), HOUR);

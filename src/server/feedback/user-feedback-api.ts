@@ -9,6 +9,7 @@ import { validate } from "../../core/validation";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { type FeedbackRow, listFeedback, upsertFeedback } from "../../storage/feedback/feedback";
+import { requirePermission } from "../access/access";
 import type { OrgSummary, ProjectSummary, Viewer } from "../types";
 
 export type SentryUserReport = ReturnType<typeof reportJson>;
@@ -54,16 +55,13 @@ export function createUserFeedbackApi(deps: UserFeedbackApiDeps): UserFeedbackAp
   const { db } = deps;
   return {
     async list(viewer, orgSlug, projectSlug) {
-      deps.requireScope(viewer, "event:read");
+      requirePermission(viewer, await deps.membershipOrThrow(viewer, orgSlug), "event.read");
       const project = await deps.getProject(viewer, orgSlug, projectSlug);
       return (await listFeedback(db, { projectIds: [project.id], limit: 100 })).map(reportJson);
     },
 
     async create(viewer, orgSlug, projectSlug, body) {
-      if (viewer.scopes && !viewer.scopes.some((s) => s === "event:write" || s === "project:write"))
-        throw new AppError("forbidden", 'This token lacks the "event:write" scope.');
-      const org = await deps.membershipOrThrow(viewer, orgSlug);
-      if (!viewer.scopes && org.role === "viewer") throw new AppError("forbidden", "Viewers cannot add feedback.");
+      requirePermission(viewer, await deps.membershipOrThrow(viewer, orgSlug), "feedback.create");
       const project = await deps.getProject(viewer, orgSlug, projectSlug);
       const r = validate(reportSchema, body);
       await writeTx(db, (tx) =>

@@ -2,16 +2,28 @@
  * Wraps Next.js route handlers of the REST API: a request id on every response, AppErrors mapped
  * through the catalogue to `{"error": {code, message, fields?, request_id}}`, anything else logged
  * with the request id and answered as `internal_error` without internals.
+ *
+ * Every route names what it does first: an action of the permission table
+ * (src/server/access/permissions.ts) that its service authorizes, "signed-in" (any caller, no
+ * organization) or "public". The role matrix test reads these names to know who must be allowed
+ * and who refused, so a route without one fails it:
+ *
+ *   export const POST = apiRoute<P>("release.write", async (req, { params }) => { … });
  */
 import { randomUUID } from "node:crypto";
 import { AppError, isAppError } from "../../core/errors";
 import { STORAGE_RETRY_AFTER_SECS } from "../../storage/storage-health";
+import type { Action } from "../access/permissions";
 import { app } from "../app-context";
 import type { Viewer } from "../types";
 
 type Handler<P> = (req: Request, ctx: { params: P; requestId: string }) => Promise<Response>;
 
-export function apiRoute<P>(handler: Handler<P>) {
+/** Who may call a route: a permission-table action, any signed-in caller, or anyone. */
+export type RouteAccess = Action | "signed-in" | "public";
+
+export function apiRoute<P>(access: RouteAccess, handler: Handler<P>) {
+  void access; // declared for readers and the role matrix; the service authorizes
   return async (req: Request, routeCtx: { params: Promise<P> }): Promise<Response> => {
     const requestId = randomUUID();
     try {

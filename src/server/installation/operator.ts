@@ -16,6 +16,7 @@ import { findOrgBySlug, insertOrg, upsertMember } from "../../storage/orgs/orgs"
 import { findProjectBySlug, insertKey, insertProject, listKeys, type ProjectRow } from "../../storage/orgs/projects";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions, setUserPassword } from "../auth/auth";
 import { hashApiToken } from "../auth/sessions";
+import { refuseBeyond, scopesOfUser } from "../members/tokens";
 
 export interface OperatorServices {
   /** CLI: create a user (or reset the password of an existing one) as owner of an org (created when missing). */
@@ -74,6 +75,8 @@ export function createOperatorServices(deps: { db: Db; auth: Auth; config: Confi
       const unknown = input.scopes.filter((s) => !(TOKEN_SCOPES as readonly string[]).includes(s));
       if (unknown.length > 0)
         throw new AppError("validation_failed", `Unknown scopes: ${unknown.join(", ")} (known: ${TOKEN_SCOPES.join(", ")}).`);
+      // Never more than the user's highest role allows (a viewer's token only reads).
+      refuseBeyond(input.scopes, await scopesOfUser(db, user.id));
       const token = `errata_${randomBytes(24).toString("base64url")}`;
       await insertToken(db, {
         userId: user.id,

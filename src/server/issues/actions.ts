@@ -41,6 +41,8 @@ import { findTeamsById, listTeams } from "../../storage/members/teams";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { ensureRelease, listProjectReleases } from "../../storage/releases/releases";
 import { queueIncidentResolves } from "../alerts/incident-resolves";
+import { requirePermission } from "../access/access";
+import type { Action } from "../access/permissions";
 import type {
   ActivityItem,
   BulkUpdateResult,
@@ -49,7 +51,6 @@ import type {
   IssueUpdate,
   MergeResult,
   OrgSummary,
-  Role,
   UserRef,
   Viewer,
 } from "../types";
@@ -93,7 +94,6 @@ export interface IssueActionsDeps {
   toDetail(issue: IssueRow, projects: Map<number, ProjectRow>): Promise<IssueDetail>;
 }
 
-const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 /** Rows per transaction when moving or deleting a big issue's events. */
 const CHUNK = 500;
 const MAX_BULK = 1000;
@@ -109,12 +109,9 @@ type ReleaseLookup = (tx: Parameters<Parameters<typeof writeTx>[1]>[0], projectI
 export function createIssueActions(deps: IssueActionsDeps): IssueActions {
   const { db, now } = deps;
 
-  async function authorize(viewer: Viewer, orgSlug: string, need: Role): Promise<OrgSummary> {
-    deps.requireScope(viewer, "event:write");
+  async function authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<OrgSummary> {
     const org = await deps.membership(viewer, orgSlug);
-    if (RANK[org.role] < RANK[need]) {
-      throw new AppError("forbidden", need === "member" ? "Viewers cannot change issues." : "Only admins and owners can delete issues.");
-    }
+    requirePermission(viewer, org, action);
     return org;
   }
 
@@ -210,9 +207,9 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     input: IssueUpdate,
     projectSlug?: string,
   ): Promise<{ ids: number[]; org: OrgSummary }> {
+    const org = await authorize(viewer, orgSlug, "issue.update");
     const at = now();
     const cmd = parseIssueUpdate(input, at);
-    const org = await authorize(viewer, orgSlug, "member");
     const { issues } = await issuesIn(org, ids, projectSlug);
     const assignee = await assigneeFor(org, cmd.assignedTo);
     const lookup = releaseLookup(cmd, at);
@@ -249,8 +246,8 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     },
 
     async merge(viewer, orgSlug, issueIds, opts = {}) {
+      const org = await authorize(viewer, orgSlug, "issue.update");
       const ids = validate(idsSchema.min(2, "give at least two issues to merge"), [...new Set(issueIds)]);
-      const org = await authorize(viewer, orgSlug, "member");
       const { issues } = await issuesIn(org, ids, opts.projectSlug);
       if (new Set(issues.map((i) => i.projectId)).size > 1)
         throw fieldError("id", "same_project", "only issues of the same project can be merged");
@@ -275,8 +272,8 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     },
 
     async delete(viewer, orgSlug, issueIds, opts = {}) {
+      const org = await authorize(viewer, orgSlug, "issue.delete");
       const ids = validate(idsSchema, issueIds);
-      const org = await authorize(viewer, orgSlug, "admin");
       const { issues } = await issuesIn(org, ids, opts.projectSlug);
       for (const issue of issues) {
         while ((await writeTx(db, (tx) => deleteIssueEventsChunk(tx, issue.id, CHUNK))) === CHUNK) {}
@@ -289,8 +286,8 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     },
 
     async comment(viewer, orgSlug, issueId, text) {
+      const org = await authorize(viewer, orgSlug, "issue.comment");
       const body = validate(z.object({ text: commentSchema }), { text }).text;
-      const org = await authorize(viewer, orgSlug, "member");
       const { issues } = await issuesIn(org, [issueId]);
       const issue = issues[0] as IssueRow;
       const at = now();

@@ -8,8 +8,10 @@
  */
 import { AppError } from "../../core/errors";
 import { parseIssueUpdate } from "../../core/issue-state/update-input";
+import { requirePermission } from "../access/access";
+import type { Action } from "../access/permissions";
 import type { IssueListQuery } from "../services";
-import type { IssueSummary, OrgSummary, Page, Role, Viewer } from "../types";
+import type { IssueSummary, OrgSummary, Page, Viewer } from "../types";
 import type { IssueActions } from "./actions";
 
 export const BULK_MUTATION_LIMIT = 1000;
@@ -40,7 +42,6 @@ export interface IssueBulkDeps {
   now: () => number;
 }
 
-const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 const STATUSES: Record<string, string> = { resolved: "resolved", unresolved: "unresolved", ignored: "ignored", muted: "ignored" };
 
 /** The search a selection stands for. */
@@ -60,11 +61,8 @@ export function selectionQuery(sel: IssueSelection): string {
 }
 
 export function createIssueBulk(deps: IssueBulkDeps): IssueBulkServices {
-  async function authorize(viewer: Viewer, orgSlug: string, need: Role): Promise<void> {
-    deps.requireScope(viewer, "event:write");
-    const org = await deps.membershipOrThrow(viewer, orgSlug);
-    if (RANK[org.role] < RANK[need])
-      throw new AppError("forbidden", need === "member" ? "Viewers cannot change issues." : "Only admins and owners can delete issues.");
+  async function authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<void> {
+    requirePermission(viewer, await deps.membershipOrThrow(viewer, orgSlug), action);
   }
 
   /** Up to the cap of matching ids (one more read tells whether more match). */
@@ -83,7 +81,7 @@ export function createIssueBulk(deps: IssueBulkDeps): IssueBulkServices {
 
   return {
     async updateMatching(viewer, orgSlug, sel, update) {
-      await authorize(viewer, orgSlug, "member");
+      await authorize(viewer, orgSlug, "issue.update");
       // A bad body is a 400 even when nothing matches.
       parseIssueUpdate(update, deps.now());
       const found = await matching(viewer, orgSlug, sel);
@@ -91,7 +89,7 @@ export function createIssueBulk(deps: IssueBulkDeps): IssueBulkServices {
       return found;
     },
     async deleteMatching(viewer, orgSlug, sel) {
-      await authorize(viewer, orgSlug, "admin");
+      await authorize(viewer, orgSlug, "issue.delete");
       const found = await matching(viewer, orgSlug, sel);
       if (found.ids.length > 0) await deps.actions.delete(viewer, orgSlug, found.ids, { projectSlug: sel.project });
       return found;

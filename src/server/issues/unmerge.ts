@@ -13,6 +13,8 @@ import { insertActivities } from "../../storage/issues/activity";
 import { getIssue, type IssueRow, insertIssue, listIssueHashes } from "../../storage/issues/issues";
 import { type IssueEventForSplit, issueEventsAfter, moveEventsForSplit, moveIssueHash } from "../../storage/issues/unmerge";
 import type { ProjectRow } from "../../storage/orgs/projects";
+import { requirePermission } from "../access/access";
+import type { Action } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
 
 export interface IssueHashView {
@@ -47,9 +49,9 @@ function groupedBy(e: IssueEventForSplit): string[] {
 export function createIssueUnmerge(deps: IssueUnmergeDeps): IssueUnmerge {
   const { db } = deps;
 
-  async function issueOf(viewer: Viewer, orgSlug: string, issueId: number, scope: string): Promise<{ org: OrgSummary; issue: IssueRow }> {
-    deps.requireScope(viewer, scope);
+  async function issueOf(viewer: Viewer, orgSlug: string, issueId: number, action: Action): Promise<{ org: OrgSummary; issue: IssueRow }> {
     const org = await deps.membershipOrThrow(viewer, orgSlug);
+    requirePermission(viewer, org, action);
     const issue = Number.isSafeInteger(issueId) ? await getIssue(db, issueId) : undefined;
     if (!issue || !(await deps.projectsOf(org)).has(issue.projectId)) throw new AppError("not_found", "Issue not found.");
     return { org, issue };
@@ -57,13 +59,12 @@ export function createIssueUnmerge(deps: IssueUnmergeDeps): IssueUnmerge {
 
   return {
     async hashes(viewer, orgSlug, issueId) {
-      const { issue } = await issueOf(viewer, orgSlug, issueId, "event:read");
+      const { issue } = await issueOf(viewer, orgSlug, issueId, "event.read");
       return listIssueHashes(db, issue.id);
     },
 
     async unmerge(viewer, orgSlug, issueId, hash) {
-      const { org, issue } = await issueOf(viewer, orgSlug, issueId, "event:write");
-      if (org.role === "viewer") throw new AppError("forbidden", "Viewers cannot change issues.");
+      const { issue } = await issueOf(viewer, orgSlug, issueId, "issue.update");
       const hashes = await listIssueHashes(db, issue.id);
       const own = hashes.find((h) => h.hash === hash);
       if (!own) throw new AppError("not_found", "This issue has no such grouping hash.");

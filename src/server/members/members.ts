@@ -26,7 +26,10 @@ import {
 import { countOwners, deleteMember, findMemberRole, listMembers, setMemberRole } from "../../storage/members/members";
 import { joinInvitedTeams } from "../../storage/members/teams";
 import { upsertMember } from "../../storage/orgs/orgs";
+import { requirePermission } from "../access/access";
+import type { Action } from "../access/permissions";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions } from "../auth/auth";
+import type { LoginThrottle } from "../auth/login-throttle";
 import type { OrgSummary, Role, Viewer } from "../types";
 
 export const ROLES = ["viewer", "member", "admin", "owner"] as const;
@@ -92,13 +95,19 @@ export interface MemberServices {
   /** Removes a member (owners), or the viewer themselves (leave); their sessions end. */
   remove(viewer: Viewer, orgSlug: string, userId: string): Promise<void>;
   /** Public: the invitation behind a link, or `invitation_invalid`. */
-  preview(token: string): Promise<InvitationPreview>;
+  /** `ip`: the client address; wrong links are counted and throttled per address like sign-in failures. */
+  preview(token: string, ip?: string): Promise<InvitationPreview>;
   /**
    * Public: accepts the invitation. Signed in (`viewer`): that account joins. Otherwise a new
    * account is made with the invitation's email and the given name and password; an existing
    * account must sign in first (`unauthenticated`).
    */
-  accept(token: string, viewer: Viewer | null, input?: { name?: string; password?: string }): Promise<{ orgSlug: string; email: string }>;
+  accept(
+    token: string,
+    viewer: Viewer | null,
+    input?: { name?: string; password?: string },
+    ip?: string,
+  ): Promise<{ orgSlug: string; email: string }>;
 }
 
 export interface MemberDeps {
@@ -110,8 +119,11 @@ export interface MemberDeps {
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
+  /** Counts wrong invitation links per client address (the sign-in throttle's rule). */
+  throttle?: LoginThrottle;
 }
 
+const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
 
 export function createMemberServices(deps: MemberDeps): MemberServices {
@@ -132,14 +144,9 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
     expiresAt: i.expiresAt,
   });
 
-  async function authorize(viewer: Viewer, orgSlug: string, need: Role, scope: string): Promise<OrgSummary> {
-    deps.requireScope(viewer, scope);
+  async function authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<OrgSummary> {
     const org = await deps.membershipOrThrow(viewer, orgSlug);
-    if (RANK[org.role] < RANK[need])
-      throw new AppError(
-        "forbidden",
-        need === "owner" ? "Only owners can do that." : "Only admins and owners can invite and manage invitations.",
-      );
+    requirePermission(viewer, org, action);
     return org;
   }
 
@@ -170,16 +177,36 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
 
   const linkOf = (secret: string) => `${deps.publicUrl}/invite/${secret}`;
 
-  async function openInvitation(token: string): Promise<InvitationRow> {
+  async function findPending(token: string): Promise<InvitationRow | undefined> {
     const inv = /^[A-Za-z0-9_-]{20,100}$/.test(token) ? await findInvitationByHash(db, hashSecret(token)) : undefined;
-    if (!inv || stateOf(inv) !== "pending") throw new AppError("invitation_invalid");
+    return inv && stateOf(inv) === "pending" ? inv : undefined;
+  }
+
+  /** The pending invitation; wrong links count against the client address like failed sign-ins. */
+  async function openInvitation(token: string, ip?: string): Promise<InvitationRow> {
+    if (!deps.throttle || ip === undefined) {
+      const inv = await findPending(token);
+      if (!inv) throw new AppError("invitation_invalid");
+      return inv;
+    }
+    const started = await deps.throttle.beginAddress("invitation", ip);
+    if (!started.allowed) {
+      const minutes = Math.max(1, Math.ceil(started.retryAfterSeconds / 60));
+      throw new AppError(
+        "rate_limited",
+        `Too many wrong invitation links from this address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+      );
+    }
+    const inv = await findPending(token);
+    await deps.throttle.settle(started.attempt, inv ? "not_counted" : "failed");
+    if (!inv) throw new AppError("invitation_invalid");
     return inv;
   }
 
   return {
     async page(viewer, orgSlug) {
       // Organization settings are for admins and owners (a member or viewer gets `forbidden`).
-      const org = await authorize(viewer, orgSlug, "admin", "member:read");
+      const org = await authorize(viewer, orgSlug, "member.invite");
       const invitations = (await listInvitations(db, org.id)).map(info);
       // Pending first; history of the last 30 days after it.
       const recent = invitations.filter((i) => i.state === "pending" || i.createdAt > now() - 30 * DAY);
@@ -194,14 +221,14 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
     },
 
     async list(viewer, orgSlug) {
-      deps.requireScope(viewer, "member:read");
-      const org = await deps.membershipOrThrow(viewer, orgSlug);
+      const org = await authorize(viewer, orgSlug, "member.read");
       return listMembers(db, org.id);
     },
 
     async invite(viewer, orgSlug, input) {
+      const org = await authorize(viewer, orgSlug, "member.invite");
       const v = validate(z.object({ email: emailSchema, role: z.enum(ROLES), send: z.boolean().optional() }), input);
-      const org = await authorize(viewer, orgSlug, v.role === "owner" ? "owner" : "admin", "member:write");
+      if (v.role === "owner") requirePermission(viewer, org, "member.admin");
       const existing = await findUserByEmail(auth, v.email);
       if (existing && (await findMemberRole(db, org.id, existing.id)))
         throw new AppError("conflict", `${v.email} is already a member.`, {
@@ -226,10 +253,10 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
     },
 
     async resend(viewer, orgSlug, invitationId, opts = {}) {
-      const org = await authorize(viewer, orgSlug, "admin", "member:write");
+      const org = await authorize(viewer, orgSlug, "member.invite");
       const inv = Number.isSafeInteger(invitationId) ? await findInvitation(db, org.id, invitationId) : undefined;
       if (!inv) throw new AppError("not_found", "Invitation not found.");
-      if (inv.role === "owner" && org.role !== "owner") throw new AppError("forbidden", "Only owners can invite owners.");
+      if (inv.role === "owner") requirePermission(viewer, org, "member.admin");
       const state = stateOf(inv);
       if (state === "accepted" || state === "revoked")
         throw new AppError("invitation_invalid", `This invitation was ${state}; invite again.`);
@@ -241,16 +268,16 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
     },
 
     async revoke(viewer, orgSlug, invitationId) {
-      const org = await authorize(viewer, orgSlug, "admin", "member:write");
+      const org = await authorize(viewer, orgSlug, "member.invite");
       const inv = Number.isSafeInteger(invitationId) ? await findInvitation(db, org.id, invitationId) : undefined;
       if (!inv) throw new AppError("not_found", "Invitation not found.");
-      if (inv.role === "owner" && org.role !== "owner") throw new AppError("forbidden", "Only owners can revoke an owner's invitation.");
+      if (inv.role === "owner") requirePermission(viewer, org, "member.admin");
       await revokeInvitation(db, inv.id, now());
     },
 
     async changeRole(viewer, orgSlug, userId, roleInput) {
+      const org = await authorize(viewer, orgSlug, "member.admin");
       const role = parseRole(roleInput);
-      const org = await authorize(viewer, orgSlug, "owner", "member:write");
       await writeTx(db, async (tx) => {
         const current = await findMemberRole(tx, org.id, userId);
         if (!current) throw new AppError("not_found", "Member not found.");
@@ -261,7 +288,7 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
 
     async remove(viewer, orgSlug, userId) {
       const self = userId === viewer.userId;
-      const org = await authorize(viewer, orgSlug, self ? "viewer" : "owner", "member:write");
+      const org = await authorize(viewer, orgSlug, self ? "member.leave" : "member.admin");
       await writeTx(db, async (tx) => {
         const current = await findMemberRole(tx, org.id, userId);
         if (!current) throw new AppError("not_found", "Member not found.");
@@ -273,8 +300,8 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
       await revokeUserSessions(auth, userId);
     },
 
-    async preview(token) {
-      const inv = await openInvitation(token);
+    async preview(token, ip) {
+      const inv = await openInvitation(token, ip);
       const org = await orgById(inv.orgId);
       return {
         orgSlug: org.slug,
@@ -285,8 +312,8 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
       };
     },
 
-    async accept(token, viewer, input = {}) {
-      const inv = await openInvitation(token);
+    async accept(token, viewer, input = {}, ip) {
+      const inv = await openInvitation(token, ip);
       const org = await orgById(inv.orgId);
       let userId = viewer?.userId;
       if (!userId) {
@@ -310,6 +337,12 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
         });
         return { orgSlug: org.slug, email: inv.email };
       }
+      // An invitation is for the invited address only: another signed-in account changes nothing.
+      if (!sameEmail(viewer?.email ?? "", inv.email))
+        throw new AppError(
+          "invitation_other_account",
+          `This invitation is for ${inv.email}; you are signed in as ${viewer?.email}. Sign out, then open the link again.`,
+        );
       const id = userId;
       await writeTx(db, async (tx) => {
         if (!(await claimInvitation(tx, inv.id, id, now()))) throw new AppError("invitation_invalid");

@@ -12,6 +12,7 @@ import { isUniqueViolation, writeTx } from "../../storage/dialect";
 import { listMembers } from "../../storage/members/members";
 import { deleteTeam, insertTeam, listTeams, setTeamMember, setTeamProject } from "../../storage/members/teams";
 import { listProjectsOfOrg } from "../../storage/orgs/projects";
+import { requirePermission } from "../access/access";
 import type { OrgSummary, Viewer } from "../types";
 
 export interface TeamView {
@@ -50,9 +51,8 @@ export function createTeamServices(deps: {
   const { db, now } = deps;
 
   async function admin(viewer: Viewer, orgSlug: string, write: boolean): Promise<OrgSummary> {
-    deps.requireScope(viewer, write ? "project:write" : "project:read");
     const org = await deps.membershipOrThrow(viewer, orgSlug);
-    if (org.role !== "admin" && org.role !== "owner") throw new AppError("forbidden", "Only admins and owners manage teams.");
+    requirePermission(viewer, org, write ? "team.write" : "team.read");
     return org;
   }
 
@@ -86,8 +86,8 @@ export function createTeamServices(deps: {
     },
 
     async create(viewer, orgSlug, input) {
-      const v = validate(z.object({ name: nameSchema }), input);
       const org = await admin(viewer, orgSlug, true);
+      const v = validate(z.object({ name: nameSchema }), input);
       const slug = slugify(v.name);
       if (!slug)
         throw new AppError("validation_failed", "Use letters or digits in the name.", {

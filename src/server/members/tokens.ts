@@ -14,6 +14,9 @@ import { nameSchema, validate } from "../../core/validation";
 import type { Db } from "../../storage/db";
 import { deleteToken, listTokens, type TokenListRow } from "../../storage/members/token-admin";
 import { insertToken } from "../../storage/members/tokens";
+import { listMemberships } from "../../storage/orgs/orgs";
+import { requirePermission } from "../access/access";
+import { scopesForRole, type TokenScope } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
 
 const ORG_DEFAULT_SCOPES = ["project:releases", "org:read"];
@@ -49,7 +52,27 @@ export interface TokenServices {
   revokeOrg(viewer: Viewer, orgSlug: string, tokenId: number): Promise<void>;
   listPersonal(viewer: Viewer): Promise<TokenInfo[]>;
   createPersonal(viewer: Viewer, input: TokenInput): Promise<CreatedToken>;
+  /** The scopes the viewer's highest role allows on a personal token (the form offers only these). */
+  personalScopes(viewer: Viewer): Promise<TokenScope[]>;
   revokePersonal(viewer: Viewer, tokenId: number): Promise<void>;
+}
+
+/** The scopes a user may put on a personal token: what their highest role in any organization allows. */
+export async function scopesOfUser(db: Db, userId: string): Promise<TokenScope[]> {
+  const roles = (await listMemberships(db, userId)).map((m) => m.role);
+  const allowed = new Set(roles.flatMap((r) => scopesForRole(r)));
+  return TOKEN_SCOPES.filter((s) => allowed.has(s));
+}
+
+/** `scope_not_allowed` naming the scopes beyond `allowed`. */
+export function refuseBeyond(scopes: readonly string[], allowed: readonly string[]): void {
+  const beyond = scopes.filter((s) => !allowed.includes(s));
+  if (beyond.length > 0)
+    throw new AppError(
+      "scope_not_allowed",
+      `Your role does not allow ${beyond.join(", ")} on a token; allowed: ${allowed.join(", ") || "none"}.`,
+      { fields: [{ field: "scopes", rule: "role", message: `not allowed for your role: ${beyond.join(", ")}` }] },
+    );
 }
 
 const hash = (s: string) => createHash("sha256").update(s).digest("hex");
@@ -84,9 +107,8 @@ export function createTokenServices(deps: {
   }
 
   async function admin(viewer: Viewer, orgSlug: string): Promise<OrgSummary> {
-    browserOnly(viewer);
     const org = await deps.membershipOrThrow(viewer, orgSlug);
-    if (org.role !== "admin" && org.role !== "owner") throw new AppError("forbidden", "Only admins and owners manage organization tokens.");
+    requirePermission(viewer, org, "orgtoken.manage");
     return org;
   }
 
@@ -119,9 +141,11 @@ export function createTokenServices(deps: {
       return (await listTokens(db, { orgId: org.id })).map(info);
     },
     async createOrg(viewer, orgSlug, input) {
-      const v = validate(InputSchema, input);
       const org = await admin(viewer, orgSlug);
-      return create(viewer.userId, org.id, orgSecret(org.slug), v, v.scopes ?? ORG_DEFAULT_SCOPES);
+      const v = validate(InputSchema, input);
+      const scopes = v.scopes ?? ORG_DEFAULT_SCOPES;
+      refuseBeyond(scopes, scopesForRole(org.role));
+      return create(viewer.userId, org.id, orgSecret(org.slug), v, scopes);
     },
     async revokeOrg(viewer, orgSlug, tokenId) {
       const org = await admin(viewer, orgSlug);
@@ -135,13 +159,13 @@ export function createTokenServices(deps: {
     async createPersonal(viewer, input) {
       browserOnly(viewer);
       const v = validate(InputSchema, input);
-      return create(
-        viewer.userId,
-        null,
-        `sntryu_${randomBytes(32).toString("hex")}`,
-        v,
-        v.scopes ?? ["org:read", "project:read", "event:read"],
-      );
+      const scopes = v.scopes ?? ["org:read", "project:read", "event:read"];
+      refuseBeyond(scopes, await scopesOfUser(db, viewer.userId));
+      return create(viewer.userId, null, `sntryu_${randomBytes(32).toString("hex")}`, v, scopes);
+    },
+    async personalScopes(viewer) {
+      browserOnly(viewer);
+      return scopesOfUser(db, viewer.userId);
     },
     async revokePersonal(viewer, tokenId) {
       browserOnly(viewer);

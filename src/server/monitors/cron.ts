@@ -24,6 +24,8 @@ import {
   updateMonitor,
 } from "../../storage/monitors/monitors";
 import type { ProjectRow } from "../../storage/orgs/projects";
+import { requirePermission } from "../access/access";
+import type { Action } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
 
 export interface MonitorEnvironment {
@@ -119,7 +121,7 @@ function invalid(field: string, message: string): AppError {
 }
 
 export function createMonitorServices(deps: MonitorServiceDeps): MonitorServices {
-  const { db, now, membershipOrThrow, requireScope, projectsOf } = deps;
+  const { db, now, membershipOrThrow, projectsOf } = deps;
 
   async function summaries(monitors: MonitorRecord[], projects: Map<number, ProjectRow>, recent: number): Promise<MonitorSummary[]> {
     const ids = monitors.map((m) => m.id);
@@ -139,17 +141,13 @@ export function createMonitorServices(deps: MonitorServiceDeps): MonitorServices
     }));
   }
 
-  async function find(viewer: Viewer, orgSlug: string, slug: string, scope: string) {
-    requireScope(viewer, scope);
+  async function find(viewer: Viewer, orgSlug: string, slug: string, action: Action) {
     const org = await membershipOrThrow(viewer, orgSlug);
+    requirePermission(viewer, org, action);
     const projects = await projectsOf(org);
     const monitor = (await listMonitors(db, [...projects.keys()])).find((m) => m.slug === slug);
     if (!monitor) throw new AppError("not_found", "Monitor not found.");
     return { org, projects, monitor };
-  }
-
-  function requireManager(org: OrgSummary): void {
-    if (org.role !== "owner" && org.role !== "admin") throw new AppError("forbidden", "Only owners and admins change monitors.");
   }
 
   function configOf(v: unknown): MonitorConfig {
@@ -168,8 +166,8 @@ export function createMonitorServices(deps: MonitorServiceDeps): MonitorServices
 
   return {
     async list(viewer, orgSlug, q = {}) {
-      requireScope(viewer, "project:read");
       const org = await membershipOrThrow(viewer, orgSlug);
+      requirePermission(viewer, org, "project.read");
       const projects = await projectsOf(org);
       let ids = [...projects.keys()];
       if (q.project) {
@@ -181,21 +179,20 @@ export function createMonitorServices(deps: MonitorServiceDeps): MonitorServices
     },
 
     async get(viewer, orgSlug, slug) {
-      const { projects, monitor } = await find(viewer, orgSlug, slug, "project:read");
+      const { projects, monitor } = await find(viewer, orgSlug, slug, "project.read");
       const [s] = await summaries([monitor], projects, 60);
       return s;
     },
 
     async checkIns(viewer, orgSlug, slug, q = {}) {
-      const { monitor } = await find(viewer, orgSlug, slug, "project:read");
+      const { monitor } = await find(viewer, orgSlug, slug, "project.read");
       return (await listCheckIns(db, monitor.id, { limit: Math.max(1, Math.min(q.limit ?? 100, 1000)) })).map(toCheckIn);
     },
 
     async create(viewer, orgSlug, raw) {
-      const input = validate(InputSchema, raw);
-      requireScope(viewer, "project:write");
       const org = await membershipOrThrow(viewer, orgSlug);
-      requireManager(org);
+      requirePermission(viewer, org, "monitor.write");
+      const input = validate(InputSchema, raw);
       const projects = await projectsOf(org);
       const project = [...projects.values()].find((p) => p.slug === input.project);
       if (!project) throw invalid("project", "project must name a project of this organization.");
@@ -212,9 +209,8 @@ export function createMonitorServices(deps: MonitorServiceDeps): MonitorServices
     },
 
     async update(viewer, orgSlug, slug, raw) {
+      const { projects, monitor } = await find(viewer, orgSlug, slug, "monitor.write");
       const input = validate(InputSchema, raw);
-      const { org, projects, monitor } = await find(viewer, orgSlug, slug, "project:write");
-      requireManager(org);
       const config = input.config === undefined ? undefined : configOf(input.config);
       const status = statusOf(input.status);
       const name = input.name === undefined ? undefined : input.name.trim().slice(0, 128);

@@ -25,6 +25,7 @@ import {
   type UptimeResultRecord,
 } from "../../storage/monitors/uptime";
 import type { ProjectRow } from "../../storage/orgs/projects";
+import { requirePermission } from "../access/access";
 import type { OrgSummary, Viewer } from "../types";
 
 const DAY = 86_400_000;
@@ -71,7 +72,7 @@ export function createUptimeServices(deps: {
   requireScope(viewer: Viewer, scope: string): void;
   projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
 }): UptimeServices {
-  const { db, now, membershipOrThrow, requireScope, projectsOf } = deps;
+  const { db, now, membershipOrThrow, projectsOf } = deps;
 
   /** A monitor with its availability; `month` is its last 30 days of results, newest first. */
   function summary(
@@ -112,13 +113,13 @@ export function createUptimeServices(deps: {
 
   return {
     async list(viewer, orgSlug) {
-      requireScope(viewer, "project:read");
       const org = await membershipOrThrow(viewer, orgSlug);
+      requirePermission(viewer, org, "project.read");
       return summarize(await projectsOf(org), [], manages(org));
     },
     async get(viewer, orgSlug, id) {
-      requireScope(viewer, "project:read");
       const org = await membershipOrThrow(viewer, orgSlug);
+      requirePermission(viewer, org, "project.read");
       const projects = await projectsOf(org);
       const m = Number.isSafeInteger(id) && id > 0 ? await getUptimeMonitor(db, id) : undefined;
       // Another org's monitor, or one in a project this viewer does not see: the same answer as none.
@@ -134,10 +135,9 @@ export function createUptimeServices(deps: {
       };
     },
     async create(viewer, orgSlug, raw) {
-      const input = validate(CreateSchema, raw);
-      requireScope(viewer, "project:write");
       const org = await membershipOrThrow(viewer, orgSlug);
-      if (org.role !== "owner" && org.role !== "admin") throw new AppError("forbidden", "Only owners and admins create uptime monitors.");
+      requirePermission(viewer, org, "monitor.write");
+      const input = validate(CreateSchema, raw);
       const projects = await projectsOf(org);
       const project = [...projects.values()].find((p) => p.slug === input.project);
       if (!project)

@@ -41,6 +41,8 @@ import {
   updateKey,
   writeProjectSettings,
 } from "../../storage/orgs/projects";
+import { requirePermission } from "../access/access";
+import { type Action, permits } from "../access/permissions";
 import { canSeeProject } from "../access/visibility";
 import type { OrgSummary, ProjectSummary, Role, Viewer } from "../types";
 
@@ -229,17 +231,16 @@ export interface ProjectAdminDeps {
 }
 
 export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectAdminServices; keys: KeyServices } {
-  const { db, config, now, membershipOrThrow, requireScope } = deps;
+  const { db, config, now, membershipOrThrow } = deps;
 
-  const canManage = (org: OrgSummary) => org.role === "owner" || org.role === "admin";
+  const canManage = (org: OrgSummary) => permits(org.role, { kind: "session" }, "project.write");
 
-  /** The org and project, checking scope and (for writes) role. */
-  async function access(viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) {
-    requireScope(viewer, write ? "project:write" : "project:read");
+  /** The org and project, when the viewer may do `action` there (the permission table decides, before any lookup). */
+  async function access(viewer: Viewer, orgSlug: string, projectSlug: string, action: Action) {
     const org = await membershipOrThrow(viewer, orgSlug);
+    requirePermission(viewer, org, action);
     const project = await findProjectBySlug(db, org.id, projectSlug);
     if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
-    if (write && !canManage(org)) throw new AppError("forbidden", "Only admins and owners can change a project's keys and settings.");
     return { org, project };
   }
 
@@ -303,9 +304,8 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
 
   const projects: ProjectAdminServices = {
     async create(viewer, orgSlug, input) {
-      requireScope(viewer, "project:write");
       const org = await membershipOrThrow(viewer, orgSlug);
-      if (!canManage(org)) throw new AppError("forbidden", "Only admins and owners can create projects.");
+      requirePermission(viewer, org, "project.write");
       const v = validate(z.object({ name: nameSchema, platform: platformSchema }), input);
       const slug = slugify(v.name);
       const taken = () =>
@@ -329,12 +329,12 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     },
 
     async settings(viewer, orgSlug, projectSlug) {
-      const { org, project } = await access(viewer, orgSlug, projectSlug, false);
+      const { org, project } = await access(viewer, orgSlug, projectSlug, "project.read");
       return settingsView(org, project);
     },
 
     async updateSettings(viewer, orgSlug, projectSlug, patch) {
-      const { org, project } = await access(viewer, orgSlug, projectSlug, true);
+      const { org, project } = await access(viewer, orgSlug, projectSlug, "project.write");
       const v = validate(patchSchema, patch);
       checkGroupingRules(v);
       await writeTx(db, async (tx) => {
@@ -367,7 +367,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     },
 
     async previewGrouping(viewer, orgSlug, projectSlug, draft) {
-      const { project } = await access(viewer, orgSlug, projectSlug, false);
+      const { project } = await access(viewer, orgSlug, projectSlug, "project.read");
       const v = validate(
         z.object({ fingerprintingRules: z.string().max(RULES_MAX_CHARS), groupingEnhancements: z.string().max(RULES_MAX_CHARS) }),
         draft,
@@ -392,12 +392,12 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
 
   const keys: KeyServices = {
     async list(viewer, orgSlug, projectSlug) {
-      const { project } = await access(viewer, orgSlug, projectSlug, false);
+      const { project } = await access(viewer, orgSlug, projectSlug, "project.read");
       return (await listKeys(db, project.id)).map((k) => keyView(project, k));
     },
 
     async create(viewer, orgSlug, projectSlug, input) {
-      const { project } = await access(viewer, orgSlug, projectSlug, true);
+      const { project } = await access(viewer, orgSlug, projectSlug, "key.write");
       const { label } = validate(z.object({ label: labelSchema }), input);
       const k = await writeTx(db, (tx) => insertKey(tx, { projectId: project.id, publicKey: newPublicKey(), label, now: now() }));
       invalidate(k.publicKey);
@@ -405,7 +405,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     },
 
     async update(viewer, orgSlug, projectSlug, keyId, patch) {
-      const { project } = await access(viewer, orgSlug, projectSlug, true);
+      const { project } = await access(viewer, orgSlug, projectSlug, "key.write");
       const v = validate(z.object({ label: labelSchema.optional(), active: z.boolean().optional() }).strict(), patch);
       await keyOrThrow(project, keyId);
       const k = await writeTx(db, (tx) => updateKey(tx, project.id, keyId, v));
@@ -415,7 +415,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     },
 
     async rotate(viewer, orgSlug, projectSlug, keyId) {
-      const { project } = await access(viewer, orgSlug, projectSlug, true);
+      const { project } = await access(viewer, orgSlug, projectSlug, "key.write");
       const old = await keyOrThrow(project, keyId);
       const { key, retired } = await writeTx(db, async (tx) => {
         const created = await insertKey(tx, { projectId: project.id, publicKey: newPublicKey(), label: old.label, now: now() });

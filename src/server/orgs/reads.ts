@@ -18,8 +18,7 @@ export function createOrgServices(deps: { db: Db; now: () => number; access: Acc
         .map((m) => ({ id: m.id, slug: m.slug, name: m.name, role: m.role }));
     },
     async get(viewer, orgSlug) {
-      access.requireScope(viewer, "org:read");
-      return access.membershipOrThrow(viewer, orgSlug);
+      return access.authorize(viewer, orgSlug, "org.read");
     },
     create: (viewer, input) => createOrganization(db, now, viewer, input),
   };
@@ -34,13 +33,11 @@ export function createProjectReads(deps: { db: Db; access: Access }): ProjectRea
   const { db, access } = deps;
   return {
     async list(viewer, orgSlug) {
-      access.requireScope(viewer, "project:read");
-      const org = await access.membershipOrThrow(viewer, orgSlug);
+      const org = await access.authorize(viewer, orgSlug, "project.read");
       return Promise.all([...(await access.projectMap(org)).values()].map(access.projectSummary));
     },
     async get(viewer, orgSlug, projectSlug) {
-      access.requireScope(viewer, "project:read");
-      const org = await access.membershipOrThrow(viewer, orgSlug);
+      const org = await access.authorize(viewer, orgSlug, "project.read");
       const p = await findProjectBySlug(db, org.id, projectSlug);
       if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
       return access.projectSummary(p);

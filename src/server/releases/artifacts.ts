@@ -40,6 +40,7 @@ import {
   type NewArtifactFile,
   storeChunk,
 } from "../../storage/releases/artifacts";
+import { requirePermission } from "../access/access";
 import type { OrgSummary, Viewer } from "../types";
 
 const gzipAsync = promisify(gzip);
@@ -123,8 +124,6 @@ export interface ArtifactDeps {
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
 }
 
-const UPLOAD_SCOPES = ["project:releases", "project:write", "project:admin", "org:admin"];
-const READ_ORG_SCOPES = ["org:read", "org:write", "org:admin", "project:read", ...UPLOAD_SCOPES];
 // Never-assembled chunks (an aborted upload) are removed after this long.
 const STALE_CHUNK_MS = 24 * 3600 * 1000;
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -148,18 +147,10 @@ const ReleaseSchema = z.object({
 export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
   const { db, config, log, now } = deps;
 
-  function requireAnyScope(viewer: Viewer, scopes: string[]): void {
-    if (viewer.scopes && !viewer.scopes.some((s) => scopes.includes(s)))
-      throw new AppError("forbidden", `This token lacks the "${scopes[0]}" scope.`);
-  }
-
+  /** `artifact.upload` in the permission table: members and above, as in Sentry (CI runs with a developer's token). */
   async function uploader(viewer: Viewer, orgSlug: string): Promise<OrgSummary> {
-    requireAnyScope(viewer, UPLOAD_SCOPES);
     const org = await deps.membershipOrThrow(viewer, orgSlug);
-    // SPEC §6: creating releases and uploading artifacts needs admin or owner; a token acts with its
-    // creator's current role, so a member's token cannot do more than the member.
-    if (org.role !== "admin" && org.role !== "owner")
-      throw new AppError("forbidden", "Only admins and owners can create releases and upload source maps.");
+    requirePermission(viewer, org, "artifact.upload");
     return org;
   }
 
@@ -350,8 +341,8 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
 
   return {
     async orgDetails(viewer, orgSlug) {
-      requireAnyScope(viewer, READ_ORG_SCOPES);
       const org = await deps.membershipOrThrow(viewer, orgSlug);
+      requirePermission(viewer, org, "org.read");
       const base = deps.publicUrl;
       return {
         id: String(org.id),

@@ -2,8 +2,8 @@
  * Sentry's releases REST API as sentry-cli, `getsentry/action-release` and the bundler plugins use
  * it (issue 10): list (org and project, `?query=`), detail, create, update (finalize, ref, url,
  * commits, refs, archive), delete, deploys, and `previous-with-commits`. Answers in Sentry's release
- * serializer shape. Reads need `project:read` or `project:releases`; writes need a releases-capable
- * scope and, for a browser session, a role above viewer.
+ * serializer shape. Who may: `release.read` and `release.write` in the permission table (members
+ * and above write releases, as in Sentry: CI runs with a developer's token).
  */
 import { z } from "zod";
 import { AppError } from "../../core/errors";
@@ -32,6 +32,7 @@ import {
   replaceCommits,
   searchReleases,
 } from "../../storage/releases/meta";
+import { requirePermission } from "../access/access";
 import type { OrgSummary, Page, Viewer } from "../types";
 
 export type SentryRelease = ReturnType<typeof releaseJson>;
@@ -70,8 +71,6 @@ export interface ReleaseApiDeps {
   projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
 }
 
-const READ_SCOPES = ["project:read", "project:releases", "project:write", "project:admin", "org:read", "org:admin"];
-const WRITE_SCOPES = ["project:releases", "project:write", "project:admin", "org:admin"];
 const MAX_COMMITS = 10_000;
 const LIST_LIMIT = 100;
 
@@ -244,24 +243,14 @@ function releaseJson(row: ReleasePageRow, f: ReleaseFacts, projects: Map<number,
 export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
   const { db, now } = deps;
 
-  function requireAny(viewer: Viewer, scopes: string[]): void {
-    if (viewer.scopes && !viewer.scopes.some((s) => scopes.includes(s)))
-      throw new AppError("forbidden", `This token lacks the "${scopes[0]}" scope.`);
-  }
-
-  async function reader(viewer: Viewer, orgSlug: string) {
-    requireAny(viewer, READ_SCOPES);
+  async function reader(viewer: Viewer, orgSlug: string, action: "release.read" | "release.write" = "release.read") {
     const org = await deps.membershipOrThrow(viewer, orgSlug);
+    requirePermission(viewer, org, action);
     const projects = await deps.projectsOf(org);
     return { org, projects, projectIds: [...projects.keys()] };
   }
 
-  async function writer(viewer: Viewer, orgSlug: string) {
-    requireAny(viewer, WRITE_SCOPES);
-    const ctx = await reader(viewer, orgSlug);
-    if (!viewer.scopes && ctx.org.role === "viewer") throw new AppError("forbidden", "Viewers cannot change releases.");
-    return ctx;
-  }
+  const writer = (viewer: Viewer, orgSlug: string) => reader(viewer, orgSlug, "release.write");
 
   function projectIdsOf(projects: Map<number, ProjectRow>, slugs: string[]): number[] {
     const bySlug = new Map([...projects.values()].map((p) => [p.slug, p.id]));

@@ -21,6 +21,7 @@ import {
   type SessionDay,
   type SessionTotals,
 } from "../../storage/releases/reads";
+import { requirePermission } from "../access/access";
 import type { IssueSummary, OrgSummary, Page, Viewer } from "../types";
 
 export type { SessionDay, SessionTotals } from "../../storage/releases/reads";
@@ -109,15 +110,9 @@ export function crashFreeUserRate(users: number | null, crashed: number | null):
 export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices {
   const { db, now, membershipOrThrow, projectsOf, toSummary } = deps;
 
-  function requireReleaseScope(viewer: Viewer): void {
-    if (viewer.scopes && !viewer.scopes.includes("project:read") && !viewer.scopes.includes("project:releases")) {
-      throw new AppError("forbidden", 'This token lacks the "project:read" scope.');
-    }
-  }
-
   async function context(viewer: Viewer, orgSlug: string) {
-    requireReleaseScope(viewer);
     const org = await membershipOrThrow(viewer, orgSlug);
+    requirePermission(viewer, org, "release.read");
     const projects = await projectsOf(org);
     return { org, projects, projectIds: [...projects.keys()] };
   }

@@ -1,7 +1,7 @@
 import { apiRoute, requireViewer } from "@/server/http/api-route";
 
 // `sentry-cli info` validates its token here.
-export const GET = apiRoute(async (req) => {
+export const GET = apiRoute("signed-in", async (req) => {
   const viewer = await requireViewer(req);
   return Response.json({
     version: "0",

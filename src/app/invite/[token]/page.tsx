@@ -1,5 +1,8 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import Link from "next/link";
+import { isAppError } from "@/core/errors";
+import { CLIENT_IP_HEADER } from "@/server/auth/requests";
 import type { InvitationPreview } from "@/server/members/members";
 import { AuthCard } from "@/ui/auth-card";
 import { InviteAcceptForm } from "@/ui/invite-accept-form";
@@ -15,11 +18,21 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   const { token } = await params;
   const s = await services();
   let invite: InvitationPreview | null = null;
+  let throttled: string | null = null;
   try {
-    invite = await s.members.preview(token);
-  } catch {
+    invite = await s.members.preview(token, (await headers()).get(CLIENT_IP_HEADER) ?? "unknown");
+  } catch (err) {
+    if (isAppError(err) && err.code === "rate_limited") throttled = err.message;
     invite = null;
   }
+  if (throttled)
+    return (
+      <AuthCard title="Too many wrong links" lead={throttled}>
+        <Link href="/login" className="btn">
+          Sign in
+        </Link>
+      </AuthCard>
+    );
   if (!invite) {
     return (
       <AuthCard
@@ -34,6 +47,19 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   }
   const viewer = await currentViewer();
   const lead = `You are invited to ${invite.orgName} as ${invite.role === "admin" || invite.role === "owner" ? "an" : "a"} ${invite.role}.`;
+  if (viewer && viewer.email.trim().toLowerCase() !== invite.email.trim().toLowerCase()) {
+    // Bound to the invited address: another account learns whom it is for and can do nothing else.
+    return (
+      <AuthCard
+        title={`This invitation is for ${invite.email}`}
+        lead={`You are signed in as ${viewer.email}. To accept it, sign out and sign in (or create the account) as ${invite.email}.`}
+      >
+        <Link href="/account" className="btn">
+          Your account
+        </Link>
+      </AuthCard>
+    );
+  }
   if (viewer) {
     return (
       <AuthCard title={`Join ${invite.orgName}`} lead={lead}>

@@ -24,7 +24,7 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
       <SettingsSection
         id="members"
         title="Members"
-        description="Viewers read; members also triage (resolve, ignore, assign, comment, merge); admins also delete issues, create releases and manage projects, keys and invitations; owners also change roles and remove members. An organization always keeps at least one owner."
+        description="Viewers read; members also triage (resolve, ignore, assign, comment, merge), create releases and upload source maps; admins also delete issues and manage projects, keys, teams, alerts and invitations; owners also change roles and remove members. Tokens never do more than their creator’s role. An organization always keeps at least one owner."
       >
         <table className="stack-table w-full border-collapse rounded-md border border-border text-[13px]" data-testid="members-table">
           <caption className="sr-only">Members</caption>

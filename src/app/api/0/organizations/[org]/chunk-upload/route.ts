@@ -3,12 +3,12 @@ import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
 
 // sentry-cli chunk upload (reference §8.3): the options, then multipart chunks named by sha1.
-export const GET = apiRoute<{ org: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string }>("artifact.upload", async (req, { params }) => {
   const viewer = await requireViewer(req);
   return Response.json(await app().artifacts.chunkUploadOptions(viewer, params.org));
 });
 
-export const POST = apiRoute<{ org: string }>(async (req, { params }) => {
+export const POST = apiRoute<{ org: string }>("artifact.upload", async (req, { params }) => {
   const viewer = await requireViewer(req);
   try {
     await app().artifacts.uploadChunks(viewer, params.org, req);

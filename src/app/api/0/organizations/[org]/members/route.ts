@@ -2,13 +2,13 @@ import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import { sentryMember } from "@/server/members/sentry-shapes";
 
-export const GET = apiRoute<{ org: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string }>("member.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   return Response.json((await app().members.list(viewer, params.org)).map(sentryMember));
 });
 
 // Sentry: {email, orgRole (or role), sendInvite?}; answers the pending invitation.
-export const POST = apiRoute<{ org: string }>(async (req, { params }) => {
+export const POST = apiRoute<{ org: string }>("member.invite", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const body = ((await readJson(req)) ?? {}) as { email?: unknown; orgRole?: unknown; role?: unknown; sendInvite?: unknown };
   const res = await app().members.invite(viewer, params.org, {

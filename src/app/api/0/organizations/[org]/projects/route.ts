@@ -5,7 +5,7 @@ import { sentryProject } from "@/server/orgs/sentry-project";
 
 // `sentry-cli projects list`: the organization's projects in Sentry's shape (one page: an
 // organization's projects are few).
-export const GET = apiRoute<{ org: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string }>("project.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const services = app();
   const org = await services.orgs.get(viewer, params.org);

@@ -3,7 +3,7 @@ import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import { limitParam, sentryLinkHeader } from "@/server/http/pagination";
 
 // Sentry's org releases: `?query=` (version contains), `?project=` (a project id or slug), Link pagination.
-export const GET = apiRoute<{ org: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string }>("release.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const url = new URL(req.url);
   const services = app();
@@ -17,7 +17,7 @@ export const GET = apiRoute<{ org: string }>(async (req, { params }) => {
 });
 
 // `sentry-cli releases new` (also before uploading release files, reference §8.7), `archive`, `restore`.
-export const POST = apiRoute<{ org: string }>(async (req, { params }) => {
+export const POST = apiRoute<{ org: string }>("release.write", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const { created, release } = await app().releaseApi.create(viewer, params.org, await readJson(req));
   // Sentry answers 208 when the release already existed.

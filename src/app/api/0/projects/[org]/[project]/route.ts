@@ -14,10 +14,10 @@ async function detail(req: Request, params: P) {
 }
 
 // Sentry's project detail, with its grouping fields (fingerprintingRules, groupingEnhancements).
-export const GET = apiRoute<P>(async (req, { params }) => Response.json(await detail(req, params)));
+export const GET = apiRoute<P>("project.read", async (req, { params }) => Response.json(await detail(req, params)));
 
 // Sentry's project update: the grouping fields (issue 29); name/slug/platform are issue 28's.
-export const PUT = apiRoute<P>(async (req, { params }) => {
+export const PUT = apiRoute<P>("project.write", async (req, { params }) => {
   const viewer = await requireViewer(req);
   await app().projects.updateGroupingRules(viewer, params.org, params.project, await readJson(req));
   return Response.json(await detail(req, params));

@@ -3,7 +3,7 @@ import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import { issueIdFromPath, issueUpdateFromBody, sentryIssueDetail } from "@/server/issues/rest-mutations";
 
-export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string; issueId: string }>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const services = app();
   const id = Number(params.issueId);
@@ -26,7 +26,7 @@ function movedTo(publicUrl: string, org: string, target: number): Response {
 }
 
 // Sentry's issue update: {"status", "statusDetails", "assignedTo"}; answers with the issue.
-export const PUT = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
+export const PUT = apiRoute<{ org: string; issueId: string }>("issue.update", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const services = app();
   // Sentry's synonyms and ignorable keys first; the service validates strictly (validation_failed naming the field).
@@ -36,7 +36,7 @@ export const PUT = apiRoute<{ org: string; issueId: string }>(async (req, { para
 });
 
 // Deleting an issue removes its events; later events of its fingerprint start a new issue. 202 like Sentry.
-export const DELETE = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
+export const DELETE = apiRoute<{ org: string; issueId: string }>("issue.delete", async (req, { params }) => {
   const viewer = await requireViewer(req);
   await app().issueActions.delete(viewer, params.org, [issueIdFromPath(params.issueId)]);
   return new Response(null, { status: 202 });

@@ -8,7 +8,7 @@ async function memberOrThrow(req: Request, org: string, id: string) {
   return { viewer, m };
 }
 
-export const GET = apiRoute<{ org: string; member: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string; member: string }>("member.read", async (req, { params }) => {
   const { m } = await memberOrThrow(req, params.org, params.member);
   return m
     ? Response.json(sentryMember(m))
@@ -16,7 +16,7 @@ export const GET = apiRoute<{ org: string; member: string }>(async (req, { param
 });
 
 // Sentry: {orgRole} changes the role (owners only).
-export const PUT = apiRoute<{ org: string; member: string }>(async (req, { params }) => {
+export const PUT = apiRoute<{ org: string; member: string }>("member.admin", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const body = ((await readJson(req)) ?? {}) as { orgRole?: unknown; role?: unknown };
   const role = typeof body.orgRole === "string" ? body.orgRole : typeof body.role === "string" ? body.role : "";
@@ -25,7 +25,7 @@ export const PUT = apiRoute<{ org: string; member: string }>(async (req, { param
   return Response.json(m ? sentryMember(m) : {});
 });
 
-export const DELETE = apiRoute<{ org: string; member: string }>(async (req, { params }) => {
+export const DELETE = apiRoute<{ org: string; member: string }>("member.admin", async (req, { params }) => {
   const viewer = await requireViewer(req);
   await app().members.remove(viewer, params.org, params.member);
   return new Response(null, { status: 204 });

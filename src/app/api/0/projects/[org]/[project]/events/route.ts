@@ -3,7 +3,7 @@ import { apiRoute, requireViewer } from "@/server/http/api-route";
 import { limitParam, sentryLinkHeader } from "@/server/http/pagination";
 
 // Sentry's project events, newest first; `?full=true` answers whole events.
-export const GET = apiRoute<{ org: string; project: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string; project: string }>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const url = new URL(req.url);
   const services = app();

@@ -5,7 +5,7 @@ import { bulkDelete, bulkPut } from "@/server/issues/rest-mutations";
 import { sentryIssue } from "@/server/issues/sentry-shapes";
 
 // Sentry-compatible: GET /api/0/projects/{org}/{project}/issues/?query=…&cursor=…
-export const GET = apiRoute<{ org: string; project: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string; project: string }>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const url = new URL(req.url);
   const services = app();
@@ -25,11 +25,11 @@ export const GET = apiRoute<{ org: string; project: string }>(async (req, { para
 });
 
 // Sentry's bulk mutations, limited to this project: PUT ?id=1&id=2 with an update or {"merge": 1}; DELETE ?id=….
-export const PUT = apiRoute<{ org: string; project: string }>(async (req, { params }) =>
+export const PUT = apiRoute<{ org: string; project: string }>("issue.update", async (req, { params }) =>
   bulkPut(req, { org: params.org, project: params.project }),
 );
 
-export const DELETE = apiRoute<{ org: string; project: string }>(async (req, { params }) =>
+export const DELETE = apiRoute<{ org: string; project: string }>("issue.delete", async (req, { params }) =>
   bulkDelete(req, { org: params.org, project: params.project }),
 );
 

@@ -2,7 +2,7 @@ import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import { sentryKey } from "@/server/members/sentry-shapes";
 
-export const GET = apiRoute<{ org: string; project: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string; project: string }>("project.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const s = app();
   const project = await s.projects.get(viewer, params.org, params.project);
@@ -10,7 +10,7 @@ export const GET = apiRoute<{ org: string; project: string }>(async (req, { para
 });
 
 // Sentry: {name}.
-export const POST = apiRoute<{ org: string; project: string }>(async (req, { params }) => {
+export const POST = apiRoute<{ org: string; project: string }>("key.write", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const body = ((await readJson(req)) ?? {}) as { name?: unknown };
   const s = app();

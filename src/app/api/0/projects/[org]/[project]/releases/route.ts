@@ -5,7 +5,7 @@ import { limitParam, sentryLinkHeader } from "@/server/http/pagination";
 type P = { org: string; project: string };
 
 // `sentry-cli releases list`: the project's releases, newest first, `?query=`, Link pagination.
-export const GET = apiRoute<P>(async (req, { params }) => {
+export const GET = apiRoute<P>("release.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const url = new URL(req.url);
   const services = app();
@@ -19,7 +19,7 @@ export const GET = apiRoute<P>(async (req, { params }) => {
 });
 
 // sentry-cli 2.x creates single-project releases here.
-export const POST = apiRoute<P>(async (req, { params }) => {
+export const POST = apiRoute<P>("release.write", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const { created, release } = await app().releaseApi.create(viewer, params.org, await readJson(req), params.project);
   return Response.json(release, { status: created ? 201 : 208 });

@@ -5,13 +5,13 @@ import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 type P = { org: string; project: string };
 
 // Sentry's issue alert rules: list and create.
-export const GET = apiRoute<P>(async (req, { params }) => {
+export const GET = apiRoute<P>("project.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const o = await app().alerts.overview(viewer, params.org, params.project);
   return Response.json(o.rules.map(sentryRule));
 });
 
-export const POST = apiRoute<P>(async (req, { params }) => {
+export const POST = apiRoute<P>("alert.write", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const rule = await app().alerts.createRule(viewer, params.org, params.project, fromSentryRule(await readJson(req)));
   return Response.json(sentryRule(rule), { status: 201 });

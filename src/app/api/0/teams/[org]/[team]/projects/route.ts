@@ -2,7 +2,7 @@ import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 
 // Sentry's "create a project" lives under its team: {name, platform?}; the project joins the team.
-export const POST = apiRoute<{ org: string; team: string }>(async (req, { params }) => {
+export const POST = apiRoute<{ org: string; team: string }>("project.write", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const body = ((await readJson(req)) ?? {}) as { name?: unknown; platform?: unknown };
   const s = app();

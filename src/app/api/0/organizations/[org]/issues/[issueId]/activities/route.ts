@@ -3,7 +3,7 @@ import { apiRoute, requireViewer } from "@/server/http/api-route";
 import { issueIdFromPath, sentryActivity } from "@/server/issues/rest-mutations";
 
 // Sentry's `GET …/issues/{id}/activities/`: {"activity": [...]}, newest first.
-export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string; issueId: string }>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const items = await app().issueActions.activity(viewer, params.org, issueIdFromPath(params.issueId));
   return Response.json({ activity: items.map(sentryActivity) });

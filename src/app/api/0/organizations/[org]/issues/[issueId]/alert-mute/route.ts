@@ -4,12 +4,12 @@ import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 type P = { org: string; issueId: string };
 
 // Errata's own: mute an issue's alerts (`{"until": epoch ms}` or `{}` for until unmuted), read, unmute.
-export const GET = apiRoute<P>(async (req, { params }) => {
+export const GET = apiRoute<P>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   return Response.json(await app().alerts.issueMute(viewer, params.org, Number(params.issueId)));
 });
 
-export const PUT = apiRoute<P>(async (req, { params }) => {
+export const PUT = apiRoute<P>("alert.mute", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const body = (await readJson(req)) as { until?: unknown } | null;
   const until = typeof body?.until === "number" ? body.until : null;
@@ -17,7 +17,7 @@ export const PUT = apiRoute<P>(async (req, { params }) => {
   return Response.json(await app().alerts.issueMute(viewer, params.org, Number(params.issueId)));
 });
 
-export const DELETE = apiRoute<P>(async (req, { params }) => {
+export const DELETE = apiRoute<P>("alert.mute", async (req, { params }) => {
   const viewer = await requireViewer(req);
   await app().alerts.unmuteIssue(viewer, params.org, Number(params.issueId));
   return new Response(null, { status: 204 });

@@ -3,13 +3,13 @@ import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import { issueIdFromPath, sentryActivity } from "@/server/issues/rest-mutations";
 
 // Sentry's issue notes: GET lists them (newest first), POST {"text": "…"} adds one (members and up).
-export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string; issueId: string }>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const items = await app().issueActions.activity(viewer, params.org, issueIdFromPath(params.issueId), { kinds: ["comment"] });
   return Response.json(items.map(sentryActivity));
 });
 
-export const POST = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
+export const POST = apiRoute<{ org: string; issueId: string }>("issue.comment", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const body = await readJson(req);
   const text = typeof body === "object" && body !== null ? (body as { text?: unknown }).text : undefined;

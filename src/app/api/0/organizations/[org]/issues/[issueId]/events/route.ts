@@ -4,7 +4,7 @@ import { limitParam, sentryLinkHeader } from "@/server/http/pagination";
 import { issueIdFromPath } from "@/server/issues/rest-mutations";
 
 // Sentry's issue events, newest first; `?full=true` answers whole events (entries, contexts…).
-export const GET = apiRoute<{ org: string; issueId: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string; issueId: string }>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const url = new URL(req.url);
   const services = app();

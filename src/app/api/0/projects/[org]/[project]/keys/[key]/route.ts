@@ -4,7 +4,7 @@ import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import { sentryKey } from "@/server/members/sentry-shapes";
 
 // Sentry addresses a key by its public key: {name?, isActive?}.
-export const PUT = apiRoute<{ org: string; project: string; key: string }>(async (req, { params }) => {
+export const PUT = apiRoute<{ org: string; project: string; key: string }>("key.write", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const body = ((await readJson(req)) ?? {}) as { name?: unknown; isActive?: unknown };
   const s = app();

@@ -7,21 +7,23 @@ type P = { org: string; project: string; version: string };
 // releases are organization-wide, as Sentry's), after checking the project is the caller's.
 async function checkProject(req: Request, params: P) {
   const viewer = await requireViewer(req);
-  await app().projects.get(viewer, params.org, params.project);
+  // Through the releases service (release.read, the project among the visible ones), not project.read:
+  // a CI token with project:releases only must reach its releases.
+  await app().releaseApi.list(viewer, params.org, { project: params.project, limit: 1 });
   return viewer;
 }
 
-export const GET = apiRoute<P>(async (req, { params }) => {
+export const GET = apiRoute<P>("release.read", async (req, { params }) => {
   const viewer = await checkProject(req, params);
   return Response.json(await app().releaseApi.get(viewer, params.org, params.version));
 });
 
-export const PUT = apiRoute<P>(async (req, { params }) => {
+export const PUT = apiRoute<P>("release.write", async (req, { params }) => {
   const viewer = await checkProject(req, params);
   return Response.json(await app().releaseApi.update(viewer, params.org, params.version, await readJson(req)));
 });
 
-export const DELETE = apiRoute<P>(async (req, { params }) => {
+export const DELETE = apiRoute<P>("release.write", async (req, { params }) => {
   const viewer = await checkProject(req, params);
   await app().releaseApi.delete(viewer, params.org, params.version);
   return new Response(null, { status: 204 });

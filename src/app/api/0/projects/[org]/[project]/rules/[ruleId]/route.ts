@@ -4,12 +4,12 @@ import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 
 type P = { org: string; project: string; ruleId: string };
 
-export const GET = apiRoute<P>(async (req, { params }) => {
+export const GET = apiRoute<P>("project.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   return Response.json(sentryRule(await app().alerts.getRule(viewer, params.org, params.project, Number(params.ruleId))));
 });
 
-export const PUT = apiRoute<P>(async (req, { params }) => {
+export const PUT = apiRoute<P>("alert.write", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const rule = await app().alerts.updateRule(
     viewer,
@@ -21,7 +21,7 @@ export const PUT = apiRoute<P>(async (req, { params }) => {
   return Response.json(sentryRule(rule));
 });
 
-export const DELETE = apiRoute<P>(async (req, { params }) => {
+export const DELETE = apiRoute<P>("alert.write", async (req, { params }) => {
   const viewer = await requireViewer(req);
   await app().alerts.deleteRule(viewer, params.org, params.project, Number(params.ruleId));
   return new Response(null, { status: 202 });

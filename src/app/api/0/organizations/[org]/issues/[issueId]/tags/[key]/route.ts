@@ -4,7 +4,7 @@ import { apiRoute, requireViewer } from "@/server/http/api-route";
 import { issueIdFromPath } from "@/server/issues/rest-mutations";
 
 // Sentry's single tag of an issue: key, event count and top values.
-export const GET = apiRoute<{ org: string; issueId: string; key: string }>(async (req, { params }) => {
+export const GET = apiRoute<{ org: string; issueId: string; key: string }>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const tags = await app().eventApi.issueTags(viewer, params.org, issueIdFromPath(params.issueId));
   const tag = tags.find((t) => t.key === params.key);

@@ -3,7 +3,7 @@ import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
 
 // Legacy release file (multipart `file`, `name`, `dist`, `header`); 409 when the name exists, as Sentry.
-export const POST = apiRoute<{ org: string; project: string; version: string }>(async (req, { params }) => {
+export const POST = apiRoute<{ org: string; project: string; version: string }>("artifact.upload", async (req, { params }) => {
   const viewer = await requireViewer(req);
   try {
     const file = await app().artifacts.uploadReleaseFile(viewer, params.org, params.project, params.version, req);

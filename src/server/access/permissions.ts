@@ -1,0 +1,139 @@
+/**
+ * The permission table (SPEC §6): every action on an organization's data, the least role that may
+ * do it and the token scopes that allow it (any one of them), like Sentry's `permission_classes`.
+ * Services call `access.authorize(viewer, orgSlug, action)`; REST routes name their action in
+ * `apiRoute(...)`; the role matrix test (test/security/role-matrix.test.ts) reads its
+ * expectations from here, and the README's role table is checked against `roleTable()`.
+ *
+ * Credentials:
+ *  - a browser session acts with the member's current role;
+ *  - a personal (user) token acts with its scopes AND its creator's current role, whichever is
+ *    narrower: a viewer's token with `project:releases` still cannot create a release;
+ *  - an organization token acts with its scopes, as an admin would at most (only admins and
+ *    owners create them; owner-only actions are never open to a token that outlives its creator's
+ *    role).
+ * Session-only actions (tokens, single sign-on) refuse every token.
+ */
+import { TOKEN_SCOPES } from "../../core/token-scopes";
+import type { Role } from "../types";
+
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+export const ROLE_ORDER: readonly Role[] = ["viewer", "member", "admin", "owner"];
+const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+
+export function roleAtLeast(role: Role, need: Role): boolean {
+  return RANK[role] >= RANK[need];
+}
+
+export interface Permission {
+  /** The least role that may do it. */
+  role: Role;
+  /** A token needs one of these; the first is the one a role grants. Empty with `sessionOnly`. */
+  scopes: readonly TokenScope[];
+  /** Never with a token, only from a signed-in browser. */
+  sessionOnly?: boolean;
+  /** What it is, for messages and the README's role table. */
+  what: string;
+}
+
+const READ_RELEASES = ["project:read", "project:releases", "project:write", "org:read"] as const;
+const WRITE_RELEASES = ["project:releases", "project:write"] as const;
+
+export const PERMISSIONS = {
+  // Reads: every role.
+  "org.read": {
+    role: "viewer",
+    scopes: ["org:read", "project:read", "project:releases", "project:write"],
+    what: "see the organization, its projects, teams and stats",
+  },
+  "project.read": { role: "viewer", scopes: ["project:read"], what: "see projects, their settings, alert rules and monitors" },
+  "event.read": { role: "viewer", scopes: ["event:read"], what: "read issues, events, attachments, comments and feedback" },
+  "member.read": { role: "viewer", scopes: ["member:read"], what: "list members" },
+  "member.leave": { role: "viewer", scopes: [], sessionOnly: true, what: "leave the organization" },
+  "release.read": { role: "viewer", scopes: READ_RELEASES, what: "read releases, commits and deploys" },
+  // Members: triage and ship.
+  "issue.update": { role: "member", scopes: ["event:write"], what: "resolve, ignore, assign, merge and unmerge issues" },
+  "issue.comment": { role: "member", scopes: ["event:write"], what: "comment on issues" },
+  "alert.mute": { role: "member", scopes: ["event:write"], what: "mute an issue's alerts" },
+  "feedback.create": { role: "member", scopes: ["event:write", "project:write"], what: "add user feedback" },
+  "release.write": {
+    role: "member",
+    scopes: WRITE_RELEASES,
+    what: "create, edit and delete releases and record deploys (CI runs with a developer's token)",
+  },
+  "artifact.upload": { role: "member", scopes: WRITE_RELEASES, what: "upload source maps and release files" },
+  // Admins: configure.
+  "issue.delete": { role: "admin", scopes: ["event:write"], what: "delete issues" },
+  "project.write": { role: "admin", scopes: ["project:write"], what: "create projects and change their settings" },
+  "key.write": { role: "admin", scopes: ["project:write"], what: "create, disable, rename and delete DSN keys" },
+  "team.read": { role: "admin", scopes: ["project:read"], what: "see the teams settings" },
+  "team.write": { role: "admin", scopes: ["project:write"], what: "manage teams" },
+  "alert.write": { role: "admin", scopes: ["project:write"], what: "change alert rules and channels" },
+  "monitor.write": { role: "admin", scopes: ["project:write"], what: "create and change cron and uptime monitors" },
+  "stats.outcomes": { role: "admin", scopes: ["project:read"], what: "read a project's ingest outcome counters" },
+  "member.invite": { role: "admin", scopes: ["member:write"], what: "invite people and manage invitations" },
+  "orgtoken.manage": { role: "admin", scopes: [], sessionOnly: true, what: "manage organization tokens" },
+  "sso.read": { role: "admin", scopes: [], sessionOnly: true, what: "see single sign-on settings" },
+  // Owners: who is in charge.
+  "member.admin": { role: "owner", scopes: ["member:write"], what: "change roles, remove members and invite owners" },
+  "sso.write": { role: "owner", scopes: [], sessionOnly: true, what: "change single sign-on" },
+} as const satisfies Record<string, Permission>;
+
+export type Action = keyof typeof PERMISSIONS;
+
+export const ACTIONS = Object.keys(PERMISSIONS) as Action[];
+
+export function isAction(name: string): name is Action {
+  return Object.hasOwn(PERMISSIONS, name);
+}
+
+/** How the caller proved who they are. */
+export type Credential =
+  | { kind: "session" }
+  | { kind: "user-token"; scopes: readonly string[] }
+  | { kind: "org-token"; scopes: readonly string[] };
+
+/** Organization tokens act as an admin at most, whatever their creator's role. */
+const ORG_TOKEN_ROLE: Role = "admin";
+
+/** Why `credential` with `role` may not do `action`, or null when it may. */
+export function denial(role: Role, credential: Credential, action: Action): string | null {
+  const p: Permission = PERMISSIONS[action];
+  if (credential.kind !== "session" && p.sessionOnly) return `Only a signed-in browser may ${p.what}; tokens cannot.`;
+  const acting = credential.kind === "org-token" ? ORG_TOKEN_ROLE : role;
+  if (!roleAtLeast(acting, p.role)) {
+    const by = credential.kind === "org-token" ? "An organization token" : `A${role === "admin" || role === "owner" ? "n" : ""} ${role}`;
+    return `${by} cannot ${p.what}; that needs the ${p.role} role or above.`;
+  }
+  if (credential.kind !== "session" && !p.scopes.some((s) => credential.scopes.includes(s)))
+    return `This token lacks the "${p.scopes[0]}" scope (needed to ${p.what}).`;
+  return null;
+}
+
+export function permits(role: Role, credential: Credential, action: Action): boolean {
+  return denial(role, credential, action) === null;
+}
+
+/** The scopes a role's members may give a personal token (no scope above what the role can use). */
+export function scopesForRole(role: Role): TokenScope[] {
+  return TOKEN_SCOPES.filter((scope) =>
+    ACTIONS.some((a) => {
+      const p: Permission = PERMISSIONS[a];
+      return !p.sessionOnly && p.scopes[0] === scope && roleAtLeast(role, p.role);
+    }),
+  );
+}
+
+/**
+ * The README's role table (between `<!-- role-table -->` markers), rendered from this table; a
+ * unit test (permissions.test.ts) fails when the README says anything else.
+ */
+export function roleTableMarkdown(): string {
+  const rows = ACTIONS.map((a) => {
+    const p: Permission = PERMISSIONS[a];
+    const tokens = p.sessionOnly ? "browser only" : p.scopes.map((s) => `\`${s}\``).join(", ");
+    return `| ${p.what} | ${p.role} | ${tokens} | \`${a}\` |`;
+  });
+  return ["| who may … | least role | token scopes (any one) | action |", "|---|---|---|---|", ...rows].join("\n");
+}

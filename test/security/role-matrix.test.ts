@@ -1,0 +1,280 @@
+/**
+ * The role matrix (issue 27), on SQLite and PostgreSQL against the built server: every REST route
+ * (× each method it exports, discovered from the file system by test/security/route-table.ts)
+ * × owner, admin, member, viewer of "acme" and an outsider (globex's owner)
+ * × browser session (cookie), personal token (every scope: the role must narrow it) and
+ *   organization token (Sentry's default scopes, project:releases and org:read: the scopes decide).
+ *
+ * What each cell must answer is read from the permission table (src/server/access/permissions.ts)
+ * through the action each route names in `apiRoute("…", …)`: allowed → anything but 401/403 (ids
+ * that do not exist answer 404, bodies `{}` answer 400: the permission is checked first); refused →
+ * 403. The outsider is refused every organization route (403 or 404). No cell answers 5xx. A REST
+ * route that names no action fails the test, so a new route cannot skip the table.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type Action, type Credential, isAction, permits } from "../../src/server/access/permissions.js";
+import type { Role } from "../../src/server/types.js";
+import { type Db, openDb } from "../../src/storage/db.js";
+import { writeTx } from "../../src/storage/dialect.js";
+import { insertTeam, setTeamMember, setTeamProject } from "../../src/storage/members/teams.js";
+import { insertToken } from "../../src/storage/members/tokens.js";
+import { upsertMember } from "../../src/storage/orgs/orgs.js";
+import { ROOT, startServer, type TestServer } from "../helpers/server.js";
+import { dialects } from "../helpers/test-db.js";
+import { discoverRoutes, fill, type HttpRoute } from "./route-table.js";
+
+const APP_DIR = path.join(ROOT, "src/app");
+const PASSWORD = "correct horse battery";
+const ALL_SCOPES = [
+  "org:read",
+  "project:read",
+  "project:write",
+  "project:releases",
+  "event:read",
+  "event:write",
+  "member:read",
+  "member:write",
+];
+const ORG_TOKEN_SCOPES = ["project:releases", "org:read"];
+/** Routes under /api that are not REST: Better Auth's own endpoints and the SSO browser redirects. */
+const NOT_REST = new Set(["/api/auth/[...all]", "/api/sso/[org]/start", "/api/sso/[org]/callback"]);
+const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
+
+type Declared = Action | "signed-in" | "public";
+
+/** The access each exported method of a route file declares in `apiRoute("…", …)`, by method. */
+function declaredAccess(file: string): Record<string, Declared | undefined> {
+  const source = fs.readFileSync(file, "utf8");
+  const wrapped = new Map<string, string>();
+  for (const m of source.matchAll(/const\s+(\w+)\s*=\s*apiRoute(?:<[^>]*>)?\(\s*"([^"]+)"/g)) wrapped.set(m[1] as string, m[2] as string);
+  const out: Record<string, Declared | undefined> = {};
+  for (const m of source.matchAll(/export\s+const\s+(GET|POST|PUT|PATCH|DELETE)\s*=\s*(\w+)/g)) {
+    const [, method, value] = m as unknown as [string, string, string];
+    const name = wrapped.get(method) ?? wrapped.get(value);
+    out[method] = name && (name === "signed-in" || name === "public" || isAction(name)) ? (name as Declared) : undefined;
+  }
+  return out;
+}
+
+interface Actor {
+  name: string;
+  role: Role | "outsider";
+  credential: Credential;
+  headers: Record<string, string>;
+}
+
+interface Cell {
+  what: string;
+  actor: string;
+  expected: "allow" | "deny";
+  status: number;
+  problem: string | null;
+}
+
+describe.each(await dialects())("role matrix on %s", (dialect) => {
+  let server: TestServer;
+  let db: Db;
+  const routes = discoverRoutes(APP_DIR).filter((r) => r.kind === "route" && r.pattern.startsWith("/api/") && !NOT_REST.has(r.pattern));
+  const actors: Actor[] = [];
+  const values: Record<string, string> = {};
+
+  async function userId(email: string): Promise<string> {
+    const row = (await db.kysely
+      .selectFrom("user" as never)
+      .select("id" as never)
+      .where("email" as never, "=", email as never)
+      .executeTakeFirstOrThrow()) as { id: string };
+    return row.id;
+  }
+
+  async function token(email: string, scopes: string[], orgId: number | null): Promise<string> {
+    const secret = `errata_${randomBytes(24).toString("base64url")}`;
+    await insertToken(db, {
+      userId: await userId(email),
+      orgId,
+      name: `role matrix ${orgId ?? "user"}`,
+      tokenHash: createHash("sha256").update(secret).digest("hex"),
+      tokenPrefix: secret.slice(0, 12),
+      scopes,
+      now: Date.now(),
+    });
+    return secret;
+  }
+
+  async function signIn(email: string): Promise<string> {
+    const res = await fetch(`${server.url}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.url },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    expect(res.status).toBe(200);
+    return res.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+  }
+
+  async function orgId(slug: string): Promise<number> {
+    return Number((await db.kysely.selectFrom("organizations").select("id").where("slug", "=", slug).executeTakeFirstOrThrow()).id);
+  }
+
+  beforeAll(async () => {
+    server = await startServer({ dialect });
+    db = openDb(server.db.config);
+    const people: Record<Role | "outsider", string> = {
+      owner: "olga@acme.test",
+      admin: "adam@acme.test",
+      member: "mia@acme.test",
+      viewer: "vera@acme.test",
+      outsider: "bob@globex.test",
+    };
+    await server.cli("user", "create", "--email", people.owner, "--password", PASSWORD, "--org", "acme");
+    await server.cli("user", "create", "--email", people.outsider, "--password", PASSWORD, "--org", "globex");
+    for (const role of ["admin", "member", "viewer"] as const)
+      await server.cli("user", "create", "--email", people[role], "--password", PASSWORD, "--org", `${role}-home`);
+    const acme = await orgId("acme");
+    for (const role of ["admin", "member", "viewer"] as const)
+      await upsertMember(db.kysely, { orgId: acme, userId: await userId(people[role]), role, now: Date.now() });
+    const dsn = await server.cli("project", "create", "--org", "acme", "--name", "web", "--platform", "javascript");
+    const project = Number((await db.kysely.selectFrom("projects").select("id").where("slug", "=", "web").executeTakeFirstOrThrow()).id);
+    // The member and the viewer are on the team that owns the project, so visibility is not what refuses them.
+    // Ids first: SQLite has one connection, so no read outside the write transaction while it runs.
+    const onTeam = [await userId(people.member), await userId(people.viewer)];
+    await writeTx(db, async (tx) => {
+      const team = await insertTeam(tx, { orgId: acme, slug: "web-team", name: "Web", now: Date.now() });
+      await setTeamProject(tx, team, project, true);
+      for (const id of onTeam) await setTeamMember(tx, team, id, true);
+    });
+    const orgToken = await token(people.owner, ORG_TOKEN_SCOPES, acme);
+    const outsiderOrgToken = await token(people.outsider, ORG_TOKEN_SCOPES, await orgId("globex"));
+    for (const role of [...ROLES, "outsider"] as const) {
+      const email = people[role];
+      actors.push({
+        name: `${role} cookie`,
+        role,
+        credential: { kind: "session" },
+        headers: { cookie: await signIn(email), origin: server.url },
+      });
+      actors.push({
+        name: `${role} user token`,
+        role,
+        credential: { kind: "user-token", scopes: ALL_SCOPES },
+        headers: { authorization: `Bearer ${await token(email, ALL_SCOPES, null)}` },
+      });
+    }
+    // One org token per organization (only admins and owners make them; it acts with its scopes).
+    actors.push({
+      name: "acme org token",
+      role: "owner",
+      credential: { kind: "org-token", scopes: ORG_TOKEN_SCOPES },
+      headers: { authorization: `Bearer ${orgToken}` },
+    });
+    actors.push({
+      name: "outsider org token",
+      role: "outsider",
+      credential: { kind: "org-token", scopes: ORG_TOKEN_SCOPES },
+      headers: { authorization: `Bearer ${outsiderOrgToken}` },
+    });
+    // Real ids where a route reads one; ids that exist nowhere where an allowed call would destroy
+    // the fixture (members, teams), so an allowed cell answers 404 and a refused one 403.
+    const ownerToken = actors.find((a) => a.name === "owner user token")?.headers as Record<string, string>;
+    await fetch(`${server.url}/api/0/organizations/acme/releases/`, {
+      method: "POST",
+      headers: { ...ownerToken, "content-type": "application/json" },
+      body: JSON.stringify({ version: "1.0.0", projects: ["web"] }),
+    });
+    Object.assign(values, {
+      org: "acme",
+      project: "web",
+      version: "1.0.0",
+      key: new URL(dsn).username,
+      issueId: "999999",
+      eventId: "0".repeat(32),
+      attachmentId: "1",
+      member: "no-such-member",
+      team: "no-such-team",
+      slug: "no-such-monitor",
+      id: "999999",
+      channelId: "999999",
+      ruleId: "999999",
+      path: "no/such/endpoint",
+      token: "0".repeat(43),
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await db?.close();
+    await server?.stop();
+  });
+
+  test("every REST route names its permission", () => {
+    expect(routes.length).toBeGreaterThan(40);
+    const missing = routes.flatMap((r) => {
+      const declared = declaredAccess(r.file);
+      return r.methods.filter((m) => !declared[m]).map((m) => `${m} ${r.pattern}`);
+    });
+    expect(missing, 'routes without apiRoute("<action>", …): name an action of src/server/access/permissions.ts').toEqual([]);
+  });
+
+  test("each cell answers what the permission table says", async () => {
+    const cells: Cell[] = [];
+    const jobs: Array<() => Promise<void>> = [];
+    for (const route of routes) {
+      const declared = declaredAccess(route.file);
+      for (const method of route.methods) {
+        const access = declared[method];
+        if (!access || access === "public") continue;
+        for (const actor of actors) jobs.push(async () => void cells.push(await cell(route, method, access, actor)));
+      }
+    }
+    await runLimited(jobs, 4);
+
+    const failures = cells.filter((c) => c.problem);
+    const denied = cells.filter((c) => c.expected === "deny").length;
+    console.log(`role matrix (${dialect}): ${cells.length} cells, ${denied} to refuse; ${failures.length} wrong`);
+    for (const f of failures.slice(0, 60)) console.log(`  WRONG ${f.what} as ${f.actor}: ${f.problem}`);
+    expect(failures.map((f) => `${f.what} as ${f.actor}: ${f.problem}`)).toEqual([]);
+  }, 600_000);
+
+  async function cell(route: HttpRoute, method: string, access: Exclude<Declared, "public">, actor: Actor): Promise<Cell> {
+    let url = fill(route.pattern, values);
+    if (url.startsWith("/api/0/")) url += "/";
+    const init: RequestInit = { method, redirect: "manual", headers: { ...actor.headers } };
+    if (method !== "GET") {
+      init.body = "{}";
+      (init.headers as Record<string, string>)["content-type"] = "application/json";
+    }
+    const res = await fetch(`${server.url}${url}`, init);
+    const body = await res.text();
+    const expected = expectation(access, actor);
+    const what = `${method} ${route.pattern} (${access})`;
+    let problem: string | null = null;
+    if (res.status >= 500) problem = `answered ${res.status}: ${body.slice(0, 200)}`;
+    else if (expected === "allow" && (res.status === 401 || res.status === 403))
+      problem = `refused (${res.status}) but the table allows it: ${body.slice(0, 200)}`;
+    else if (expected === "deny" && actor.role === "outsider" && res.status !== 403 && res.status !== 404)
+      problem = `the outsider got ${res.status}`;
+    else if (expected === "deny" && actor.role !== "outsider" && res.status !== 403)
+      problem = `answered ${res.status} but the table refuses it: ${body.slice(0, 200)}`;
+    return { what, actor: actor.name, expected, status: res.status, problem };
+  }
+});
+
+function expectation(access: Exclude<Declared, "public">, actor: Actor): "allow" | "deny" {
+  if (access === "signed-in") return "allow";
+  if (actor.role === "outsider") return "deny";
+  return permits(actor.role, actor.credential, access) ? "allow" : "deny";
+}
+
+async function runLimited(jobs: Array<() => Promise<void>>, limit: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++] as () => Promise<void>;
+      await job();
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+}
