@@ -94,7 +94,7 @@ export function createServices(deps: {
     monitors: createMonitorServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
     uptime: createUptimeServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
 
-    issues: createIssueReads({ db, access, issueStream }),
+    issues: createIssueReads({ db, access, issueStream, now }),
 
     events: createEventReads({ db, access }),
 

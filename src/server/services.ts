@@ -47,7 +47,20 @@ export interface IssueListQuery {
   sort?: IssueSort;
   limit?: number;
   cursor?: string | null;
+  /** Sentry's `project=` ids: only these of the visible projects */
+  projectIds?: number[];
+  /** Sentry's repeatable `environment=`: any of these */
+  environments?: string[];
+  /** issues seen in this window (epoch ms): Sentry's statsPeriod / start+end */
+  seenWithin?: { start: number; end: number };
+  /** a query that is an event id (or, with `shortIdLookup`, a short id) answers that one issue */
+  lookup?: { eventId: boolean; shortId: boolean };
+  /** event counts per bucket to attach: 24 hours and/or 14 days (Sentry's `stats`) */
+  stats?: Array<"24h" | "14d">;
 }
+
+/** An issue of the REST list, with Sentry's `stats` when asked: `[[unix seconds, count], …]` per period. */
+export type ListedIssue = IssueSummary & { stats?: Partial<Record<"24h" | "14d", Array<[number, number]>>> };
 
 export interface AppServices {
   /** Better Auth instance (handler for /api/auth/*, session lookup). */
@@ -86,7 +99,7 @@ export interface AppServices {
   /** The user-feedback inbox — src/server/feedback/inbox.ts */
   feedback: FeedbackServices;
   issues: {
-    list(viewer: Viewer, orgSlug: string, q: IssueListQuery): Promise<Page<IssueSummary>>;
+    list(viewer: Viewer, orgSlug: string, q: IssueListQuery): Promise<Page<ListedIssue> & { directHit?: boolean }>;
     get(viewer: Viewer, orgSlug: string, issueId: number): Promise<IssueDetail>;
   };
   /** The triage screens' reads: stream with sparklines, autocompletion, live counts, issue page, events (issue-stream.ts). */

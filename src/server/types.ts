@@ -23,6 +23,8 @@ export interface OrgSummary {
   slug: string;
   name: string;
   role: Role;
+  /** when the organization was created (epoch ms; Sentry's `dateCreated`) */
+  createdAt?: number;
   /**
    * The projects this viewer may see when teams restrict them (members and viewers of an org with
    * teams: their teams' projects); absent or null: all of the org's projects.

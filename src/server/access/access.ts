@@ -38,7 +38,7 @@ export function createAccess(db: Db, config: Config): Access {
     if (!m) throw new AppError("not_found", "Organization not found.");
     const restricted = m.role === "member" || m.role === "viewer";
     const visible = restricted ? await visibleProjectIds(db, m.id, viewer.userId) : null;
-    return { id: m.id, slug: m.slug, name: m.name, role: m.role, visibleProjectIds: visible };
+    return { id: m.id, slug: m.slug, name: m.name, role: m.role, createdAt: m.createdAt, visibleProjectIds: visible };
   }
 
   function requireScope(viewer: Viewer, scope: string): void {

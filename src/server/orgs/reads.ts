@@ -15,7 +15,7 @@ export function createOrgServices(deps: { db: Db; now: () => number; access: Acc
     async listForViewer(viewer) {
       return (await listMemberships(db, viewer.userId))
         .filter((m) => viewer.tokenOrgId == null || m.id === viewer.tokenOrgId)
-        .map((m) => ({ id: m.id, slug: m.slug, name: m.name, role: m.role }));
+        .map((m) => ({ id: m.id, slug: m.slug, name: m.name, role: m.role, createdAt: m.createdAt }));
     },
     async get(viewer, orgSlug) {
       access.requireScope(viewer, "org:read");
