@@ -25,10 +25,11 @@ import type { TokenServices } from "./members/tokens";
 import type { MonitorServices } from "./monitors/cron";
 import type { UptimeServices } from "./monitors/uptime";
 import type { KeyServices, ProjectAdminServices } from "./orgs/project-admin";
+import type { ProjectReads } from "./orgs/reads";
 import type { ArtifactServices } from "./releases/artifacts";
 import type { ReleaseApiServices } from "./releases/release-api";
 import type { ReleaseServices } from "./releases/screens";
-import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
+import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, Viewer } from "./types";
 
 export interface SetupInput {
   name: string;
@@ -88,10 +89,7 @@ export interface AppServices {
     create(viewer: Viewer, input: { name: string; slug: string }): Promise<{ slug: string }>;
   };
   /** Reads (every member) plus create / settings (src/server/orgs/project-admin.ts; changes need admin or owner). */
-  projects: {
-    list(viewer: Viewer, orgSlug: string): Promise<ProjectSummary[]>;
-    get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
-  } & ProjectAdminServices;
+  projects: ProjectReads & ProjectAdminServices;
   /** DSN keys of a project: list (members), create / label / disable / rotate (admins, owners) — src/server/orgs/project-admin.ts */
   keys: KeyServices;
   /** Releases with new issues, regressions, release health and artifacts — src/server/releases/screens.ts */

@@ -38,6 +38,8 @@ export interface ProjectSummary {
   name: string;
   platform: string;
   dsn: string | null;
+  /** epoch ms (Sentry's `dateCreated`) */
+  createdAt?: number;
 }
 
 export type IssueStatus = "unresolved" | "resolved" | "ignored";

@@ -52,6 +52,7 @@ export function createAccess(db: Db, config: Config): Access {
       slug: p.slug,
       name: p.name,
       platform: p.platform,
+      createdAt: p.createdAt,
       dsn: key ? formatDsn(config.publicUrl, key.publicKey, p.id) : null,
     };
   }

@@ -4,7 +4,7 @@
  */
 
 import type { ProjectKeyView } from "../orgs/project-admin";
-import type { OrgSummary } from "../types";
+import type { OrgSummary, Viewer } from "../types";
 import type { InvitationInfo, MemberInfo } from "./members";
 import type { TeamView } from "./teams";
 
@@ -38,6 +38,23 @@ export const sentryMember = (m: MemberInfo) => ({
   expired: false,
   dateCreated: new Date(m.createdAt).toISOString(),
   user: { id: m.userId, email: m.email, name: m.name },
+});
+
+/** Sentry's user serializer for the caller (`GET /api/0/auth/`): identity only, no secrets. */
+export const sentryUser = (v: Viewer) => ({
+  id: v.userId,
+  name: v.name,
+  username: v.email,
+  email: v.email,
+  avatarUrl: null,
+  isActive: true,
+  hasPasswordAuth: true,
+  isManaged: false,
+  has2fa: false,
+  isSuperuser: false,
+  isStaff: false,
+  emails: [{ id: v.userId, email: v.email, is_verified: true }],
+  avatar: { avatarType: "letter_avatar", avatarUuid: null },
 });
 
 /** A pending invitation as Sentry lists it among the members: no user yet, `pending: true`. */

@@ -6,8 +6,11 @@ import { sentryProject } from "@/server/orgs/sentry-project";
 export const GET = apiRoute<{ org: string; project: string }>(async (req, { params }) => {
   const viewer = await requireViewer(req);
   const services = app();
-  const project = await services.projects.get(viewer, params.org, params.project);
-  const org = await services.orgs.get(viewer, params.org);
-  return Response.json(sentryProject(project, org));
+  const [project, org, ownership] = await Promise.all([
+    services.projects.get(viewer, params.org, params.project),
+    services.orgs.get(viewer, params.org),
+    services.projects.ownership(viewer, params.org, params.project),
+  ]);
+  return Response.json(sentryProject(project, org, ownership));
 });
 export const dynamic = "force-dynamic";
