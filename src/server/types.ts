@@ -163,6 +163,8 @@ export interface EventDetail {
   projectId: number;
   projectSlug: string;
   receivedAt: number;
+  /** bytes of the stored event (Sentry's `size`), where the reader had it */
+  size?: number;
   /** The stored, normalised Sentry event JSON. Render defensively: it comes from an SDK. */
   event: Record<string, unknown>;
 }

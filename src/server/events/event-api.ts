@@ -74,6 +74,7 @@ const detailOf = (e: StoredEvent, projectSlug: string): EventDetail => ({
   projectId: e.projectId,
   projectSlug,
   receivedAt: e.receivedAt,
+  size: e.size,
   event: e.event,
 });
 
