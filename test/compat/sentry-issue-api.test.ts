@@ -1,7 +1,8 @@
 /**
  * Sentry's issue API as its clients read it (issue 28), on both databases against the built
  * server: short ids wherever Sentry takes an issue id (REST and the UI's issue URLs), the short-id
- * lookup, and the org-level issue list with Sentry's parameters and `stats`.
+ * lookup, the org-level issue list with Sentry's parameters and `stats`, who-am-I, project, org and
+ * member shapes, events as Sentry's event API returns them, and Sentry's error bodies.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
@@ -62,7 +63,7 @@ describe.each(await dialects())("Sentry's issue API on %s", (dialect) => {
     for (const name of ["web", "api-gw"]) {
       dsns[name] = new URL(await server.cli("project", "create", "--org", "acme", "--name", name, "--platform", "node"));
     }
-    const scopes = "org:read,project:read,project:write,event:read,event:write";
+    const scopes = "org:read,project:read,project:write,event:read,event:write,member:read,member:write";
     token = await server.cli("token", "create", "--email", "dev@example.com", "--scopes", scopes);
     otherToken = await server.cli("token", "create", "--email", "eve@example.com", "--scopes", scopes);
     for (const p of (await api("GET", "/api/0/organizations/acme/projects/")).body as Json[]) projectIds[p.slug as string] = String(p.id);
@@ -204,5 +205,110 @@ describe.each(await dialects())("Sentry's issue API on %s", (dialect) => {
     expect(backstage.body.map((i: Json) => i.id)).toContain(web.issueId);
     expect(backstage.body[0].stats["24h"]).toHaveLength(24);
     expect(backstage.body[0].stats["14d"]).toHaveLength(14);
+  });
+
+  test("whoami, environments, project teams and firstEvent, org dateCreated and links, pending invitations", async () => {
+    const { issueId } = await send("web", "shapes", { environment: "canary" });
+    const me = await api("GET", "/api/0/auth/");
+    expect(me.body).toMatchObject({ email: "dev@example.com", username: "dev@example.com" });
+    expect(typeof me.body.id).toBe("string");
+    expect((await fetch(`${server.url}/api/0/auth/`)).status).toBe(401);
+
+    expect((await api("GET", "/api/0/projects/acme/web/environments/")).body).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "canary", isHidden: false })]),
+    );
+    expect((await api("GET", "/api/0/organizations/acme/environments/")).body).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "canary" })]),
+    );
+
+    expect((await api("POST", "/api/0/organizations/acme/teams/", { name: "core" })).status).toBe(201);
+    expect((await api("POST", "/api/0/projects/acme/web/teams/core/")).status).toBe(201);
+    const project = (await api("GET", "/api/0/projects/acme/web/")).body;
+    expect(project.teams).toEqual(expect.arrayContaining([expect.objectContaining({ slug: "core" })]));
+    const issue = (await api("GET", `/api/0/organizations/acme/issues/${issueId}/`)).body;
+    expect(Date.parse(project.firstEvent)).toBeLessThanOrEqual(Date.parse(issue.firstSeen));
+    expect(Number.isNaN(Date.parse(project.dateCreated))).toBe(false);
+
+    // PUT: name, slug and platform; a taken slug is a 409 with Sentry's detail.
+    expect((await api("POST", "/api/0/teams/acme/core/projects/", { name: "Old Name", platform: "node" })).status).toBe(201);
+    const renamed = await api("PUT", "/api/0/projects/acme/old-name/", {
+      name: "New Name",
+      slug: "new-name",
+      platform: "python",
+      isBookmarked: true,
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ slug: "new-name", name: "New Name", platform: "python" });
+    expect((await api("GET", "/api/0/projects/acme/new-name/")).body).toMatchObject({ name: "New Name" });
+    expect((await api("GET", "/api/0/projects/acme/old-name/")).status).toBe(404);
+    const clash = await api("PUT", "/api/0/projects/acme/new-name/", { slug: "web" });
+    expect(clash.status).toBe(409);
+    expect(clash.body.detail).toEqual(expect.any(String));
+    expect((await api("PUT", "/api/0/projects/acme/new-name/", { slug: "Not A Slug" })).status).toBe(400);
+
+    for (const org of [(await api("GET", "/api/0/organizations/acme/")).body, ...(await api("GET", "/api/0/organizations/")).body]) {
+      expect(Number.isNaN(Date.parse(org.dateCreated))).toBe(false);
+      expect(org.links).toEqual({ organizationUrl: server.url, regionUrl: server.url });
+    }
+
+    const invite = await api("POST", "/api/0/organizations/acme/members/", {
+      email: "new@example.com",
+      orgRole: "member",
+      sendInvite: false,
+    });
+    expect(invite.status).toBe(201);
+    const members = (await api("GET", "/api/0/organizations/acme/members/")).body as Json[];
+    expect(members).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ email: "dev@example.com", pending: false }),
+        expect.objectContaining({ email: "new@example.com", pending: true, user: null }),
+      ]),
+    );
+  });
+
+  test("events as Sentry's event API returns them; error bodies with detail; unserved paths 404, wrong methods a JSON 405", async () => {
+    const { eventId, issueId } = await send("web", "frames", {
+      release: "shop@9.9.9",
+      exception: {
+        values: [
+          {
+            type: "IdError",
+            value: "frames",
+            mechanism: { type: "onerror", handled: false },
+            stacktrace: { frames: [{ function: "go", filename: "app.js", lineno: 3, colno: 7, context_line: "go()", in_app: true }] },
+          },
+        ],
+      },
+      breadcrumbs: { values: [{ timestamp: 1767225600, category: "ui.click", message: "clicked" }] },
+    });
+    for (const path of [`/api/0/projects/acme/web/events/${eventId}/`, `/api/0/organizations/acme/issues/${issueId}/events/${eventId}/`]) {
+      const ev = (await api("GET", path)).body;
+      const entries = ev.entries as Array<{ type: string; data: { values: Json[] } }>;
+      const exc = entries.find((e) => e.type === "exception")?.data.values[0] as Json;
+      expect(exc.mechanism).toEqual({ type: "onerror", handled: false });
+      expect((exc.stacktrace as { frames: Json[] }).frames[0]).toMatchObject({ lineNo: 3, colNo: 7, inApp: true, context: [[3, "go()"]] });
+      expect(entries.find((e) => e.type === "breadcrumbs")?.data.values[0]).toMatchObject({ timestamp: "2026-01-01T00:00:00.000Z" });
+      expect(ev.release).toMatchObject({ version: "shop@9.9.9" });
+      expect(ev.tags).toEqual(
+        expect.arrayContaining([
+          { key: "release", value: "shop@9.9.9" },
+          { key: "level", value: "error" },
+        ]),
+      );
+      expect(ev.size).toBeGreaterThan(0);
+    }
+
+    const missing = await api("GET", "/api/0/organizations/acme/issues/999999999/");
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ detail: expect.any(String), error: { code: "not_found" } });
+    const unserved = await api("GET", "/api/0/organizations/acme/no-such-thing/");
+    expect(unserved.status).toBe(404);
+    expect(unserved.body.detail).toEqual(expect.any(String));
+    const seer = await api("GET", `/api/0/organizations/acme/issues/${issueId}/autofix/`);
+    expect(seer.status).toBe(404);
+    expect(seer.body.detail).toMatch(/not available/);
+    const wrongMethod = await api("POST", "/api/0/organizations/acme/issues/");
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.body).toMatchObject({ detail: expect.stringContaining("POST"), error: { code: "method_not_allowed" } });
   });
 });
