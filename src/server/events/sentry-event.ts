@@ -37,12 +37,14 @@ function sentryFrame(f: unknown) {
   const lineNo = num(x.lineno);
   const pre = Array.isArray(x.pre_context) ? x.pre_context.map(String) : [];
   const post = Array.isArray(x.post_context) ? x.post_context.map(String) : [];
-  const context: Array<[number, string]> = [];
-  if (lineNo !== null && typeof x.context_line === "string") {
-    pre.forEach((line, i) => context.push([lineNo - pre.length + i, line]));
-    context.push([lineNo, x.context_line]);
-    post.forEach((line, i) => context.push([lineNo + 1 + i, line]));
-  }
+  const context: Array<[number, string]> =
+    lineNo !== null && typeof x.context_line === "string"
+      ? [
+          ...pre.map((line, i): [number, string] => [lineNo - pre.length + i, line]),
+          [lineNo, x.context_line],
+          ...post.map((line, i): [number, string] => [lineNo + 1 + i, line]),
+        ]
+      : [];
   return {
     filename: str(x.filename),
     absPath: str(x.abs_path),
