@@ -23,6 +23,7 @@ import { setAppContext } from "../server/app-context";
 import { createAuth, migrateAuth } from "../server/auth/auth";
 import { CLIENT_IP_HEADER } from "../server/auth/requests";
 import { createServices } from "../server/create-services";
+import { jsonMethodNotAllowed } from "../server/http/api-405";
 import { metricsRefusal } from "../server/http/metrics-access";
 import { refuseForgedRequest } from "../server/http/origin-guard";
 import { createSecurityHeaders } from "../server/http/security-headers";
@@ -118,6 +119,7 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
       // The login throttle counts per client address: the socket's, or X-Forwarded-For's when
       // the socket is a TRUSTED_PROXIES proxy. A client-sent value of this header is overwritten.
       req.headers[CLIENT_IP_HEADER] = clientIp(req.socket.remoteAddress, headerValue(req.headers["x-forwarded-for"]), trustedProxies);
+      jsonMethodNotAllowed(req, res);
       web(req, res).catch((err: unknown) => {
         log.error({ err }, "web request failed");
         if (!res.headersSent) sendJson(res, 500, { error: { code: "internal_error", message: "Something went wrong on our side." } });

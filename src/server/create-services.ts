@@ -98,7 +98,7 @@ export function createServices(deps: {
     uptime: createUptimeServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
     imports: createImportServices({ db, now, policy: config.import, invitationDays: config.invitationDays, membershipOrThrow }),
 
-    issues: createIssueReads({ db, access, issueStream }),
+    issues: createIssueReads({ db, access, issueStream, now }),
 
     events: createEventReads({ db, access }),
 

@@ -26,11 +26,12 @@ import type { TokenServices } from "./members/tokens";
 import type { MonitorServices } from "./monitors/cron";
 import type { UptimeServices } from "./monitors/uptime";
 import type { KeyServices, ProjectAdminServices } from "./orgs/project-admin";
+import type { ProjectReads } from "./orgs/reads";
 import type { OwnershipServices } from "./ownership/ownership";
 import type { ArtifactServices } from "./releases/artifacts";
 import type { ReleaseApiServices } from "./releases/release-api";
 import type { ReleaseServices } from "./releases/screens";
-import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, ProjectSummary, Viewer } from "./types";
+import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, Viewer } from "./types";
 
 export interface SetupInput {
   name: string;
@@ -49,7 +50,20 @@ export interface IssueListQuery {
   sort?: IssueSort;
   limit?: number;
   cursor?: string | null;
+  /** Sentry's `project=` ids: only these of the visible projects */
+  projectIds?: number[];
+  /** Sentry's repeatable `environment=`: any of these */
+  environments?: string[];
+  /** issues seen in this window (epoch ms): Sentry's statsPeriod / start+end */
+  seenWithin?: { start: number; end: number };
+  /** a query that is an event id (or, with `shortIdLookup`, a short id) answers that one issue */
+  lookup?: { eventId: boolean; shortId: boolean };
+  /** event counts per bucket to attach: 24 hours and/or 14 days (Sentry's `stats`) */
+  stats?: Array<"24h" | "14d">;
 }
+
+/** An issue of the REST list, with Sentry's `stats` when asked: `[[unix seconds, count], …]` per period. */
+export type ListedIssue = IssueSummary & { stats?: Partial<Record<"24h" | "14d", Array<[number, number]>>> };
 
 export interface AppServices {
   /** Better Auth instance (handler for /api/auth/*, session lookup). */
@@ -77,10 +91,7 @@ export interface AppServices {
     create(viewer: Viewer, input: { name: string; slug: string }): Promise<{ slug: string }>;
   };
   /** Reads (every member) plus create / settings (src/server/orgs/project-admin.ts; changes need admin or owner). */
-  projects: {
-    list(viewer: Viewer, orgSlug: string): Promise<ProjectSummary[]>;
-    get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
-  } & ProjectAdminServices;
+  projects: ProjectReads & ProjectAdminServices;
   /** DSN keys of a project: list (members), create / label / disable / rotate (admins, owners) — src/server/orgs/project-admin.ts */
   keys: KeyServices;
   /** Releases with new issues, regressions, release health and artifacts — src/server/releases/screens.ts */
@@ -88,7 +99,7 @@ export interface AppServices {
   /** The user-feedback inbox — src/server/feedback/inbox.ts */
   feedback: FeedbackServices;
   issues: {
-    list(viewer: Viewer, orgSlug: string, q: IssueListQuery): Promise<Page<IssueSummary>>;
+    list(viewer: Viewer, orgSlug: string, q: IssueListQuery): Promise<Page<ListedIssue> & { directHit?: boolean }>;
     get(viewer: Viewer, orgSlug: string, issueId: number): Promise<IssueDetail>;
   };
   /** The triage screens' reads: stream with sparklines, autocompletion, live counts, issue page, events (issue-stream.ts). */

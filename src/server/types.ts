@@ -23,6 +23,8 @@ export interface OrgSummary {
   slug: string;
   name: string;
   role: Role;
+  /** when the organization was created (epoch ms; Sentry's `dateCreated`) */
+  createdAt?: number;
   /**
    * The projects this viewer may see when teams restrict them (members and viewers of an org with
    * teams: their teams' projects); absent or null: all of the org's projects.
@@ -36,6 +38,8 @@ export interface ProjectSummary {
   name: string;
   platform: string;
   dsn: string | null;
+  /** epoch ms (Sentry's `dateCreated`) */
+  createdAt?: number;
 }
 
 export type IssueStatus = "unresolved" | "resolved" | "ignored";
@@ -159,6 +163,8 @@ export interface EventDetail {
   projectId: number;
   projectSlug: string;
   receivedAt: number;
+  /** bytes of the stored event (Sentry's `size`), where the reader had it */
+  size?: number;
   /** The stored, normalised Sentry event JSON. Render defensively: it comes from an SDK. */
   event: Record<string, unknown>;
 }

@@ -71,3 +71,14 @@ export function withQuery(path: string, params: Record<string, string | null | u
 export function param(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
+
+/**
+ * `/{org}/issues/WEB-12[/rest]`: a short id in an issue URL redirects to the numeric URL (what a
+ * person pastes from an alert, a commit message or Sentry's habits); anything else not numeric is a 404.
+ */
+export async function redirectShortId(org: string, id: string, rest: string, search: string): Promise<never> {
+  const viewer = await requireViewer(`/${encodeURIComponent(org)}/issues/${encodeURIComponent(id)}${rest}${search}`);
+  const found = await (await services()).issueRedirects.byShortId(viewer, org, id).catch(() => null);
+  if (!found) notFound();
+  redirect(`/${encodeURIComponent(org)}/issues/${found.issueId}${rest}${search}`);
+}

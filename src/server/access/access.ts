@@ -53,7 +53,7 @@ export function createAccess(db: Db, config: Config): Access {
     if (!m) throw new AppError("not_found", "Organization not found.");
     const restricted = m.role === "member" || m.role === "viewer";
     const visible = restricted ? await visibleProjectIds(db, m.id, viewer.userId) : null;
-    return { id: m.id, slug: m.slug, name: m.name, role: m.role, visibleProjectIds: visible };
+    return { id: m.id, slug: m.slug, name: m.name, role: m.role, createdAt: m.createdAt, visibleProjectIds: visible };
   }
 
   async function authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<OrgSummary> {
@@ -73,6 +73,7 @@ export function createAccess(db: Db, config: Config): Access {
       slug: p.slug,
       name: p.name,
       platform: p.platform,
+      createdAt: p.createdAt,
       dsn: key ? formatDsn(config.publicUrl, key.publicKey, key.dsnProjectId ?? p.id) : null,
     };
   }

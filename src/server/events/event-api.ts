@@ -6,8 +6,9 @@
 import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
 import { issueHashes, issueTagValues, listEventsWithPayload } from "../../storage/events/compat-reads";
-import type { StoredEvent } from "../../storage/events/events";
+import { getAdjacentEventIds, getEvent, getLatestEvent, type StoredEvent } from "../../storage/events/events";
 import { tagDistribution } from "../../storage/issues/stats";
+import { oldestEventId } from "../../storage/issues/triage-reads";
 import type { EventDetail, IssueDetail, Page, ProjectSummary, Viewer } from "../types";
 import { sentryEventListItem, sentryEventShape } from "./sentry-event";
 
@@ -38,6 +39,8 @@ export interface EventApiServices {
   issueTags(viewer: Viewer, orgSlug: string, issueId: number): Promise<SentryTag[]>;
   issueTagValues(viewer: Viewer, orgSlug: string, issueId: number, key: string): Promise<SentryTagValue[]>;
   issueHashes(viewer: Viewer, orgSlug: string, issueId: number): Promise<Array<{ id: string; latestEvent: null }>>;
+  /** One event of an issue: `latest`, `oldest`, `recommended` (the latest) or an event id; with its neighbours' ids. */
+  issueEvent(viewer: Viewer, orgSlug: string, issueId: number, which: string): Promise<ReturnType<typeof sentryEventShape>>;
 }
 
 export interface EventApiDeps {
@@ -71,6 +74,7 @@ const detailOf = (e: StoredEvent, projectSlug: string): EventDetail => ({
   projectId: e.projectId,
   projectSlug,
   receivedAt: e.receivedAt,
+  size: e.size,
   event: e.event,
 });
 
@@ -85,6 +89,18 @@ export function createEventApi(deps: EventApiDeps): EventApiServices {
       items: res.items.map((e) => shape(detailOf(e, projectSlug))),
       nextCursor: res.nextCursor ? encodeCursor(res.nextCursor) : null,
     };
+  }
+
+  async function chosenEvent(issue: IssueDetail, which: string): Promise<StoredEvent | undefined> {
+    if (which === "latest" || which === "recommended") return getLatestEvent(db, issue.id);
+    if (which === "oldest") {
+      const first = await oldestEventId(db, issue.id);
+      return first ? getEvent(db, issue.projectId, first) : undefined;
+    }
+    const id = which.replace(/-/g, "").toLowerCase();
+    if (!/^[0-9a-f]{32}$/.test(id)) return undefined;
+    const ev = await getEvent(db, issue.projectId, id);
+    return ev && ev.issueId === issue.id ? ev : undefined;
   }
 
   return {
@@ -123,6 +139,18 @@ export function createEventApi(deps: EventApiDeps): EventApiServices {
       const values = await issueTagValues(db, issue.id, key, 1000);
       if (values.length === 0) throw new AppError("not_found", "Tag not found.");
       return values.map((v) => ({ key, name: v.value, value: v.value, count: v.count, lastSeen: new Date(v.lastSeen).toISOString() }));
+    },
+
+    async issueEvent(viewer, orgSlug, issueId, which) {
+      const issue = await deps.getIssue(viewer, orgSlug, issueId);
+      const ev = await chosenEvent(issue, which);
+      if (!ev)
+        throw new AppError(
+          "not_found",
+          which === "latest" || which === "recommended" || which === "oldest" ? "This issue has no stored events." : "Event not found.",
+        );
+      const adjacent = await getAdjacentEventIds(db, ev);
+      return { ...sentryEventShape(detailOf(ev, issue.projectSlug)), previousEventID: adjacent.older, nextEventID: adjacent.newer };
     },
 
     async issueHashes(viewer, orgSlug, issueId) {

@@ -1,7 +1,8 @@
 /**
  * Wraps Next.js route handlers of the REST API: a request id on every response, AppErrors mapped
- * through the catalogue to `{"error": {code, message, fields?, request_id}}`, anything else logged
- * with the request id and answered as `internal_error` without internals.
+ * through the catalogue to `{"detail": message, "error": {code, message, fields?, request_id}}`
+ * (`detail` is what Sentry's clients print; the catalogue code stays beside it), anything else
+ * logged with the request id and answered as `internal_error` without internals.
  *
  * Every route names what it does first: an action of the permission table
  * (src/server/access/permissions.ts) that its service authorizes, "signed-in" (any caller, no
@@ -39,6 +40,7 @@ export function apiRoute<P>(access: RouteAccess, handler: Handler<P>) {
 export function errorResponse(err: unknown, requestId: string): Response {
   if (isAppError(err)) {
     const body = {
+      detail: err.message,
       error: {
         code: err.code,
         message: err.message,
@@ -54,7 +56,7 @@ export function errorResponse(err: unknown, requestId: string): Response {
     if (app().health.storageFailed(err)) {
       const e = new AppError("storage_unavailable");
       return Response.json(
-        { error: { code: e.code, message: e.message, request_id: requestId } },
+        { detail: e.message, error: { code: e.code, message: e.message, request_id: requestId } },
         { status: e.status, headers: { "x-request-id": requestId, "retry-after": String(STORAGE_RETRY_AFTER_SECS) } },
       );
     }
@@ -64,7 +66,7 @@ export function errorResponse(err: unknown, requestId: string): Response {
   }
   const e = new AppError("internal_error");
   return Response.json(
-    { error: { code: e.code, message: e.message, request_id: requestId } },
+    { detail: e.message, error: { code: e.code, message: e.message, request_id: requestId } },
     { status: 500, headers: { "x-request-id": requestId } },
   );
 }

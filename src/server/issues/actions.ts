@@ -40,9 +40,9 @@ import { addIssueRedirects, deleteIssueRedirectsTo } from "../../storage/issues/
 import { findTeamsById, listTeams } from "../../storage/members/teams";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { ensureRelease, listProjectReleases } from "../../storage/releases/releases";
-import { queueIncidentResolves } from "../alerts/incident-resolves";
 import { requirePermission } from "../access/access";
 import type { Action } from "../access/permissions";
+import { queueIncidentResolves } from "../alerts/incident-resolves";
 import type {
   ActivityItem,
   BulkUpdateResult,

@@ -1,39 +1,101 @@
 /** Sentry's issue list and issue detail, and single events, over the shared access rules. */
 import { AppError } from "../../core/errors";
+import { pastedEventId } from "../../core/search/parse-query";
 import type { Db } from "../../storage/db";
 import { getEvent, getLatestEvent } from "../../storage/events/events";
+import { bucketCounts } from "../../storage/issues/stats";
 import { findProjectBySlug } from "../../storage/orgs/projects";
 import type { Access } from "../access/access";
 import { canSeeProject } from "../access/visibility";
 import { withIssueFlags } from "../events/digests";
-import type { AppServices } from "../services";
-import type { IssueDetail } from "../types";
+import type { AppServices, IssueListQuery, ListedIssue } from "../services";
+import type { IssueDetail, Viewer } from "../types";
 import { assigneeProfiles } from "./actions";
+import { parseShortId } from "./redirects";
 import { toEventDetail, toIssueDetail } from "./shapes";
 import type { IssueStreamServices } from "./stream";
 
-export function createIssueReads(deps: { db: Db; access: Access; issueStream: IssueStreamServices }): AppServices["issues"] {
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const SERIES = { "24h": { bucketMs: HOUR_MS, buckets: 24 }, "14d": { bucketMs: DAY_MS, buckets: 14 } } as const;
+
+/** Sentry's `stats` of listed issues: buckets ending with the current hour (24h) or UTC day (14d). */
+async function issueStats(db: Db, ids: number[], periods: Array<"24h" | "14d">, now: number) {
+  const out = new Map<number, NonNullable<ListedIssue["stats"]>>(ids.map((id) => [id, {}]));
+  await Promise.all(
+    periods.map(async (period) => {
+      const { bucketMs, buckets } = SERIES[period];
+      const start = Math.floor(now / bucketMs) * bucketMs + bucketMs - bucketMs * buckets;
+      const counts = await bucketCounts(db, ids, start, bucketMs, buckets);
+      for (const id of ids) {
+        const series = counts.get(id) ?? [];
+        (out.get(id) as NonNullable<ListedIssue["stats"]>)[period] = Array.from({ length: buckets }, (_, i) => [
+          (start + i * bucketMs) / 1000,
+          series[i] ?? 0,
+        ]);
+      }
+    }),
+  );
+  return out;
+}
+
+export function createIssueReads(deps: {
+  db: Db;
+  access: Access;
+  issueStream: IssueStreamServices;
+  now?: () => number;
+}): AppServices["issues"] {
   const { db, access, issueStream } = deps;
+  const now = deps.now ?? Date.now;
+
+  async function get(viewer: Viewer, orgSlug: string, issueId: number): Promise<IssueDetail> {
+    access.requireScope(viewer, "event:read");
+    const { issue, projects } = await access.issueInOrg(viewer, orgSlug, issueId);
+    const [detail] = await withIssueFlags(db, [await toIssueDetail(db, issue, projects)]);
+    return detail as IssueDetail;
+  }
+
+  /** Sentry's direct hit: a query that is an event id (or a short id, when asked) names one issue. */
+  async function directHit(viewer: Viewer, orgSlug: string, q: IssueListQuery): Promise<IssueDetail | null> {
+    const query = (q.query ?? "").trim();
+    const isEventId = q.lookup?.eventId && pastedEventId(query) !== null;
+    const isShortId = q.lookup?.shortId && parseShortId(query) !== null;
+    if (!isEventId && !isShortId) return null;
+    const found = await issueStream.openPasted(viewer, orgSlug, query);
+    if (!found) return null;
+    const issue = await get(viewer, orgSlug, found.issueId);
+    return !q.projectIds || q.projectIds.includes(issue.projectId) ? issue : null;
+  }
+
   return {
     // The stream's search (src/server/issues/stream.ts), without its default status or sparklines,
-    // with assignees' profiles (Sentry's list carries assignedTo).
+    // with assignees' profiles (Sentry's list carries assignedTo) and Sentry's `stats` when asked.
     async list(viewer, orgSlug, q) {
-      const page = await issueStream.search(viewer, orgSlug, q);
+      const hit = await directHit(viewer, orgSlug, q);
+      const page = hit ? { items: [hit], nextCursor: null } : await issueStream.search(viewer, orgSlug, { ...q, stats: undefined });
       const profiles = await assigneeProfiles(
         db,
         page.items.flatMap((i) => (i.assigneeUserId ? [i.assigneeUserId] : [])),
       );
+      const stats = q.stats?.length
+        ? await issueStats(
+            db,
+            page.items.map((i) => i.id),
+            q.stats,
+            now(),
+          )
+        : null;
       return {
-        ...page,
-        items: page.items.map((i) => ({ ...i, assignee: i.assigneeUserId ? (profiles.get(i.assigneeUserId) ?? null) : null })),
+        nextCursor: page.nextCursor,
+        ...(hit ? { directHit: true } : {}),
+        items: page.items.map((i) => ({
+          ...i,
+          assignee: i.assigneeUserId ? (profiles.get(i.assigneeUserId) ?? null) : null,
+          ...(stats ? { stats: stats.get(i.id) } : {}),
+        })),
       };
     },
-    async get(viewer, orgSlug, issueId) {
-      access.requireScope(viewer, "event:read");
-      const { issue, projects } = await access.issueInOrg(viewer, orgSlug, issueId);
-      const [detail] = await withIssueFlags(db, [await toIssueDetail(db, issue, projects)]);
-      return detail as IssueDetail;
-    },
+    get,
   };
 }
 

@@ -7,7 +7,7 @@ import { AppError } from "../../core/errors";
 import { sentryIssueUpdateBody } from "../../ingest/compat/issue-update-body";
 import { app } from "../app-context";
 import { readJson, requireViewer } from "../http/api-route";
-import type { ActivityItem, IssueDetail, IssueUpdate } from "../types";
+import type { ActivityItem, IssueDetail, IssueUpdate, Viewer } from "../types";
 import type { IssueSelection } from "./bulk";
 import { sentryIssue } from "./sentry-shapes";
 
@@ -29,11 +29,9 @@ function idError(rule: string, message: string): AppError {
   return new AppError("validation_failed", `id: ${message}`, { fields: [{ field: "id", rule, message }] });
 }
 
-/** One issue id from the path (`/issues/{issueId}/`). */
-export function issueIdFromPath(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new AppError("not_found", "Issue not found.");
-  return n;
+/** The issue a path names (`/issues/{id|shortId}/`): a numeric id or a short id like `WEB-12`. */
+export async function issueIdFromPath(viewer: Viewer, org: string, value: string): Promise<number> {
+  return app().issueRedirects.resolve(viewer, org, value);
 }
 
 /** Sentry's issue shape plus the lifecycle fields. */

@@ -57,6 +57,7 @@ export function toEventDetail(ev: EventRow, projects: Map<number, ProjectRow>): 
     projectId: ev.projectId,
     projectSlug: projects.get(ev.projectId)?.slug ?? "unknown",
     receivedAt: ev.receivedAt,
+    size: ev.size,
     // Depth-bounded: events stored before the normaliser bounded depth would overflow rendering.
     event: limitDepth(ev.event, MAX_EVENT_DEPTH).value as Record<string, unknown>,
   };

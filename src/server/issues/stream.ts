@@ -71,6 +71,12 @@ export interface StreamQuery {
   sort?: IssueSort;
   /** the sparkline's period (default 24h) */
   stats?: StatsPeriod;
+  /** Sentry's `project=` ids (REST): only these of the visible projects */
+  projectIds?: number[];
+  /** Sentry's repeatable `environment=` (REST): any of these */
+  environments?: string[];
+  /** Sentry's `statsPeriod`/`start`+`end` (REST): issues seen in this window (epoch ms) */
+  seenWithin?: { start: number; end: number };
   cursor?: string | null;
   limit?: number;
 }
@@ -214,6 +220,11 @@ function invalid(message: string): AppError {
 function menuConditions(q: StreamQuery): SearchCondition[] {
   const out: SearchCondition[] = [];
   if (q.environment) out.push({ kind: "tag", key: "environment", values: [q.environment], negated: false });
+  if (q.environments?.length) out.push({ kind: "tag", key: "environment", values: q.environments, negated: false });
+  if (q.seenWithin) {
+    out.push({ kind: "time", field: "lastSeen", op: "gte", at: q.seenWithin.start });
+    out.push({ kind: "time", field: "firstSeen", op: "lte", at: q.seenWithin.end });
+  }
   if (q.release) out.push({ kind: "tag", key: "release", values: [q.release], negated: false });
   if (q.level) {
     if (!["fatal", "error", "warning", "info", "debug"].includes(q.level)) throw invalid(`Unknown level "${q.level}".`);
@@ -250,9 +261,9 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
     return [...members.map((m) => ({ id: m.id, email: m.email, name: m.name })), ...teams.map(teamRef)];
   }
 
-  function projectIdsFor(projects: Map<number, ProjectRow>, slug: string | undefined): number[] {
+  function projectIdsFor(projects: Map<number, ProjectRow>, slug: string | undefined, ids?: number[]): number[] {
     const all = [...projects.values()];
-    return (slug ? all.filter((p) => p.slug === slug) : all).map((p) => p.id);
+    return (slug ? all.filter((p) => p.slug === slug) : all).filter((p) => !ids || ids.includes(p.id)).map((p) => p.id);
   }
 
   async function resolveAssignee(org: OrgSummary, viewer: Viewer, value: string): Promise<string | null> {
@@ -276,8 +287,9 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
     projects: Map<number, ProjectRow>,
     conditions: SearchCondition[],
     projectSlug: string | undefined,
+    onlyIds?: number[],
   ): Promise<{ projectIds: number[]; conditions: StorageCondition[] }> {
-    let projectIds = projectIdsFor(projects, projectSlug);
+    let projectIds = projectIdsFor(projects, projectSlug, onlyIds);
     const out: StorageCondition[] = [];
     for (const c of conditions) {
       if (c.kind === "project") {
@@ -298,7 +310,8 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
     // Keys that are not the language's own must be tags these projects have (else a positioned error).
     const parsed = parseQuery(q.query ?? "");
     const unknown = tagKeysToCheck(parsed);
-    const known = unknown.length > 0 ? await existingTagKeys(db, projectIdsFor(projects, q.project || undefined), unknown) : undefined;
+    const known =
+      unknown.length > 0 ? await existingTagKeys(db, projectIdsFor(projects, q.project || undefined, q.projectIds), unknown) : undefined;
     const search = compileIssueSearch(parsed, deps.now(), known ?? new Set());
     const status = statusConditions(search, q.status, withDefaultStatus);
     const { projectIds, conditions } = await toStorage(
@@ -307,6 +320,7 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
       projects,
       [...status.conditions, ...menuConditions(q), ...search.conditions],
       q.project || undefined,
+      q.projectIds,
     );
     const limit = Math.min(Math.max(q.limit ?? 50, 1), 100);
     const page = await searchIssues(db, { projectIds, conditions, sort, limit, cursor: decodeCursor(sort, q.cursor) });

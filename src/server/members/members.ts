@@ -88,6 +88,8 @@ export interface MemberServices {
   page(viewer: Viewer, orgSlug: string): Promise<MembersPage>;
   /** Everyone in the org (any member; `member:read` for tokens) — the REST list. */
   list(viewer: Viewer, orgSlug: string): Promise<MemberInfo[]>;
+  /** Pending invitations for the REST list (Sentry lists them with `pending: true`): admins and owners; [] for others. */
+  pendingInvitations(viewer: Viewer, orgSlug: string): Promise<InvitationInfo[]>;
   invite(viewer: Viewer, orgSlug: string, input: { email: string; role: string; send?: boolean }): Promise<InviteResult>;
   resend(viewer: Viewer, orgSlug: string, invitationId: number, opts?: { send?: boolean }): Promise<InviteResult>;
   revoke(viewer: Viewer, orgSlug: string, invitationId: number): Promise<void>;
@@ -223,6 +225,13 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
     async list(viewer, orgSlug) {
       const org = await authorize(viewer, orgSlug, "member.read");
       return listMembers(db, org.id);
+    },
+
+    async pendingInvitations(viewer, orgSlug) {
+      deps.requireScope(viewer, "member:read");
+      const org = await deps.membershipOrThrow(viewer, orgSlug);
+      if (RANK[org.role] < RANK.admin) return [];
+      return (await listInvitations(db, org.id)).map(info).filter((i) => i.state === "pending");
     },
 
     async invite(viewer, orgSlug, input) {

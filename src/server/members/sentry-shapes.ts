@@ -4,16 +4,28 @@
  */
 
 import type { ProjectKeyView } from "../orgs/project-admin";
-import type { OrgSummary } from "../types";
-import type { MemberInfo } from "./members";
+import type { OrgSummary, Viewer } from "../types";
+import type { InvitationInfo, MemberInfo } from "./members";
 import type { TeamView } from "./teams";
 
-export const sentryOrg = (o: OrgSummary) => ({
+/**
+ * Sentry's organization: `dateCreated` (sentry-cli's `organizations list` needs it) and `links`
+ * from PUBLIC_URL (the JS `sentry` CLI and the MCP server send later requests to `regionUrl`; the
+ * MCP server follows only an https one, so PUBLIC_URL must be https for its region-aware tools).
+ */
+export const sentryOrg = (o: OrgSummary, publicUrl: string) => ({
   id: String(o.id),
   slug: o.slug,
   name: o.name,
+  dateCreated: new Date(o.createdAt ?? 0).toISOString(),
   status: { id: "active", name: "active" },
   orgRole: o.role,
+  isEarlyAdopter: false,
+  require2FA: false,
+  avatar: { avatarType: "letter_avatar", avatarUuid: null },
+  links: { organizationUrl: publicUrl.replace(/\/+$/, ""), regionUrl: publicUrl.replace(/\/+$/, "") },
+  hasAuthProvider: false,
+  features: [] as string[],
 });
 
 export const sentryMember = (m: MemberInfo) => ({
@@ -26,6 +38,37 @@ export const sentryMember = (m: MemberInfo) => ({
   expired: false,
   dateCreated: new Date(m.createdAt).toISOString(),
   user: { id: m.userId, email: m.email, name: m.name },
+});
+
+/** Sentry's user serializer for the caller (`GET /api/0/auth/`): identity only, no secrets. */
+export const sentryUser = (v: Viewer) => ({
+  id: v.userId,
+  name: v.name,
+  username: v.email,
+  email: v.email,
+  avatarUrl: null,
+  isActive: true,
+  hasPasswordAuth: true,
+  isManaged: false,
+  has2fa: false,
+  isSuperuser: false,
+  isStaff: false,
+  emails: [{ id: v.userId, email: v.email, is_verified: true }],
+  avatar: { avatarType: "letter_avatar", avatarUuid: null },
+});
+
+/** A pending invitation as Sentry lists it among the members: no user yet, `pending: true`. */
+export const sentryInvitedMember = (i: InvitationInfo) => ({
+  id: `invite-${i.id}`,
+  email: i.email,
+  name: i.email,
+  role: i.role,
+  orgRole: i.role,
+  pending: true,
+  expired: false,
+  inviteStatus: "approved",
+  dateCreated: new Date(i.createdAt).toISOString(),
+  user: null,
 });
 
 export const sentryTeam = (t: TeamView) => ({

@@ -21,7 +21,7 @@ import {
 } from "../../core/grouping/index";
 import { type GroupingPreview, previewGrouping } from "../../core/grouping/preview";
 import { readScrubSettings, type ScrubSettings } from "../../core/scrub/scrub-event";
-import { nameSchema, slugify, validate } from "../../core/validation";
+import { nameSchema, slugify, slugSchema, validate } from "../../core/validation";
 import { formatDsn } from "../../ingest/compat/dsn";
 import { invalidate } from "../../ingest/key-cache";
 import type { Db } from "../../storage/db";
@@ -39,6 +39,7 @@ import {
   type ProjectRow,
   readProjectSettings,
   updateKey,
+  updateProjectIdentity,
   writeProjectSettings,
 } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
@@ -109,6 +110,13 @@ export interface ProjectAdminServices {
   settings(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSettingsView>;
   /** Validates (zod, `validation_failed` with fields) and stores a settings change. */
   updateSettings(viewer: Viewer, orgSlug: string, projectSlug: string, patch: unknown): Promise<ProjectSettingsView>;
+  /** Name, slug and platform (admins and owners; a taken slug is a conflict). Answers the project as it is now. */
+  rename(
+    viewer: Viewer,
+    orgSlug: string,
+    projectSlug: string,
+    patch: { name?: string; slug?: string; platform?: string },
+  ): Promise<ProjectSummary>;
   /** Sentry's project grouping fields (`GET /api/0/projects/{org}/{project}/`). */
   groupingRules(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<SentryGroupingFields>;
   /**
@@ -326,6 +334,25 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       // The ingest may have cached "no such project" for this id (an SDK that raced the UI).
       invalidate();
       return deps.projectSummary(project);
+    },
+
+    async rename(viewer, orgSlug, projectSlug, patch) {
+      const { org, project } = await access(viewer, orgSlug, projectSlug, "project.write");
+      const v = validate(
+        z.object({ name: nameSchema.optional(), slug: slugSchema.optional(), platform: platformSchema.optional() }).strict(),
+        patch,
+      );
+      const taken = () =>
+        new AppError("conflict", `A project "${v.slug}" already exists.`, {
+          fields: [{ field: "slug", rule: "unique", message: `a project with the slug "${v.slug}" already exists` }],
+        });
+      if (v.slug !== undefined && v.slug !== project.slug && (await findProjectBySlug(db, org.id, v.slug))) throw taken();
+      await writeTx(db, (tx) => updateProjectIdentity(tx, project.id, v)).catch((err: unknown) => {
+        throw isUniqueViolation(err) ? taken() : err;
+      });
+      invalidate();
+      const fresh = await findProjectBySlug(db, org.id, v.slug ?? project.slug);
+      return deps.projectSummary(fresh ?? project);
     },
 
     async settings(viewer, orgSlug, projectSlug) {

@@ -1,6 +1,8 @@
 /** Organizations of a viewer and the projects they may see (reads; project settings are project-admin.ts). */
 import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
+import { firstSeenOfProject } from "../../storage/issues/issues";
+import { listTeams } from "../../storage/members/teams";
 import { listMemberships } from "../../storage/orgs/orgs";
 import { findProjectBySlug } from "../../storage/orgs/projects";
 import type { Access } from "../access/access";
@@ -15,7 +17,7 @@ export function createOrgServices(deps: { db: Db; now: () => number; access: Acc
     async listForViewer(viewer) {
       return (await listMemberships(db, viewer.userId))
         .filter((m) => viewer.tokenOrgId == null || m.id === viewer.tokenOrgId)
-        .map((m) => ({ id: m.id, slug: m.slug, name: m.name, role: m.role }));
+        .map((m) => ({ id: m.id, slug: m.slug, name: m.name, role: m.role, createdAt: m.createdAt }));
     },
     async get(viewer, orgSlug) {
       return access.authorize(viewer, orgSlug, "org.read");
@@ -27,20 +29,41 @@ export function createOrgServices(deps: { db: Db; now: () => number; access: Acc
 export interface ProjectReads {
   list(viewer: Viewer, orgSlug: string): Promise<ProjectSummary[]>;
   get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
+  /** What Sentry's project detail adds: the teams that own it and when its first event came (null: none yet). */
+  ownership(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectOwnership>;
+}
+
+export interface ProjectOwnership {
+  teams: Array<{ id: number; slug: string; name: string }>;
+  firstEvent: number | null;
 }
 
 export function createProjectReads(deps: { db: Db; access: Access }): ProjectReads {
   const { db, access } = deps;
+
+  async function visible(viewer: Viewer, orgSlug: string, projectSlug: string) {
+    const org = await access.authorize(viewer, orgSlug, "project.read");
+    const p = await findProjectBySlug(db, org.id, projectSlug);
+    if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
+    return { org, p };
+  }
+
   return {
     async list(viewer, orgSlug) {
       const org = await access.authorize(viewer, orgSlug, "project.read");
       return Promise.all([...(await access.projectMap(org)).values()].map(access.projectSummary));
     },
     async get(viewer, orgSlug, projectSlug) {
-      const org = await access.authorize(viewer, orgSlug, "project.read");
-      const p = await findProjectBySlug(db, org.id, projectSlug);
-      if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
+      const { p } = await visible(viewer, orgSlug, projectSlug);
       return access.projectSummary(p);
+    },
+    async ownership(viewer, orgSlug, projectSlug) {
+      const { org, p } = await visible(viewer, orgSlug, projectSlug);
+      const [teams, firstEvent] = await Promise.all([listTeams(db, org.id), firstSeenOfProject(db, p.id)]);
+      return {
+        teams: teams.filter((t) => t.projectIds.includes(p.id)).map((t) => ({ id: t.id, slug: t.slug, name: t.name })),
+        firstEvent,
+      };
     },
   };
 }

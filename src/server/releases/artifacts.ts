@@ -7,6 +7,7 @@
  * answers `ok` or `error`, never `not_found` once every chunk is there. Entries are unpacked one
  * at a time in memory (never to disk), and the event loop gets a turn between files.
  */
+
 import { createHash } from "node:crypto";
 import { setImmediate as yieldTurn } from "node:timers/promises";
 import { promisify } from "node:util";
@@ -41,6 +42,7 @@ import {
   storeChunk,
 } from "../../storage/releases/artifacts";
 import { requirePermission } from "../access/access";
+import { sentryOrg } from "../members/sentry-shapes";
 import type { OrgSummary, Viewer } from "../types";
 
 const gzipAsync = promisify(gzip);
@@ -343,15 +345,7 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
     async orgDetails(viewer, orgSlug) {
       const org = await deps.membershipOrThrow(viewer, orgSlug);
       requirePermission(viewer, org, "org.read");
-      const base = deps.publicUrl;
-      return {
-        id: String(org.id),
-        slug: org.slug,
-        name: org.name,
-        links: { organizationUrl: base, regionUrl: base },
-        features: [],
-        access: [],
-      };
+      return { ...sentryOrg(org, deps.publicUrl), access: [] };
     },
 
     async chunkUploadOptions(viewer, orgSlug) {

@@ -438,6 +438,16 @@ export async function getIssue(db: Db, id: number): Promise<IssueRow | undefined
   return row ? toIssue(row) : undefined;
 }
 
+/** When the project's first issue was first seen (its first event; null before any). */
+export async function firstSeenOfProject(db: Db, projectId: number): Promise<number | null> {
+  const row = await db.kysely
+    .selectFrom("issues")
+    .select((eb) => eb.fn.min<number>("first_seen").as("t"))
+    .where("project_id", "=", projectId)
+    .executeTakeFirst();
+  return row?.t == null ? null : Number(row.t);
+}
+
 export async function getIssueByShortId(db: Db, projectId: number, shortId: number): Promise<IssueRow | undefined> {
   const row = await db.kysely
     .selectFrom("issues")

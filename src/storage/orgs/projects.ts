@@ -128,6 +128,20 @@ export async function insertProject(
 }
 
 const keyColumns = ["id", "project_id", "public_key", "label", "active", "created_at", "dsn_project_id", "secret_key"] as const;
+/** Renames a project or changes its slug or platform (absent fields unchanged). */
+export async function updateProjectIdentity(
+  tx: Tx,
+  projectId: number,
+  patch: { name?: string; slug?: string; platform?: string },
+): Promise<void> {
+  const set = {
+    ...(patch.name !== undefined ? { name: patch.name } : {}),
+    ...(patch.slug !== undefined ? { slug: patch.slug } : {}),
+    ...(patch.platform !== undefined ? { platform: patch.platform } : {}),
+  };
+  if (Object.keys(set).length === 0) return;
+  await tx.updateTable("projects").set(set).where("id", "=", projectId).execute();
+}
 
 export async function insertKey(tx: Tx, k: { projectId: number; publicKey: string; label: string; now: number }): Promise<KeyRow> {
   const row = await tx

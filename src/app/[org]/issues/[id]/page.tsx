@@ -16,7 +16,7 @@ import { IssueOwnershipPanel } from "@/ui/issue-ownership";
 import { TagDistributions } from "@/ui/tag-distribution";
 import { TracePanel, traceIdOf } from "@/ui/trace-panel";
 import { TrendChart } from "@/ui/trend-chart";
-import { currentViewer, errorCode, orNotFound, param, requireViewer, services } from "../../../_lib/server";
+import { currentViewer, errorCode, orNotFound, param, redirectShortId, requireViewer, services } from "../../../_lib/server";
 import {
   commentOnIssue,
   deleteIssues,
@@ -59,7 +59,8 @@ function statusNote(issue: IssueDetail): string | null {
 export default async function IssuePage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
   const { org, id } = await params;
   const eventParam = param((await searchParams).event)?.slice(0, 64);
-  const issueId = /^\d{1,15}$/.test(id) ? Number(id) : Number.NaN;
+  if (!/^\d{1,15}$/.test(id)) await redirectShortId(org, id, "", eventParam ? `?event=${encodeURIComponent(eventParam)}` : "");
+  const issueId = Number(id);
   if (!Number.isSafeInteger(issueId)) notFound();
   const orgPath = `/${encodeURIComponent(org)}`;
   const issuePath = `${orgPath}/issues/${issueId}`;

@@ -5,6 +5,7 @@ import { sentryOrg } from "@/server/members/sentry-shapes";
 // Sentry: the organizations the caller belongs to.
 export const GET = apiRoute("signed-in", async (req) => {
   const viewer = await requireViewer(req);
-  return Response.json((await app().orgs.listForViewer(viewer)).map(sentryOrg));
+  const services = app();
+  return Response.json((await services.orgs.listForViewer(viewer)).map((o) => sentryOrg(o, services.publicUrl)));
 });
 export const dynamic = "force-dynamic";

@@ -5,7 +5,7 @@ import type { EventSummary } from "@/server/issues/stream";
 import type { Page } from "@/server/types";
 import { absoluteTime, relativeTime } from "@/ui/format";
 import { LevelDot } from "@/ui/level";
-import { orNotFound, param, queryErrorOf, requireViewer, services, withQuery } from "../../../../_lib/server";
+import { orNotFound, param, queryErrorOf, redirectShortId, requireViewer, services, withQuery } from "../../../../_lib/server";
 
 export const metadata: Metadata = { title: "Events" };
 
@@ -18,7 +18,8 @@ export default async function IssueEventsPage({ params, searchParams }: { params
   const sp = await searchParams;
   const query = param(sp.query)?.slice(0, 1000) ?? "";
   const cursor = param(sp.cursor) ?? "";
-  const issueId = /^\d{1,15}$/.test(id) ? Number(id) : Number.NaN;
+  if (!/^\d{1,15}$/.test(id)) await redirectShortId(org, id, "/events", withQuery("", { query, cursor }));
+  const issueId = Number(id);
   if (!Number.isSafeInteger(issueId)) notFound();
   const issuePath = `/${encodeURIComponent(org)}/issues/${issueId}`;
   const base = `${issuePath}/events`;

@@ -1,10 +1,16 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryMember } from "@/server/members/sentry-shapes";
+import { sentryInvitedMember, sentryMember } from "@/server/members/sentry-shapes";
 
+// Sentry: the members, then pending invitations (`pending: true`, shown to admins and owners).
 export const GET = apiRoute<{ org: string }>("member.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
-  return Response.json((await app().members.list(viewer, params.org)).map(sentryMember));
+  const services = app();
+  const [members, invited] = await Promise.all([
+    services.members.list(viewer, params.org),
+    services.members.pendingInvitations(viewer, params.org),
+  ]);
+  return Response.json([...members.map(sentryMember), ...invited.map(sentryInvitedMember)]);
 });
 
 // Sentry: {email, orgRole (or role), sendInvite?}; answers the pending invitation.

@@ -6,7 +6,7 @@ import { issueIdFromPath, issueUpdateFromBody, sentryIssueDetail } from "@/serve
 export const GET = apiRoute<{ org: string; issueId: string }>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const services = app();
-  const id = Number(params.issueId);
+  const id = await services.issueRedirects.resolve(viewer, params.org, params.issueId);
   const issue = await services.issues.get(viewer, params.org, id).catch(async (err: unknown) => {
     // A merged issue answers 302 to the issue that absorbed it, as Sentry's GroupRedirect does.
     const target = isAppError(err) && err.code === "not_found" ? await services.issueRedirects.target(viewer, params.org, id) : null;
@@ -31,14 +31,14 @@ export const PUT = apiRoute<{ org: string; issueId: string }>("issue.update", as
   const services = app();
   // Sentry's synonyms and ignorable keys first; the service validates strictly (validation_failed naming the field).
   const body = issueUpdateFromBody(await readJson(req));
-  const issue = await services.issueActions.update(viewer, params.org, issueIdFromPath(params.issueId), body);
+  const issue = await services.issueActions.update(viewer, params.org, await issueIdFromPath(viewer, params.org, params.issueId), body);
   return Response.json(sentryIssueDetail(issue, services.publicUrl, params.org));
 });
 
 // Deleting an issue removes its events; later events of its fingerprint start a new issue. 202 like Sentry.
 export const DELETE = apiRoute<{ org: string; issueId: string }>("issue.delete", async (req, { params }) => {
   const viewer = await requireViewer(req);
-  await app().issueActions.delete(viewer, params.org, [issueIdFromPath(params.issueId)]);
+  await app().issueActions.delete(viewer, params.org, [await issueIdFromPath(viewer, params.org, params.issueId)]);
   return new Response(null, { status: 202 });
 });
 export const dynamic = "force-dynamic";

@@ -8,7 +8,7 @@ export const GET = apiRoute<{ org: string; issueId: string }>("event.read", asyn
   const viewer = await requireViewer(req);
   const url = new URL(req.url);
   const services = app();
-  const page = await services.eventApi.issueEvents(viewer, params.org, issueIdFromPath(params.issueId), {
+  const page = await services.eventApi.issueEvents(viewer, params.org, await issueIdFromPath(viewer, params.org, params.issueId), {
     full: ["true", "1"].includes(url.searchParams.get("full") ?? ""),
     cursor: url.searchParams.get("cursor"),
     limit: limitParam(url, 100, 100),

@@ -5,6 +5,6 @@ import { issueIdFromPath } from "@/server/issues/rest-mutations";
 // Sentry's grouping hashes of an issue.
 export const GET = apiRoute<{ org: string; issueId: string }>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
-  return Response.json(await app().eventApi.issueHashes(viewer, params.org, issueIdFromPath(params.issueId)));
+  return Response.json(await app().eventApi.issueHashes(viewer, params.org, await issueIdFromPath(viewer, params.org, params.issueId)));
 });
 export const dynamic = "force-dynamic";

@@ -1,0 +1,40 @@
+/**
+ * Sentry's issue lists over REST: `GET /organizations/{org}/issues/` and
+ * `GET /projects/{org}/{project}/issues/`, with Sentry's parameters (src/ingest/compat/issue-list-params.ts),
+ * `stats` on every issue, the `Link` header, and `X-Sentry-Direct-Hit` for an event-id or short-id lookup.
+ * The issue reads service authorizes (event:read, visible projects).
+ */
+import { sentryIssueListParams } from "../../ingest/compat/issue-list-params";
+import { app } from "../app-context";
+import { requireViewer } from "../http/api-route";
+import { sentryLinkHeader } from "../http/pagination";
+import { sentryIssue } from "./sentry-shapes";
+
+export async function listIssues(req: Request, scope: { org: string; project?: string }): Promise<Response> {
+  const viewer = await requireViewer(req);
+  const url = new URL(req.url);
+  const services = app();
+  const p = sentryIssueListParams(url.searchParams, Date.now(), "is:unresolved", scope.project ? "project" : "org");
+  // A project (by slug) the caller cannot see answers 404 before any search.
+  if (scope.project) await services.projects.get(viewer, scope.org, scope.project);
+  const page = p.categoryMatches
+    ? await services.issues.list(viewer, scope.org, {
+        project: scope.project,
+        projectIds: p.projectIds ?? undefined,
+        environments: p.environments,
+        seenWithin: p.range ?? undefined,
+        query: p.query,
+        sort: p.sort,
+        limit: p.limit,
+        cursor: p.cursor,
+        lookup: { eventId: true, shortId: p.shortIdLookup },
+        stats: p.stats,
+      })
+    : { items: [], nextCursor: null };
+  const headers = new Headers({ link: sentryLinkHeader(services.publicUrl, url, page.nextCursor) });
+  if ("directHit" in page && page.directHit) headers.set("x-sentry-direct-hit", "1");
+  return Response.json(
+    page.items.map((i) => ({ ...sentryIssue(i, services.publicUrl, scope.org), ...(i.stats ? { stats: i.stats } : {}) })),
+    { headers },
+  );
+}
