@@ -84,7 +84,7 @@ describe.skipIf(!canRun)("grouping rules (API, settings page, digest)", () => {
     await page.getByLabel(/password/i).fill(PASSWORD);
     await page.getByRole("button", { name: /sign in/i }).click();
     await page.waitForURL((u) => !u.pathname.startsWith("/login"));
-  });
+  }, 300_000);
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
@@ -153,5 +153,5 @@ describe.skipIf(!canRun)("grouping rules (API, settings page, digest)", () => {
     const card = await send({ platform: "python", exception: { values: [{ type: "CardError", value: "declined: insufficient funds" }] } });
     expect(await send({ platform: "python", exception: { values: [{ type: "BankError", value: "Declined by issuer" }] } })).toBe(card);
     expect(await send({ platform: "python", exception: { values: [{ type: "BankError", value: "timeout" }] } })).not.toBe(card);
-  });
+  }, 300_000);
 });
