@@ -46,13 +46,11 @@ describe.skipIf(!canRun)("grouping rules (API, settings page, digest)", () => {
   async function send(event: Record<string, unknown>): Promise<string> {
     const u = new URL(dsn);
     const eventId = randomUUID().replace(/-/g, "");
-    const res = await fetch(`${u.protocol}//${u.host}/api${u.pathname}/store/`, {
+    const item = JSON.stringify({ ...event, event_id: eventId });
+    const res = await fetch(`${u.protocol}//${u.host}/api${u.pathname}/envelope/`, {
       method: "POST",
-      headers: {
-        "X-Sentry-Auth": `Sentry sentry_version=7, sentry_key=${u.username}, sentry_client=e2e/1.0`,
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({ ...event, event_id: eventId }),
+      headers: { "X-Sentry-Auth": `Sentry sentry_version=7, sentry_key=${u.username}, sentry_client=e2e/1.0` },
+      body: `{"event_id":"${eventId}"}\n{"type":"event"}\n${item}`,
     });
     expect(res.status).toBe(200);
     return eventually(
