@@ -31,7 +31,10 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
   let hook: Awaited<ReturnType<typeof startReceiver>>;
   /** the issue alerts the rule sent to the test's webhook receiver (generic webhook JSON) */
   const alerts = (): IssueAlert[] =>
-    hook.received.map((r) => (JSON.parse(r.body) as { message: IssueAlert }).message).filter((m) => m.kind === "alert");
+    hook.received
+      .filter((r) => r.path === "/hook")
+      .map((r) => (JSON.parse(r.body) as { message: IssueAlert }).message)
+      .filter((m) => m.kind === "alert");
   const email = "next-owner@example.com";
   const password = "a long enough passphrase";
 
@@ -43,6 +46,21 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
     // A new-issue rule to a webhook receiver of the test's own: what the alerts say.
     hook = await startReceiver();
     await server.cli("alert", "create", "--org", "acme", "--project", "shop", "--trigger", "new-issue", "--webhook", `${hook.url}/hook`);
+    // The same as Slack sees it (headline, facts, the advice).
+    await server.cli(
+      "alert",
+      "create",
+      "--org",
+      "acme",
+      "--project",
+      "shop",
+      "--trigger",
+      "new-issue",
+      "--kind",
+      "slack",
+      "--webhook",
+      `${hook.url}/slack`,
+    );
 
     app = await buildAndStartNextApp({
       fixture: FIXTURE,
@@ -188,8 +206,17 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
     const skew = alerts().filter((m) => m.nextjs?.skew);
     expect(skew).toHaveLength(1);
     expect(skew[0]?.nextjs?.skew?.release).toBe(release);
-    const body = hook.received.find((r) => r.body.includes(`Deploy skew after release ${release}`))?.body ?? "";
-    expect(body).toContain("deploymentId");
-    expect(body).toContain("skew protection");
+    await eventually(
+      async () => hook.received.some((r) => r.path === "/slack" && r.body.includes("sentinel after")),
+      30_000,
+      "Slack's sentinel",
+    );
+    const slack = hook.received.filter((r) => r.path === "/slack" && r.body.includes("Deploy skew after release"));
+    expect(slack).toHaveLength(1);
+    expect(JSON.parse(slack[0]?.body ?? "{}").text).toMatch(
+      new RegExp(`^Deploy skew after release ${release} in shop: \\d+ users? hit stale chunks in \\d+ minutes?$`),
+    );
+    expect(slack[0]?.body).toContain("deploymentId");
+    expect(slack[0]?.body).toContain("skew protection");
   });
 });
