@@ -23,6 +23,7 @@ import { type GroupingPreview, previewGrouping } from "../../core/grouping/previ
 import { readScrubSettings, type ScrubSettings } from "../../core/scrub/scrub-event";
 import { nameSchema, slugify, slugSchema, validate } from "../../core/validation";
 import { formatDsn } from "../../ingest/compat/dsn";
+import { projectIdentityPatch } from "../../ingest/compat/project-update-body";
 import { invalidate } from "../../ingest/key-cache";
 import type { Db } from "../../storage/db";
 import { isUniqueViolation, writeTx } from "../../storage/dialect";
@@ -110,6 +111,12 @@ export interface ProjectAdminServices {
   settings(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSettingsView>;
   /** Validates (zod, `validation_failed` with fields) and stores a settings change. */
   updateSettings(viewer: Viewer, orgSlug: string, projectSlug: string, patch: unknown): Promise<ProjectSettingsView>;
+  /**
+   * Sentry's `PUT /api/0/projects/{org}/{project}/` body: the grouping rules, then name, slug and
+   * platform; everything else Sentry accepts there is ignored. Authorizes (`project.write`) even
+   * when the body changes nothing. Answers the project's slug as it is now.
+   */
+  updateFromSentry(viewer: Viewer, orgSlug: string, projectSlug: string, body: unknown): Promise<string>;
   /** Name, slug and platform (admins and owners; a taken slug is a conflict). Answers the project as it is now. */
   rename(
     viewer: Viewer,
@@ -334,6 +341,15 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       // The ingest may have cached "no such project" for this id (an SDK that raced the UI).
       invalidate();
       return deps.projectSummary(project);
+    },
+
+    async updateFromSentry(viewer, orgSlug, projectSlug, body) {
+      const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+      const grouping = b.fingerprintingRules !== undefined || b.groupingEnhancements !== undefined;
+      if (grouping) await projects.updateGroupingRules(viewer, orgSlug, projectSlug, body);
+      const identity = projectIdentityPatch(body);
+      if (Object.keys(identity).length === 0 && grouping) return projectSlug;
+      return (await projects.rename(viewer, orgSlug, projectSlug, identity as Record<string, string>)).slug;
     },
 
     async rename(viewer, orgSlug, projectSlug, patch) {

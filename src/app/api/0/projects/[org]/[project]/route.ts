@@ -1,4 +1,3 @@
-import { projectIdentityPatch } from "@/ingest/compat/project-update-body";
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import { sentryProject } from "@/server/orgs/sentry-project";
@@ -20,21 +19,11 @@ async function detail(req: Request, org: string, slug: string) {
 // Sentry's project detail, with its grouping fields (fingerprintingRules, groupingEnhancements).
 export const GET = apiRoute<P>("project.read", async (req, { params }) => Response.json(await detail(req, params.org, params.project)));
 
-// Sentry's project update (admins and owners): the grouping rules, then name, slug and platform;
-// answers the project detail under its (possibly new) slug.
+// Sentry's project update (admins and owners): grouping rules, name, slug, platform; answers the
+// project detail under its (possibly new) slug.
 export const PUT = apiRoute<P>("project.write", async (req, { params }) => {
   const viewer = await requireViewer(req);
-  const services = app();
-  const body = await readJson(req);
-  const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-  const grouping = b.fingerprintingRules !== undefined || b.groupingEnhancements !== undefined;
-  if (grouping) await services.projects.updateGroupingRules(viewer, params.org, params.project, body);
-  // rename authorizes (project.write) even when the body changes nothing else.
-  const identity = projectIdentityPatch(body);
-  const slug =
-    Object.keys(identity).length > 0 || !grouping
-      ? (await services.projects.rename(viewer, params.org, params.project, identity as Record<string, string>)).slug
-      : params.project;
+  const slug = await app().projects.updateFromSentry(viewer, params.org, params.project, await readJson(req));
   return Response.json(await detail(req, params.org, slug));
 });
 export const dynamic = "force-dynamic";
