@@ -19,7 +19,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
 import { dialects } from "../test/helpers/test-db.js";
-import { shoot } from "./helpers/screenshots.js";
+import { SCREENSHOTS } from "./helpers/screenshots.js";
 import { liveStreamSearch } from "./helpers/stream-search.js";
 import { checkoutEvent, createTriageTenant, PASSWORD, sendEvent, simpleError } from "./helpers/triage-fixtures.js";
 
@@ -74,6 +74,28 @@ describe.skipIf(!canRun).each(await dialects())("keyboard and phone on %s", (dia
     await browser?.close();
     await server?.stop();
   });
+
+  /**
+   * The first screen on a phone, light and dark, for docs/screenshots/ (SCREENSHOTS=1). A context
+   * per theme: switching the colour scheme on a page also dropped the touch media features.
+   */
+  async function phoneShots(url: string, name: string): Promise<void> {
+    if (!SCREENSHOTS || dialect !== "sqlite") return;
+    for (const colorScheme of ["light", "dark"] as const) {
+      const ctx = await browser.newContext({
+        viewport: PHONE,
+        hasTouch: true,
+        isMobile: true,
+        colorScheme,
+        storageState: await desk.storageState(),
+      });
+      const shot = await ctx.newPage();
+      await shot.goto(url);
+      await shot.locator("main").first().waitFor();
+      await shot.screenshot({ path: path.join(ROOT, "docs", "screenshots", `${name}-${colorScheme}.png`) });
+      await ctx.close();
+    }
+  }
 
   test("after r the focus stays on the next row and j does not skip it", async () => {
     const page = await desk.newPage();
@@ -169,7 +191,7 @@ describe.skipIf(!canRun).each(await dialects())("keyboard and phone on %s", (dia
     // The filters wait behind one button, so the issues start on the first screen.
     const project = page.getByRole("combobox", { name: "Project" });
     expect(await project.isVisible()).toBe(false);
-    await shoot(page, "phone-stream");
+    await phoneShots(page.url(), "phone-stream");
     const filters = page.getByRole("button", { name: /^Filters/ });
     await filters.tap();
     await expect.poll(() => project.isVisible()).toBe(true);
@@ -192,7 +214,7 @@ describe.skipIf(!canRun).each(await dialects())("keyboard and phone on %s", (dia
     const page = await phone.newPage();
     await page.goto(`${server.url}/acme/issues/${issue.id}`);
     await page.locator("section#exception").waitFor();
-    await shoot(page, "phone-issue");
+    await phoneShots(page.url(), "phone-issue");
     await noSideScroll(page);
     // At most one sticky bar, and a slim one.
     const sticky = await page.evaluate(() =>

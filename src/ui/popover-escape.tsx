@@ -20,11 +20,18 @@ export function PopoverEscape() {
     const onPointer = (e: PointerEvent) => {
       for (const d of open()) if (!d.contains(e.target as Node)) d.open = false;
     };
+    // The top bar lives in the layout and survives a client navigation: a followed link closes its menu.
+    const onClick = (e: MouseEvent) => {
+      const link = (e.target as Element | null)?.closest?.("a");
+      for (const d of open()) if (link && d.contains(link)) d.open = false;
+    };
     document.addEventListener("keydown", onKey);
     document.addEventListener("pointerdown", onPointer);
+    document.addEventListener("click", onClick);
     return () => {
       document.removeEventListener("keydown", onKey);
       document.removeEventListener("pointerdown", onPointer);
+      document.removeEventListener("click", onClick);
     };
   }, []);
   return null;

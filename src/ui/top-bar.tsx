@@ -91,7 +91,7 @@ export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: 
           </summary>
           <nav
             aria-label="Sections menu"
-            className="absolute left-0 top-8 z-30 min-w-[180px] rounded-md border border-border bg-bg py-1 shadow-lg"
+            className="absolute right-0 top-8 z-30 min-w-[180px] max-w-[calc(100vw-2rem)] rounded-md border border-border bg-bg py-1 shadow-lg"
           >
             {SECTIONS.map(([path, label]) => (
               <Link key={path} href={`/${current.slug}/${path}`} className="block px-3 py-2.5 hover:bg-hover">
