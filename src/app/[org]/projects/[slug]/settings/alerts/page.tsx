@@ -28,7 +28,7 @@ function triggerText(r: AlertRule): string {
   const f = t.frequency;
   if (f) {
     const what = [f.events ? `${f.events} events` : null, f.users ? `${f.users} users` : null].filter(Boolean).join(" or ");
-    parts.push(`${what} in ${f.minutes} min`);
+    parts.push(`more than ${what} in ${f.minutes} min`);
   }
   const c = t.crashFree;
   if (c) parts.push(`crash-free sessions below ${c.belowPercent}% (≥ ${c.minSessions} sessions)`);
