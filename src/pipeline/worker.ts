@@ -264,6 +264,7 @@ async function startPeriodicJobs(opts: WorkerOptions): Promise<void> {
         db,
         policy: { allowPrivate: config.uptime.allowPrivate, allowHosts: config.uptime.allowHosts },
         now: monitorNow,
+        publicUrl: config.publicUrl ?? "",
         log: log.child({ job: "uptime" }),
         tickMs: config.uptime.tickMs,
         signal,

@@ -128,7 +128,7 @@ export function createServices(deps: {
       now,
       membershipOrThrow,
     }),
-    alerts: createAlertServices({ db, now, membershipOrThrow, requireScope }),
+    alerts: createAlertServices({ db, now, membershipOrThrow, requireScope, emailConfigured: config.smtp !== null }),
 
     eventApi: createEventApi({
       db,

@@ -41,21 +41,39 @@ describe.each(await dialects())("alert triggers on %s", (dialect) => {
     w.clock.now += ms;
   };
 
-  test("a new project starts with one default rule: new issues and regressions → email to its members", async () => {
+  test("without SMTP a new project's default rule (new issues and regressions) has no channel, and the overview says mail is not set up", async () => {
     const o = await w.services.alerts.overview(w.owner, "acme", "web");
+    expect(o.emailConfigured).toBe(false);
     const def = o.rules[0];
     expect(def).toMatchObject({
       name: "New issues and regressions",
       enabled: true,
       triggers: { newIssue: true, regression: true, unignored: false },
+      channelIds: [],
     });
-    expect(o.channels.find((c) => c.id === def?.channelIds[0])).toMatchObject({ kind: "email", target: "project members" });
+    expect(o.channels.filter((c) => c.kind === "email")).toEqual([]);
+    // nothing to deliver, so no "SMTP is not configured" failures in the log
+    await w.sendEvents({ message: "no-smtp-1" });
+    expect((await w.outbox()).filter((n) => n.ruleId === def?.id)).toEqual([]);
     // the admin can change it: switched off here so the other tests count only their own rules
     await off(def?.id ?? 0);
     expect((await w.services.alerts.overview(w.owner, "acme", "web")).rules[0]?.enabled).toBe(false);
     expect(await codeOf(w.services.alerts.createRule(w.member, "acme", "web", { name: "x", triggers: { newIssue: true } }))).toBe(
       "forbidden",
     );
+  });
+
+  test("with SMTP a new project's default rule e-mails its members", async () => {
+    const m = await createAlertWorld(dialect, { SMTP_HOST: "127.0.0.1" });
+    try {
+      const o = await m.services.alerts.overview(m.owner, "acme", "web");
+      expect(o.emailConfigured).toBe(true);
+      const def = o.rules[0];
+      expect(def?.channelIds).toHaveLength(1);
+      expect(o.channels.find((c) => c.id === def?.channelIds[0])).toMatchObject({ kind: "email", target: "project members" });
+    } finally {
+      await m.close();
+    }
   });
 
   test("new issue: one message per new issue, none for its later events; the snapshot has what a message shows", async () => {

@@ -207,3 +207,18 @@ export function latencySlots(results: Array<{ checkedAt: number; up: boolean; la
   }
   return out.map(({ sum, timed, ...s }) => ({ ...s, avgMs: timed ? Math.round(sum / timed) : null }));
 }
+
+/**
+ * The User-Agent of every check unless the monitor sets its own: names the product, its version
+ * and where it runs, so the checked service can recognise (and allow) it, e.g.
+ * `Errata-Uptime/0.1.0 (+https://errors.example.com)`.
+ */
+export function uptimeUserAgent(version: string, publicUrl: string): string {
+  return `Errata-Uptime/${version} (+${publicUrl.replace(/\/+$/, "")})`;
+}
+
+/** The request headers of a check: the monitor's own, with our User-Agent when it sets none. */
+export function uptimeHeaders(cfg: Pick<UptimeConfig, "headers">, userAgent: string): Record<string, string> {
+  const own = Object.keys(cfg.headers).some((k) => k.toLowerCase() === "user-agent");
+  return own ? cfg.headers : { "user-agent": userAgent, ...cfg.headers };
+}

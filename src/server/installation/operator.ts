@@ -60,7 +60,14 @@ export function createOperatorServices(deps: { db: Db; auth: Auth; config: Confi
       const slug = slugify(name);
       if (await findProjectBySlug(db, org.id, slug)) throw new AppError("conflict", `Project "${slug}" already exists in ${org.slug}.`);
       const project = await writeTx(db, async (tx) => {
-        const p = await insertProject(tx, { orgId: org.id, slug, name, platform: input.platform ?? "other", now: now() });
+        const p = await insertProject(tx, {
+          orgId: org.id,
+          slug,
+          name,
+          platform: input.platform ?? "other",
+          now: now(),
+          emailAlerts: config.smtp !== null,
+        });
         await insertKey(tx, { projectId: p.id, publicKey: randomBytes(16).toString("hex"), label: "Default", now: now() });
         await addToDefaultTeam(tx, org.id, { projectId: p.id });
         return p;

@@ -156,7 +156,7 @@ const patchSchema = z
 
 export interface ProjectAdminDeps {
   db: Db;
-  config: Pick<Config, "publicUrl" | "retention" | "rateLimits">;
+  config: Pick<Config, "publicUrl" | "retention" | "rateLimits" | "smtp">;
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
@@ -165,6 +165,8 @@ export interface ProjectAdminDeps {
 
 export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectAdminServices; keys: KeyServices } {
   const { db, config, now, membershipOrThrow, requireScope } = deps;
+  /** Without SMTP the default alert rule does not e-mail (every delivery would fail). */
+  const emailAlerts = config.smtp !== null;
 
   const canManage = (org: OrgSummary) => org.role === "owner" || org.role === "admin";
 
@@ -238,7 +240,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
         });
       if (await findProjectBySlug(db, org.id, slug)) throw taken();
       const project = await writeTx(db, async (tx) => {
-        const p = await insertProject(tx, { orgId: org.id, slug, name: v.name, platform: v.platform, now: now() });
+        const p = await insertProject(tx, { orgId: org.id, slug, name: v.name, platform: v.platform, now: now(), emailAlerts });
         await insertKey(tx, { projectId: p.id, publicKey: newPublicKey(), label: "Default", now: now() });
         // New projects go to the org's default team (its first), when it has teams.
         await addToDefaultTeam(tx, org.id, { projectId: p.id });

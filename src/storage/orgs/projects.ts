@@ -84,7 +84,7 @@ const projectColumns = ["id", "org_id", "slug", "name", "platform", "created_at"
 
 export async function insertProject(
   tx: Tx,
-  p: { orgId: number; slug: string; name: string; platform: string; now: number },
+  p: { orgId: number; slug: string; name: string; platform: string; now: number; emailAlerts?: boolean },
 ): Promise<ProjectRow> {
   const row = await tx
     .insertInto("projects")
@@ -101,8 +101,9 @@ export async function insertProject(
     })
     .returning(projectColumns)
     .executeTakeFirstOrThrow();
-  // Alerts (issue 11): new issues and regressions email the project's members until changed.
-  await insertDefaultAlerting(tx, Number(row.id), p.now);
+  // Alerts (issue 11): new issues and regressions email the project's members until changed —
+  // when the installation can send mail; otherwise the rule waits for a channel.
+  await insertDefaultAlerting(tx, Number(row.id), p.now, p.emailAlerts ?? true);
   return toProject(row);
 }
 

@@ -47,6 +47,28 @@ function filterText(r: AlertRule): string {
   return parts.join(" · ") || "every issue";
 }
 
+/** Without SMTP nothing can be e-mailed: say so first, and what makes alerts reach someone. */
+function NoMailNote({ canManage }: { canManage: boolean }) {
+  return (
+    <div className="mb-4 rounded-md border border-border bg-subtle px-3 py-2 text-[12.5px]" role="note" data-testid="no-mail-note">
+      <p className="font-medium">Email is not set up on this installation, so no alert is e-mailed.</p>
+      <p className="mt-1 text-fg-muted">
+        To send mail, set <code className="font-mono">SMTP_HOST</code> (with <code className="font-mono">SMTP_PORT</code>,{" "}
+        <code className="font-mono">SMTP_USER</code>, <code className="font-mono">SMTP_PASSWORD</code> and{" "}
+        <code className="font-mono">SMTP_FROM</code> as your provider needs) and restart Errata, then add an email channel.{" "}
+        {canManage ? (
+          <>
+            Or, without mail, <a href="#channels">add a channel</a> — Slack, Discord, Microsoft Teams, Mattermost, Telegram, ntfy, Google
+            Chat or a generic webhook — and choose it in a rule.
+          </>
+        ) : (
+          "Or ask an admin to add a chat or webhook channel (Slack, Discord, Teams, …) and choose it in a rule."
+        )}
+      </p>
+    </div>
+  );
+}
+
 const STATUS_CLASS: Record<string, string> = {
   sent: "",
   pending: "border-dashed",
@@ -80,6 +102,7 @@ export default async function AlertsPage({
   return (
     <div>
       {canManage ? null : <ReadOnlyNote role={settings.role} />}
+      {overview.emailConfigured ? null : <NoMailNote canManage={canManage} />}
       <SettingsSection
         id="rules"
         title="Alert rules"
