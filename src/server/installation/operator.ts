@@ -81,13 +81,14 @@ export function createOperatorServices(deps: { db: Db; auth: Auth; config: Confi
       const unknown = input.scopes.filter((s) => !(TOKEN_SCOPES as readonly string[]).includes(s));
       if (unknown.length > 0)
         throw new AppError("validation_failed", `Unknown scopes: ${unknown.join(", ")} (known: ${TOKEN_SCOPES.join(", ")}).`);
-      const token = `errata_${randomBytes(24).toString("base64url")}`;
+      // Sentry's personal-token form, as the account page issues it (sentry-cli checks the shape).
+      const token = `sntryu_${randomBytes(32).toString("hex")}`;
       await insertToken(db, {
         userId: user.id,
         orgId: null,
         name: input.name ?? "CLI token",
         tokenHash: hashApiToken(token),
-        tokenPrefix: token.slice(0, 12),
+        tokenPrefix: token.slice(0, 14),
         scopes: input.scopes,
         now: now(),
       });

@@ -50,14 +50,14 @@ export async function createUptimeAction(_prev: FormResult, data: FormData): Pro
       config: {
         url: text(data, "url", 2000).trim(),
         method: text(data, "method", 10),
-        interval_seconds: optionalNumber(data, "interval_seconds"),
-        timeout_ms: optionalNumber(data, "timeout_ms"),
-        status_min: optionalNumber(data, "status_min"),
-        status_max: optionalNumber(data, "status_max"),
+        intervalSeconds: optionalNumber(data, "intervalSeconds"),
+        timeoutMs: optionalNumber(data, "timeoutMs"),
+        statusMin: optionalNumber(data, "statusMin"),
+        statusMax: optionalNumber(data, "statusMax"),
         keyword: text(data, "keyword", 500),
         headers: headers.value,
-        failure_threshold: optionalNumber(data, "failure_threshold"),
-        recovery_threshold: optionalNumber(data, "recovery_threshold"),
+        failureThreshold: optionalNumber(data, "failureThreshold"),
+        recoveryThreshold: optionalNumber(data, "recoveryThreshold"),
       },
     });
     id = m.id;

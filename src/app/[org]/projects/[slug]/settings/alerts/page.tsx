@@ -4,7 +4,7 @@ import type { AlertRule } from "@/core/alerts/types";
 import type { ChannelView, DeliveryView } from "@/server/alerts/alerts";
 import { ActionButton, NewChannelForm } from "@/ui/alert-forms";
 import { RuleForm } from "@/ui/alert-rule-form";
-import { durationText } from "@/ui/format";
+import { countOf, durationText } from "@/ui/format";
 import { ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
 import { TimeAgo } from "@/ui/time-ago";
 import { orNotFound, param, requireViewer, services } from "../../../../../_lib/server";
@@ -27,7 +27,7 @@ function triggerText(r: AlertRule): string {
   const parts = [t.newIssue && "new issue", t.regression && "regression", t.unignored && "unignored"].filter(Boolean) as string[];
   const f = t.frequency;
   if (f) {
-    const what = [f.events ? `${f.events} events` : null, f.users ? `${f.users} users` : null].filter(Boolean).join(" or ");
+    const what = [f.events ? countOf(f.events, "event") : null, f.users ? countOf(f.users, "user") : null].filter(Boolean).join(" or ");
     parts.push(`more than ${what} in ${f.minutes} min`);
   }
   const c = t.crashFree;
