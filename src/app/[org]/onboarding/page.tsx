@@ -59,8 +59,7 @@ export default async function OnboardingPage({
   }
 
   const project = await orNotFound(s.projects.get(viewer, org, projectSlug));
-  const first = await s.issueStream.search(viewer, org, { project: project.slug, status: "all", sort: "new", limit: 1 });
-  const found = first.items[0];
+  const found = await s.issueStream.firstIssue(viewer, org, project.slug);
   const initial: FirstIssue | null = found ? { id: found.id, shortId: found.shortId, title: found.title, level: found.level } : null;
   const guide: GuideId = GUIDE_TABS.some((t) => t.id === asked) ? (asked as GuideId) : guideFor(project.platform);
   const statusUrl = `${orgPath}/onboarding/status?project=${encodeURIComponent(project.slug)}`;
