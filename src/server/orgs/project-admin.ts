@@ -15,8 +15,8 @@ import { nameSchema, slugify, validate } from "../../core/validation";
 import { formatDsn } from "../../ingest/compat/dsn";
 import { invalidate } from "../../ingest/key-cache";
 import type { Db } from "../../storage/db";
-import { isUniqueViolation, writeTx } from "../../storage/dialect";
-import { addToDefaultTeam } from "../../storage/members/teams";
+import { isUniqueViolation, type Tx, writeTx } from "../../storage/dialect";
+import { addToDefaultTeam, listTeams, setTeamProject } from "../../storage/members/teams";
 import { readProjectProcessing, switchGroupingVersion } from "../../storage/orgs/project-processing";
 import {
   findKey,
@@ -83,7 +83,11 @@ export interface SettingsPatch {
 
 export interface ProjectAdminServices {
   /** Creates a project with a first DSN key labelled "Default" (admins and owners). */
-  create(viewer: Viewer, orgSlug: string, input: { name: string; platform: string }): Promise<ProjectSummary>;
+  /**
+   * A new project with its default key. `teams` (team slugs) are the teams it joins; without it,
+   * the org's default team. An org with teams needs at least one (else only admins would see it).
+   */
+  create(viewer: Viewer, orgSlug: string, input: { name: string; platform: string; teams?: string[] }): Promise<ProjectSummary>;
   settings(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSettingsView>;
   /** Validates (zod, `validation_failed` with fields) and stores a settings change. */
   updateSettings(viewer: Viewer, orgSlug: string, projectSlug: string, patch: unknown): Promise<ProjectSettingsView>;
@@ -163,6 +167,18 @@ export interface ProjectAdminDeps {
   projectSummary(p: ProjectRow): Promise<ProjectSummary>;
 }
 
+/** The ids of the named teams of the org; an unknown one, or none in an org that has teams, is refused by field. */
+async function chosenTeams(tx: Tx, orgId: number, slugs: string[]): Promise<number[]> {
+  const teams = await listTeams(tx, orgId);
+  const refuse = (message: string) => new AppError("validation_failed", message, { fields: [{ field: "teams", rule: "format", message }] });
+  if (teams.length > 0 && slugs.length === 0) throw refuse("choose at least one team (members see a project through its teams)");
+  return [...new Set(slugs)].map((slug) => {
+    const t = teams.find((x) => x.slug === slug);
+    if (!t) throw refuse(`no team "${slug}" in this organization`);
+    return t.id;
+  });
+}
+
 export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectAdminServices; keys: KeyServices } {
   const { db, config, now, membershipOrThrow, requireScope } = deps;
   /** Without SMTP the default alert rule does not e-mail (every delivery would fail). */
@@ -232,7 +248,10 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       requireScope(viewer, "project:write");
       const org = await membershipOrThrow(viewer, orgSlug);
       if (!canManage(org)) throw new AppError("forbidden", "Only admins and owners can create projects.");
-      const v = validate(z.object({ name: nameSchema, platform: platformSchema }), input);
+      const v = validate(
+        z.object({ name: nameSchema, platform: platformSchema, teams: z.array(z.string().max(100)).max(50).optional() }),
+        input,
+      );
       const slug = slugify(v.name);
       const taken = () =>
         new AppError("conflict", `A project "${slug}" already exists.`, {
@@ -242,8 +261,9 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       const project = await writeTx(db, async (tx) => {
         const p = await insertProject(tx, { orgId: org.id, slug, name: v.name, platform: v.platform, now: now(), emailAlerts });
         await insertKey(tx, { projectId: p.id, publicKey: newPublicKey(), label: "Default", now: now() });
-        // New projects go to the org's default team (its first), when it has teams.
-        await addToDefaultTeam(tx, org.id, { projectId: p.id });
+        // The chosen teams; else the org's default team (its first), when it has teams.
+        if (v.teams === undefined) await addToDefaultTeam(tx, org.id, { projectId: p.id });
+        else for (const teamId of await chosenTeams(tx, org.id, v.teams)) await setTeamProject(tx, teamId, p.id, true);
         return p;
       }).catch((err: unknown) => {
         // Two admins creating the same project at once: the unique constraint decides.

@@ -38,13 +38,14 @@ export default async function OnboardingPage({
 
   if (!projectSlug) {
     const existing = await orNotFound(s.projects.list(viewer, org));
+    const teams = canManage ? (await s.teams.page(viewer, org)).teams : [];
     return (
       <Shell step={1} title={existing.length === 0 ? "Create your first project" : "Create a project"}>
         <p className="mb-5 max-w-prose text-fg-muted">
           A project is one app or service sending errors. Pick its platform and the next step shows the SDK setup with its DSN filled in.
         </p>
         {canManage ? (
-          <ProjectCreateForm action={createProjectAction} org={org} then="onboarding" />
+          <ProjectCreateForm action={createProjectAction} org={org} then="onboarding" teams={teams} />
         ) : (
           <p className="rounded-md border border-border bg-subtle px-3 py-2 text-fg-muted">
             Only admins and owners can create projects. Ask one of them, or{" "}
