@@ -107,10 +107,14 @@ describe.skipIf(!canRun)("monitor screens", () => {
     await expect.poll(() => page.getByRole("link", { name: "Open issue" }).count()).toBe(1);
     expect(await page.getByRole("img", { name: /Durations of the last 6 check-ins/ }).count()).toBe(1);
     await shoot(page, "monitor-detail");
+    // the page has a client form now (edit): click once it has hydrated, or the click is lost
+    await page.waitForLoadState("networkidle");
     await page.getByRole("button", { name: "Mute" }).click();
     await expect.poll(async () => page.getByTestId("monitor-status").textContent()).toContain("muted");
+    await page.waitForLoadState("networkidle");
     await page.getByRole("button", { name: "Pause" }).click();
     await expect.poll(async () => page.getByTestId("monitor-status").textContent()).toContain("Paused");
+    await page.waitForLoadState("networkidle");
     await page.getByRole("button", { name: "Resume" }).click();
     await expect.poll(async () => page.getByTestId("monitor-status").textContent()).not.toContain("Paused");
     // The issue a failure opened is an ordinary issue page.
@@ -226,13 +230,14 @@ describe.skipIf(!canRun)("monitor screens", () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     await signIn(page);
     await page.goto(`${server.url}/acme/monitors`);
+    await page.waitForLoadState("networkidle");
     await page.locator("summary", { hasText: "New cron monitor" }).click();
     const form = page.getByTestId("monitor-create");
     await form.getByLabel("Name").fill("Nightly export");
     await form.getByLabel("Project").selectOption("jobs");
-    await form.getByLabel("Crontab").fill("61 * * * *");
+    await form.getByRole("textbox", { name: "Crontab" }).fill("61 * * * *");
     await expect.poll(() => form.getByTestId("monitor-create-preview").innerText()).toContain("Not a valid crontab");
-    await form.getByLabel("Crontab").fill("30 2 * * *");
+    await form.getByRole("textbox", { name: "Crontab" }).fill("30 2 * * *");
     await form.getByLabel("Timezone").fill("Europe/Paris");
     const preview = form.getByTestId("monitor-create-preview");
     await expect.poll(() => preview.innerText()).toContain("Next runs (Europe/Paris)");
@@ -251,6 +256,7 @@ describe.skipIf(!canRun)("monitor screens", () => {
     expect(await page.locator("pre").first().innerText()).toContain("sentry-cli monitors run -e production nightly-export");
 
     // edit: an interval instead, previewed from now
+    await page.waitForLoadState("networkidle");
     await page.locator("summary", { hasText: "Edit monitor" }).click();
     const edit = page.getByTestId("monitor-edit");
     await edit.getByLabel("Interval").check();
