@@ -61,7 +61,7 @@ await Sentry.flush(10000);
     expect(await done.innerText()).toContain("first light from the onboarding test");
     expect(await page.evaluate(() => (window as unknown as { __errataMarker?: number }).__errataMarker)).toBe(42);
 
-    // More errors, each its own issue: the page still names the FIRST event's issue (BACKEND-1), not the latest
+    // More errors, in a second issue (BACKEND-2, the latest): the page still names the FIRST event's issue (BACKEND-1), not the latest
     const firstShortId = (await done.innerText()).match(/BACKEND-\d+/)?.[0];
     expect(firstShortId).toBe("BACKEND-1");
     await runNodeScript(
@@ -76,7 +76,7 @@ await Sentry.flush(10000);
     );
     await expect
       .poll(async () => (await page.request.get(`${server.url}/acme/issues?project=backend&query=`)).text(), { timeout: 30_000 })
-      .toContain("fourth failure after onboarding");
+      .toContain("second failure after onboarding");
     await page.reload();
     await done.waitFor();
     expect(await done.innerText()).toContain("first light from the onboarding test");

@@ -1,13 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
-import { CodeBlock } from "@/ui/code-block";
-import { MonitorForm } from "@/ui/monitor-form";
 import { CheckInStrip, DurationsChart, formatDuration, STATUS_LABEL, StatusDot } from "@/ui/monitor-parts";
 import { monitorRunLine } from "@/ui/monitor-run-line";
 import { TimeAgo } from "@/ui/time-ago";
 import { orNotFound, requireViewer, services } from "../../../_lib/server";
-import { changeMonitor, updateCronMonitorAction } from "../actions";
+import { changeMonitor } from "../actions";
 
 export const metadata: Metadata = { title: "Monitor" };
 
@@ -107,19 +105,15 @@ export default async function MonitorPage({
           </Link>
           .
         </p>
-        <CodeBlock className="max-w-3xl" code={monitorRunLine(m.slug, m.environments[0]?.name ?? "production")} copyLabel="Copy command" />
+        <pre className="max-w-3xl overflow-x-auto rounded-md bg-subtle px-3 py-2 font-mono text-[12px]">
+          {monitorRunLine(m.slug, m.environments[0]?.name ?? "production")}
+        </pre>
       </section>
 
       {canManage ? (
-        <details className="group mb-4">
-          <summary className="btn btn-sm mb-2 cursor-pointer list-none">Edit monitor</summary>
-          <MonitorForm
-            action={updateCronMonitorAction}
-            org={org}
-            monitor={{ slug: m.slug, name: m.name, config: m.config }}
-            testId="monitor-edit"
-          />
-        </details>
+        <Link href={`${path}/edit`} className="btn btn-sm mb-4">
+          Edit monitor
+        </Link>
       ) : null}
 
       <section className="mb-4" aria-labelledby="envs">
