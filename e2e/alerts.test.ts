@@ -23,6 +23,7 @@ import {
   startServer,
   type TestServer,
 } from "../test/helpers/server.js";
+import { shoot } from "./helpers/screenshots.js";
 import { sendEvent, simpleError } from "./helpers/triage-fixtures.js";
 
 const canRun = chromiumAvailable();
@@ -77,8 +78,13 @@ describe.skipIf(!canRun)("alerts in the browser", () => {
   test("webhook channel, send a test, a rule, and a real @sentry/node error at the receiver", async () => {
     const dsn = await server.cli("project", "create", "--org", "acme", "--name", "web", "--platform", "node");
     await page.goto(`${server.url}/acme/projects/web/settings/alerts`);
-    // the default rule is there
+    // the default rule is there; without SMTP it e-mails nobody, and the page says how to set up mail or a channel
     await expect.poll(() => page.getByTestId("rule-row").count()).toBe(1);
+    expect(await page.getByTestId("rule-row").innerText()).toContain("nowhere yet");
+    const note = page.getByTestId("no-mail-note");
+    expect(await note.innerText()).toMatch(/Email is not set up[\s\S]*SMTP_HOST[\s\S]*add a channel/);
+    expect(await page.getByTestId("channel-row").count()).toBe(0);
+    await shoot(page, "alerts-without-smtp");
 
     const form = page.getByTestId("new-channel");
     await form.getByLabel("Kind").selectOption("slack");
@@ -397,7 +403,6 @@ await Sentry.flush(10000);
     await form.getByLabel("A resolved issue regresses").uncheck();
     await form.getByLabel("A release's crash-free sessions drop below").check();
     await form.getByLabel("Crash-free: below percent").fill("0");
-    await form.getByLabel("Project members (email)").check();
     await form.getByRole("button", { name: "Create rule" }).click();
     await expect.poll(() => form.getByRole("alert").innerText()).toBe("Crash-free trigger: use a percentage above 0");
     await form.getByLabel("Crash-free: below percent").fill("99.5");

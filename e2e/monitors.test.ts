@@ -107,10 +107,14 @@ describe.skipIf(!canRun)("monitor screens", () => {
     await expect.poll(() => page.getByRole("link", { name: "Open issue" }).count()).toBe(1);
     expect(await page.getByRole("img", { name: /Durations of the last 6 check-ins/ }).count()).toBe(1);
     await shoot(page, "monitor-detail");
+    // the page has a client form now (edit): click once it has hydrated, or the click is lost
+    await page.waitForLoadState("networkidle");
     await page.getByRole("button", { name: "Mute" }).click();
     await expect.poll(async () => page.getByTestId("monitor-status").textContent()).toContain("muted");
+    await page.waitForLoadState("networkidle");
     await page.getByRole("button", { name: "Pause" }).click();
     await expect.poll(async () => page.getByTestId("monitor-status").textContent()).toContain("Paused");
+    await page.waitForLoadState("networkidle");
     await page.getByRole("button", { name: "Resume" }).click();
     await expect.poll(async () => page.getByTestId("monitor-status").textContent()).not.toContain("Paused");
     // The issue a failure opened is an ordinary issue page.
@@ -220,5 +224,83 @@ describe.skipIf(!canRun)("monitor screens", () => {
       await page.close();
       await new Promise((r) => target.close(r));
     }
+  });
+
+  test("a cron monitor created and edited in the form: next runs previewed, the sentry-cli line; an ok check-in is green; a member gets no controls", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    await signIn(page);
+    await page.goto(`${server.url}/acme/monitors`);
+    await page.waitForLoadState("networkidle");
+    await page.locator("summary", { hasText: "New cron monitor" }).click();
+    const form = page.getByTestId("monitor-create");
+    await form.getByLabel("Name").fill("Nightly export");
+    await form.getByLabel("Project").selectOption("jobs");
+    await form.getByRole("textbox", { name: "Crontab" }).fill("61 * * * *");
+    await expect.poll(() => form.getByTestId("monitor-create-preview").innerText()).toContain("Not a valid crontab");
+    await form.getByRole("textbox", { name: "Crontab" }).fill("30 2 * * *");
+    await form.getByLabel("Timezone").fill("Europe/Paris");
+    const preview = form.getByTestId("monitor-create-preview");
+    await expect.poll(() => preview.innerText()).toContain("Next runs (Europe/Paris)");
+    expect(await preview.locator("li").count()).toBe(5);
+    expect(await preview.locator("li").first().innerText()).toMatch(/02:30$/);
+    await form.getByLabel("Check-in margin (min)").fill("7");
+    await form.getByLabel("Max runtime (min)").fill("45");
+    await form.getByLabel("Issue after (failures)").fill("2");
+    await form.getByLabel("Environment (for the command below)").fill("staging");
+    expect(await form.locator("pre").innerText()).toContain("sentry-cli monitors run -e staging nightly-export -- <your command>");
+    await shoot(page, "monitor-create-form");
+    await form.getByRole("button", { name: "Create monitor" }).click();
+    await page.waitForURL(/\/acme\/monitors\/nightly-export$/);
+    const config = page.getByRole("region", { name: "Configuration" });
+    expect(await config.innerText()).toMatch(/30 2 \* \* \*[\s\S]*Europe\/Paris[\s\S]*7 min[\s\S]*45 min[\s\S]*2 failures in a row/);
+    expect(await page.locator("pre").first().innerText()).toContain("sentry-cli monitors run -e production nightly-export");
+
+    // edit: an interval instead, previewed from now
+    await page.getByRole("link", { name: "Edit monitor" }).click();
+    await page.waitForURL(/\/acme\/monitors\/nightly-export\/edit$/);
+    await page.waitForLoadState("networkidle");
+    const edit = page.getByTestId("monitor-edit");
+    await edit.getByLabel("Interval").check();
+    await edit.getByLabel("Every").fill("15");
+    await edit.getByLabel("Unit").selectOption("minute");
+    await expect
+      .poll(() => edit.getByTestId("monitor-edit-preview").innerText())
+      .toContain("Expected every 15 minutes after each check-in");
+    await edit.getByRole("button", { name: "Save monitor" }).click();
+    await expect.poll(() => edit.innerText()).toContain("Saved.");
+    await page.goto(`${server.url}/acme/monitors/nightly-export`);
+    await expect.poll(() => config.innerText()).toContain("every 15 minutes");
+    expect(await config.innerText()).toContain("7 min");
+
+    // an ok check-in shows a green dot
+    await run("nightly-export", start + 22 * 60 * MIN, "ok", 3);
+    await page.reload();
+    const dot = page.getByTestId("checkin-list").locator('[data-status="ok"]').first();
+    expect(await dot.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(47, 158, 91)");
+
+    // a member reads the monitor with no Mute, Pause or Edit to click
+    const admin = await server.cli("token", "create", "--email", "dev@example.com", "--scopes", "member:write");
+    const invited = await fetch(`${server.url}/api/0/organizations/acme/members/`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "cron-member@example.com", role: "member", sendInvite: false }),
+    });
+    const link = ((await invited.json()) as { inviteLink: string }).inviteLink;
+    const accepted = await fetch(`${server.url}/api/invite/${link.split("/").at(-1)}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Mo Member", password: PASSWORD }),
+    });
+    expect(accepted.status).toBe(200);
+    const member = await (await browser.newContext()).newPage();
+    await signIn(member, "cron-member@example.com");
+    await member.goto(`${server.url}/acme/monitors/nightly-export`);
+    await member.getByTestId("monitor-status").waitFor();
+    for (const name of ["Mute", "Pause"]) expect(await member.getByRole("button", { name }).count()).toBe(0);
+    expect(await member.getByRole("link", { name: "Edit monitor" }).count()).toBe(0);
+    await member.goto(`${server.url}/acme/monitors`);
+    expect(await member.locator("summary", { hasText: "New cron monitor" }).count()).toBe(0);
+    await member.context().close();
+    await page.close();
   });
 });

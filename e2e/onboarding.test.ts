@@ -61,6 +61,27 @@ await Sentry.flush(10000);
     expect(await done.innerText()).toContain("first light from the onboarding test");
     expect(await page.evaluate(() => (window as unknown as { __errataMarker?: number }).__errataMarker)).toBe(42);
 
+    // More errors, in a second issue (BACKEND-2, the latest): the page still names the FIRST event's issue (BACKEND-1), not the latest
+    const firstShortId = (await done.innerText()).match(/BACKEND-\d+/)?.[0];
+    expect(firstShortId).toBe("BACKEND-1");
+    await runNodeScript(
+      "sentry-node-onboarding-more.mjs",
+      `import * as Sentry from "@sentry/node";
+Sentry.init({ dsn: ${JSON.stringify(dsn)}, defaultIntegrations: false });
+for (const n of ["second", "third", "fourth"]) {
+  try { throw new TypeError(n + " failure after onboarding"); } catch (e) { Sentry.captureException(e); }
+}
+await Sentry.flush(10000);
+`,
+    );
+    await expect
+      .poll(async () => (await page.request.get(`${server.url}/acme/issues?project=backend&query=`)).text(), { timeout: 30_000 })
+      .toContain("second failure after onboarding");
+    await page.reload();
+    await done.waitFor();
+    expect(await done.innerText()).toContain("first light from the onboarding test");
+    expect(await done.innerText()).toContain("BACKEND-1");
+
     await done.getByRole("link", { name: "Open the issue" }).click();
     await page.waitForURL(/\/acme\/issues\/\d+/);
     await expect.poll(() => page.locator("body").innerText()).toContain("first light from the onboarding test");

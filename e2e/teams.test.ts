@@ -71,7 +71,10 @@ describe.skipIf(!canRun)("members and invitations in the browser", () => {
       await owner.getByLabel("Team name").fill(name);
       await owner.getByRole("button", { name: "Create team" }).click();
       await owner.locator(`[data-team="${name.toLowerCase()}"]`).waitFor();
+      // the form empties after a success (its value would invite a duplicate) and the ✓ fades
+      await expect.poll(() => owner.getByLabel("Team name").inputValue()).toBe("");
     }
+    await expect.poll(() => owner.getByText(/^✓/).count(), { timeout: 15_000 }).toBe(0);
     const frontend = owner.locator('[data-team="frontend"]');
     await eventually(async () => (await frontend.getByTestId("team-project").count()) === 2, 20_000, "frontend has both projects");
     await frontend.getByRole("button", { name: "Remove api from frontend" }).click();
@@ -81,6 +84,20 @@ describe.skipIf(!canRun)("members and invitations in the browser", () => {
     await backend.getByRole("button", { name: "Add project" }).click();
     await eventually(async () => (await backend.getByTestId("team-project").count()) === 1, 20_000, "api in backend");
     await shoot(owner, "teams");
+    // the create-project form chooses its teams: Backend only, not the default Frontend
+    await owner.goto(`${server.url}/acme/projects/new`);
+    const teams = owner.getByTestId("project-teams");
+    expect(await teams.getByLabel("Frontend").isChecked()).toBe(true);
+    await teams.getByLabel("Frontend").uncheck();
+    await teams.getByLabel("Backend").check();
+    await owner.getByLabel("Project name").fill("worker");
+    await owner.getByRole("button", { name: "Create project" }).click();
+    await owner.waitForURL(/\/acme\/projects\/worker\/settings\/setup/);
+    await owner.goto(`${server.url}/acme/settings/teams`);
+    await expect
+      .poll(() => backend.getByTestId("team-project").allInnerTexts())
+      .toEqual([expect.stringContaining("api"), expect.stringContaining("worker")]);
+    expect((await frontend.getByTestId("team-project").allInnerTexts()).join(" ")).not.toContain("worker");
     await owner.goto(`${server.url}/account`);
     await owner.getByTestId("session-row").first().waitFor();
     await shoot(owner, "account");

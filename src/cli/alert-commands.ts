@@ -141,7 +141,7 @@ export function registerAlertCommands(cli: Command): void {
             t.regression && "regression",
             t.unignored && "unignored",
             t.frequency &&
-              `frequency(${t.frequency.events || t.frequency.users} ${t.frequency.events ? "events" : "users"}/${t.frequency.minutes}m)`,
+              `frequency(>${t.frequency.events || t.frequency.users} ${t.frequency.events ? "events" : "users"}/${t.frequency.minutes}m)`,
             t.crashFree && `crash-free(<${t.crashFree.belowPercent}%/${t.crashFree.minSessions} sessions)`,
           ].filter(Boolean);
           const to = r.channelIds.map((id) => channels.get(id)?.kind ?? `#${id}`).join(",");

@@ -36,6 +36,35 @@ async function withServices<T>(fn: (s: ReturnType<typeof createServices>, config
   }
 }
 
+/** A repeated signal within this long of the first is the same request (Ctrl-C under npm can arrive twice). */
+const REPEAT_SIGNAL_MS = 2_000;
+let stopRequestedAt: number | undefined;
+
+/**
+ * SIGINT / SIGTERM: stop gracefully (no new requests, ingest's pending commits written, the queue
+ * digested, the database closed), then exit 0. A signal again, later than REPEAT_SIGNAL_MS, ends
+ * the process at once (what was acknowledged stays in the queue for the next start).
+ */
+function onStopSignal(close: () => Promise<void>): (signal: NodeJS.Signals) => void {
+  return (signal) => {
+    if (stopRequestedAt === undefined) {
+      stopRequestedAt = Date.now();
+      process.stdout.write(`${signal}: stopping Errata…\n`);
+      close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          process.stderr.write(`Stopping failed: ${(err as Error)?.message ?? String(err)}\n`);
+          process.exit(1);
+        },
+      );
+      return;
+    }
+    if (Date.now() - stopRequestedAt < REPEAT_SIGNAL_MS) return;
+    process.stderr.write(`${signal} again: exiting without waiting for the stop to finish.\n`);
+    process.exit(130);
+  };
+}
+
 function program(): Command {
   const cli = new Command("errata").description("Errata — self-hosted error tracking for the Sentry SDKs").showHelpAfterError();
 
@@ -48,14 +77,8 @@ function program(): Command {
       const config = loadConfig();
       if (opts.role) config.roles = parseRoles(opts.role);
       const running = await startErrata({ config, projectRoot: findProjectRoot(here), dev: opts.dev });
-      const stop = () => {
-        running.close().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      process.on("SIGINT", onStopSignal(running.close));
+      process.on("SIGTERM", onStopSignal(running.close));
       process.stdout.write(`Errata is running at ${config.publicUrl}\n`);
     });
 

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { resolve } from "../core/issue-state/index";
-import { judgeResponse, nextCheckAt, nextUptimeState, type UptimeConfig } from "../core/monitors/uptime";
+import { judgeResponse, nextCheckAt, nextUptimeState, type UptimeConfig, uptimeHeaders, uptimeUserAgent } from "../core/monitors/uptime";
 import { normalizeEvent } from "../core/normalize-event";
 import { statTagsOf } from "../core/search/event-tags";
 import type { Logger } from "../log";
@@ -27,6 +27,7 @@ import {
   type UptimeMonitorRecord,
   type UptimeResultRecord,
 } from "../storage/monitors/uptime";
+import { ERRATA_VERSION } from "../version";
 import { applyEventLifecycle } from "./lifecycle-step";
 
 const MAX_BODY = 256 * 1024;
@@ -36,6 +37,8 @@ export interface UptimeDeps {
   db: Db;
   policy: OutboundPolicy;
   now: () => number;
+  /** PUBLIC_URL: named in the checks' User-Agent */
+  publicUrl: string;
   log?: Logger;
 }
 
@@ -52,7 +55,7 @@ export async function runUptimeChecks(deps: UptimeDeps): Promise<number> {
 }
 
 async function checkOne(deps: UptimeDeps, m: UptimeMonitorRecord): Promise<void> {
-  const result = await probe(m.config, deps.policy);
+  const result = await probe(m.config, deps.policy, uptimeUserAgent(ERRATA_VERSION, deps.publicUrl));
   const checkedAt = deps.now();
   const outcome = judgeResponse(
     m.config,
@@ -88,12 +91,12 @@ interface Probe {
   error: string | null;
 }
 
-async function probe(cfg: UptimeConfig, policy: OutboundPolicy): Promise<Probe> {
+async function probe(cfg: UptimeConfig, policy: OutboundPolicy, userAgent: string): Promise<Probe> {
   const started = performance.now();
   try {
     const r = await safeRequest(
       cfg.url,
-      { method: cfg.method, headers: cfg.headers, timeoutMs: cfg.timeoutMs, maxBodyBytes: MAX_BODY, maxRedirects: 5 },
+      { method: cfg.method, headers: uptimeHeaders(cfg, userAgent), timeoutMs: cfg.timeoutMs, maxBodyBytes: MAX_BODY, maxRedirects: 5 },
       policy,
     );
     return { status: r.status, body: r.body.toString("utf8"), latencyMs: Math.round(r.elapsedMs), error: null };

@@ -1,8 +1,8 @@
 /**
  * `worker_threads` entry of the digest worker. Receives the `Config` (and whether it is a helper
  * that only digests) as workerData, opens its own database connection, runs the loop; "wake"
- * messages cut the idle sleep short; "stop" ends the loop, closes the database and lets the
- * thread exit.
+ * messages cut the idle sleep short; "stop" ends the loop (the primary first digests what is
+ * queued, up to STOP_DRAIN_MS), closes the database and lets the thread exit.
  * Bundled to dist/worker.mjs in production; started through worker-bootstrap.mjs under tsx/vitest.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -14,6 +14,8 @@ import { runWorker, Waker } from "./worker";
 
 /** A helper thread without work this long exits, giving its memory back (~40–90 MB under load). */
 const HELPER_IDLE_EXIT_MS = 5_000;
+/** Stopping: at most this long digesting the queue's rest (the thread starter waits 15 s in all). */
+const STOP_DRAIN_MS = 10_000;
 
 async function main(): Promise<void> {
   if (!parentPort) throw new Error("worker-thread.ts must run in a worker thread");
@@ -41,6 +43,8 @@ async function main(): Promise<void> {
       // The primary asks for helpers at most once a second; helpers leave when the backlog is gone.
       onBacklog: digestOnly ? undefined : throttle(() => port.postMessage("backlog"), 1000),
       idleExitMs: digestOnly ? HELPER_IDLE_EXIT_MS : undefined,
+      // A graceful stop digests what ingest acknowledged (the primary only; helpers just leave).
+      drainOnStopMs: digestOnly ? undefined : STOP_DRAIN_MS,
     });
   } finally {
     await db.close().catch((err: unknown) => log.error({ err: (err as Error)?.message }, "closing the database failed"));

@@ -99,6 +99,12 @@ export interface WorkerOptions {
   onBacklog?: () => void;
   /** A helper stops (the promise resolves) after this long without work; undefined = never. */
   idleExitMs?: number;
+  /**
+   * When the signal aborts (the server is stopping), keep digesting what the queue holds for at
+   * most this long before returning, so a graceful stop leaves nothing acknowledged undigested;
+   * what is left after it stays queued for the next start. Undefined = return at once.
+   */
+  drainOnStopMs?: number;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -148,6 +154,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const { lifecycle } = config;
   const primary = opts.digestOnly !== true;
   const jobs = primary ? startPeriodicJobs(opts) : undefined;
+  const digestOptions = () => ({ now: now(), limits: config.limits, log, hash: sha256Hex, lifecycle, symbolicate: sourcemaps.symbolicate });
   while (!signal.aborted) {
     try {
       // Late source maps: one thread looks for due jobs (a job is claimed, so two would be safe too).
@@ -192,15 +199,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       const onWriteTx = (ms: number) => {
         lockMs = ms;
       };
-      const result = await digestBatch(db, items, {
-        now: now(),
-        limits: config.limits,
-        log,
-        hash: sha256Hex,
-        lifecycle,
-        symbolicate: sourcemaps.symbolicate,
-        onWriteTx,
-      });
+      const result = await digestBatch(db, items, { ...digestOptions(), onWriteTx });
       const took = performance.now() - started;
       backoff = 0;
       opts.onBatch?.(result);
@@ -221,8 +220,32 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       await pause(backoff, signal);
     }
   }
+  if (opts.drainOnStopMs !== undefined) await drainQueue(opts, opts.drainOnStopMs, digestOptions);
   await jobs;
   log.info("digest worker stopped");
+}
+
+/** Stopping: digest the queue's remaining rows until it is empty or `budgetMs` has passed. */
+async function drainQueue(opts: WorkerOptions, budgetMs: number, digestOptions: () => Parameters<typeof digestBatch>[2]): Promise<void> {
+  const { db, config, log } = opts;
+  const now = opts.now ?? Date.now;
+  const deadline = performance.now() + budgetMs;
+  let digested = 0;
+  try {
+    while (performance.now() < deadline) {
+      const items = await claimBatch(db, now(), config.worker.batchSize, config.worker.leaseMs);
+      if (items.length === 0) {
+        if (digested > 0) log.info({ items: digested }, "queue drained before stopping");
+        return;
+      }
+      await digestBatch(db, items, digestOptions());
+      digested += items.length;
+    }
+    log.warn({ items: digested }, "stopping with items still queued; they are digested at the next start");
+  } catch (err) {
+    // Nothing is lost: claimed rows come back when their lease ends.
+    log.error({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, "draining the queue before stopping failed");
+  }
 }
 
 /** The jobs that run once per worker process, beside the digest loop; resolves when all have stopped. */
@@ -241,6 +264,7 @@ async function startPeriodicJobs(opts: WorkerOptions): Promise<void> {
         db,
         policy: { allowPrivate: config.uptime.allowPrivate, allowHosts: config.uptime.allowHosts },
         now: monitorNow,
+        publicUrl: config.publicUrl ?? "",
         log: log.child({ job: "uptime" }),
         tickMs: config.uptime.tickMs,
         signal,

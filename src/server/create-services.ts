@@ -132,7 +132,7 @@ export function createServices(deps: {
       now,
       membershipOrThrow,
     }),
-    alerts: createAlertServices({ db, now, membershipOrThrow, requireScope }),
+    alerts: createAlertServices({ db, now, membershipOrThrow, requireScope, emailConfigured: config.smtp !== null }),
     ownership: createOwnershipServices({ db, now, membershipOrThrow, requireScope }),
 
     eventApi: createEventApi({

@@ -1,7 +1,7 @@
 "use client";
 
 import { type ReactNode, useActionState, useState } from "react";
-import { type FormAction, FormStatus, IDLE, submitWithoutReset } from "./settings-form";
+import { type FormAction, FormStatus, IDLE, submitWithoutReset, useResetOnSuccess } from "./settings-form";
 
 /** One button posting hidden values to a Server Action, its outcome beside it (test, retry, delete…). */
 export function ActionButton({
@@ -64,10 +64,17 @@ const KIND_HELP: Record<string, string> = {
 /** The new-channel form: the fields follow the chosen kind. */
 export function NewChannelForm({ action, hidden }: { action: FormAction; hidden: Record<string, string> }) {
   const [state, formAction, pending] = useActionState(action, IDLE);
+  const form = useResetOnSuccess(state);
   const [kind, setKind] = useState("slack");
   const errors = state.status === "error" ? Object.entries(state.fields) : [];
   return (
-    <form action={formAction} onSubmit={submitWithoutReset(formAction)} className="flex flex-col gap-3" data-testid="new-channel">
+    <form
+      ref={form}
+      action={formAction}
+      onSubmit={submitWithoutReset(formAction)}
+      className="flex flex-col gap-3"
+      data-testid="new-channel"
+    >
       {Object.entries(hidden).map(([k, v]) => (
         <input key={k} type="hidden" name={k} value={v} />
       ))}

@@ -41,6 +41,11 @@ export function relativeTime(ms: number, now: number = Date.now()): string {
   return diff >= 0 ? `${text} ago` : `in ${text}`;
 }
 
+/** "1 event", "1,234 events": a count with its noun, singular for exactly one. */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n.toLocaleString("en")} ${n === 1 ? noun : plural}`;
+}
+
 /** 1234 → "1.2k", 1234567 → "1.2M"; small numbers as they are. */
 export function compactCount(n: number): string {
   if (!Number.isFinite(n)) return "–";

@@ -10,6 +10,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { lazy, Suspense, useEffect, useRef, useState, useTransition } from "react";
 import type { IssueUpdate } from "@/server/types";
+import { countOf } from "./format";
 import type { StreamDialog } from "./stream-extras";
 import type { StreamRow } from "./stream-row";
 import type { TriageActions } from "./triage-actions";
@@ -227,7 +228,7 @@ export function IssueStream({
       return;
     }
     setSelected(new Set());
-    showToast({ text: kind === "merge" ? `Merged ${ids.length} issues` : `Deleted ${ids.length} issues` });
+    showToast({ text: kind === "merge" ? `Merged ${countOf(ids.length, "issue")}` : `Deleted ${countOf(ids.length, "issue")}` });
     refresh();
   }
 
@@ -421,7 +422,7 @@ function Row({
           {r.spark ? <path d={r.spark} fill="currentColor" /> : null}
         </svg>
       </td>
-      <td className="tabular px-2 text-right" title={`${r.count.toLocaleString("en")} events`}>
+      <td className="tabular px-2 text-right" title={countOf(r.count, "event")}>
         {r.countText}
       </td>
       <td className="tabular hidden px-2 text-right text-fg-muted sm:table-cell">{r.usersText}</td>

@@ -1,13 +1,16 @@
 /**
  * Pieces of the monitor screens, rendered on the server: a status dot, the timeline strip of recent
- * check-ins and the durations chart (inline SVG). Colours follow UI.md: only failures are
- * saturated (error/timeout red, missed amber); ok is quiet, in progress blue.
+ * check-ins and the durations chart (inline SVG). Colours: failures saturated (error/timeout red,
+ * missed amber), ok green (a grey dot read as "nothing happened"), in progress blue.
  */
 import type { MonitorCheckIn } from "@/server/monitors/cron";
-import { absoluteTime } from "./format";
+import { absoluteTime, countOf } from "./format";
+
+/** Green with ≥ 3:1 contrast on both themes' backgrounds (a graphic, not text). */
+export const OK_GREEN = "#2f9e5b";
 
 const COLOUR: Record<string, string> = {
-  ok: "var(--fg-dim)",
+  ok: OK_GREEN,
   error: "var(--level-error)",
   timeout: "var(--level-error)",
   missed: "var(--level-warning)",
@@ -30,6 +33,7 @@ export function StatusDot({ status }: { status: string }) {
     <span
       aria-hidden="true"
       className="inline-block size-2.5 shrink-0 rounded-full"
+      data-status={status}
       style={{ background: COLOUR[status] ?? "var(--border-strong)" }}
     />
   );
@@ -38,7 +42,7 @@ export function StatusDot({ status }: { status: string }) {
 /** Oldest left, newest right; one tick per check-in. */
 export function CheckInStrip({ checkIns, slots = 30 }: { checkIns: MonitorCheckIn[]; slots?: number }) {
   const items = checkIns.slice(0, slots).reverse();
-  const label = items.length === 0 ? "No check-ins yet" : `Last ${items.length} check-ins, oldest first`;
+  const label = items.length === 0 ? "No check-ins yet" : `Last ${countOf(items.length, "check-in")}, oldest first`;
   return (
     <span className="inline-flex h-4 items-end gap-[2px]" role="img" aria-label={label} data-testid="checkin-strip">
       {items.length < slots ? <span className="h-2 rounded-[1px] bg-muted" style={{ width: (slots - items.length) * 7 - 2 }} /> : null}
@@ -79,7 +83,7 @@ export function DurationsChart({ checkIns }: { checkIns: MonitorCheckIn[] }) {
         viewBox={`0 0 ${w} ${h + 16}`}
         className="h-auto w-full max-w-[720px]"
         role="img"
-        aria-label={`Durations of the last ${items.length} check-ins; longest ${formatDuration(max)}`}
+        aria-label={`Durations of the last ${countOf(items.length, "check-in")}; longest ${formatDuration(max)}`}
       >
         <line x1="0" x2={w} y1={h} y2={h} stroke="var(--border)" />
         <text x="0" y="10" fontSize="10" fill="var(--fg-dim)">
@@ -95,7 +99,7 @@ export function DurationsChart({ checkIns }: { checkIns: MonitorCheckIn[] }) {
               width={Math.max(1, bw - 2)}
               height={bh}
               rx="1"
-              fill={COLOUR[c.status] ?? "var(--fg-dim)"}
+              fill={c.status === "ok" ? "var(--fg-dim)" : (COLOUR[c.status] ?? "var(--fg-dim)")}
             >
               <title>{`${absoluteTime(c.createdAt)} · ${formatDuration(c.durationMs ?? 0)} · ${STATUS_LABEL[c.status] ?? c.status}`}</title>
             </rect>

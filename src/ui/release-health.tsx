@@ -5,6 +5,7 @@
 
 import type { SessionDay } from "@/server/releases/screens";
 import { formatRate } from "../core/sessions";
+import { countOf } from "./format";
 
 /** 0.99996 → "99.99%", floored (src/core/sessions.ts: alert messages format it the same way). */
 export { formatRate };
@@ -59,7 +60,7 @@ export function SessionDaysChart({ days, now, span = 30 }: { days: SessionDay[];
           const x = i * slot + (slot - bar) / 2;
           let y = H;
           const tip = d
-            ? `${new Date(day).toISOString().slice(0, 10)}: ${fmt(d.total)} sessions · ${fmt(d.crashed)} crashed · ${fmt(d.abnormal)} abnormal · ${fmt(d.errored + d.unhandled)} errored`
+            ? `${new Date(day).toISOString().slice(0, 10)}: ${countOf(d.total, "session")} · ${fmt(d.crashed)} crashed · ${fmt(d.abnormal)} abnormal · ${fmt(d.errored + d.unhandled)} errored`
             : `${new Date(day).toISOString().slice(0, 10)}: no sessions`;
           return (
             <g key={day}>

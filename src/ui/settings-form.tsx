@@ -1,6 +1,6 @@
 "use client";
 
-import { type FormEvent, type ReactNode, startTransition, useActionState } from "react";
+import { type FormEvent, type ReactNode, type RefObject, startTransition, useActionState, useEffect, useRef, useState } from "react";
 
 /** What a settings Server Action answers: nothing yet, done, or what failed (per field when it can). */
 export type FormResult =
@@ -78,11 +78,33 @@ export function SettingsForm({
   );
 }
 
-/** "Saved." / the failure, announced politely; keyed by time so the same message re-announces. */
+/** How long a success message stays: long enough to read, gone before it describes a page that changed since. */
+const OK_VISIBLE_MS = 5_000;
+
+/**
+ * A create form empties itself after a success (its values would otherwise invite a duplicate);
+ * failures keep them to be corrected. Returns the ref to put on the <form>.
+ */
+export function useResetOnSuccess(state: FormResult): RefObject<HTMLFormElement | null> {
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (state.status === "ok") form.current?.reset();
+  }, [state]);
+  return form;
+}
+
+/** "Saved." / the failure, announced politely; keyed by time so the same message re-announces. A success fades after a few seconds. */
 export function FormStatus({ state }: { state: FormResult }) {
+  const at = state.status === "idle" ? 0 : state.at;
+  const [expired, setExpired] = useState<number | null>(null);
+  useEffect(() => {
+    if (state.status !== "ok") return;
+    const t = setTimeout(() => setExpired(at), OK_VISIBLE_MS);
+    return () => clearTimeout(t);
+  }, [state.status, at]);
   return (
     <span aria-live="polite" className="text-[12.5px]">
-      {state.status === "ok" ? (
+      {state.status === "ok" && expired !== at ? (
         <span key={state.at} className="text-fg-muted">
           ✓ {state.message}
         </span>

@@ -5,7 +5,18 @@ import { type FormAction, FormStatus, IDLE, submitWithoutReset } from "./setting
 import { PLATFORMS } from "./settings-platforms";
 
 /** Name and platform of a new project; the platform picks the setup guide shown next. */
-export function ProjectCreateForm({ action, org, then }: { action: FormAction; org: string; then: "onboarding" | "settings" }) {
+export function ProjectCreateForm({
+  action,
+  org,
+  then,
+  teams = [],
+}: {
+  action: FormAction;
+  org: string;
+  then: "onboarding" | "settings";
+  /** the org's teams, oldest (the default) first; none: the project is visible to every member */
+  teams?: Array<{ slug: string; name: string }>;
+}) {
   const [state, formAction, pending] = useActionState(action, IDLE);
   const [platform, setPlatform] = useState("javascript-nextjs");
   const errors = state.status === "error" ? state.fields : {};
@@ -63,6 +74,21 @@ export function ProjectCreateForm({ action, org, then }: { action: FormAction; o
         </div>
         {errors.platform ? <p className="mt-1 text-[12px] text-danger">{errors.platform}</p> : null}
       </fieldset>
+      {teams.length > 0 ? (
+        <fieldset data-testid="project-teams">
+          <legend className="mb-1 text-[13px] font-medium">Teams</legend>
+          <p className="mb-2 text-[12px] text-fg-dim">Members see the project through these teams; admins and owners see every project.</p>
+          <input type="hidden" name="teamsChosen" value="1" />
+          <div className="flex flex-wrap gap-x-4 gap-y-1.5">
+            {teams.map((t, i) => (
+              <label key={t.slug} className="flex items-center gap-2">
+                <input type="checkbox" name="teams" value={t.slug} defaultChecked={i === 0} /> {t.name}
+              </label>
+            ))}
+          </div>
+          {errors.teams ? <p className="mt-1 text-[12px] text-danger">{errors.teams}</p> : null}
+        </fieldset>
+      ) : null}
       <div className="flex flex-wrap items-center gap-3">
         <button type="submit" className="btn btn-primary h-[34px]" disabled={pending} aria-busy={pending || undefined}>
           {pending ? <span className="spinner" aria-hidden="true" /> : null}

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState, useState } from "react";
-import { type FormAction, FormStatus, IDLE, submitWithoutReset } from "./settings-form";
+import { type FormAction, FormStatus, IDLE, submitWithoutReset, useResetOnSuccess } from "./settings-form";
 
 function Hidden({ values }: { values: Record<string, string> }) {
   return (
@@ -15,8 +15,9 @@ function Hidden({ values }: { values: Record<string, string> }) {
 
 export function NewTeamForm({ action, org }: { action: FormAction; org: string }) {
   const [state, formAction, pending] = useActionState(action, IDLE);
+  const form = useResetOnSuccess(state);
   return (
-    <form action={formAction} onSubmit={submitWithoutReset(formAction)} className="flex flex-wrap items-end gap-2">
+    <form ref={form} action={formAction} onSubmit={submitWithoutReset(formAction)} className="flex flex-wrap items-end gap-2">
       <Hidden values={{ org }} />
       <div className="flex flex-col gap-1">
         <label htmlFor="team-name" className="text-[13px] font-medium">

@@ -3,6 +3,7 @@
  * The stream's bulk bar and dialogs, in their own chunk: the stream loads it when a row is first
  * selected or a dialog opened (and prefetches it when idle), keeping the first load small.
  */
+import { countOf } from "./format";
 import { AssignDialog, Confirm, IGNORE_OPTIONS, MenuButton, ShortcutsSheet } from "./triage-dialogs";
 import type { Member } from "./triage-kit";
 
@@ -94,7 +95,7 @@ export default function StreamExtras({
       />
       <Confirm
         open={dialog === "delete"}
-        title={`Delete ${selected} issues?`}
+        title={`Delete ${countOf(selected, "issue")}?`}
         body="The issues and all their events are removed for good. New events of the same errors will open new issues."
         action="Delete"
         danger

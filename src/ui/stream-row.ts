@@ -5,7 +5,7 @@
  */
 import type { StreamIssue, StreamPage } from "@/server/issues/stream";
 import type { UserRef } from "@/server/types";
-import { absoluteTime, compactCount, relativeTime } from "./format";
+import { absoluteTime, compactCount, countOf, relativeTime } from "./format";
 import { SPARK_H, SPARK_W, sparkBars } from "./sparkline-path";
 
 export interface StreamRow {
@@ -76,7 +76,7 @@ export function toStreamRow(
     firstSeenAt: i.firstSeen,
     badges,
     spark: sparkBars(i.spark, SPARK_W, SPARK_H),
-    sparkLabel: `${inPeriod.toLocaleString("en")} events in the last ${page.period === "14d" ? "14 days" : "24 hours"}`,
+    sparkLabel: `${countOf(inPeriod, "event")} in the last ${page.period === "14d" ? "14 days" : "24 hours"}`,
     assignee: assignee
       ? { name: assignee.name || assignee.email, initials: initials(assignee.name || assignee.email) }
       : i.assigneeUserId

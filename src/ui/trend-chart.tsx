@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "react";
 import { sparkBars } from "./sparkline-path";
 import "uplot/dist/uPlot.min.css";
+import { countOf } from "./format";
 
 const HEIGHT = 120;
 const HOUR = 3_600_000;
@@ -80,7 +81,7 @@ export function TrendChart({
             setCursor: [
               (u) => {
                 const i = u.cursor.idx;
-                setHover(i == null ? null : `${fmt(xs[i] as number)} — ${(counts[i] ?? 0).toLocaleString("en")} events`);
+                setHover(i == null ? null : `${fmt(xs[i] as number)} — ${countOf(counts[i] ?? 0, "event")}`);
               },
             ],
           },
@@ -102,7 +103,7 @@ export function TrendChart({
     };
   }, [counts, start, step, mode]);
 
-  const label = `${total.toLocaleString("en")} events ${mode === "14d" ? "in the last 14 days, per hour" : "in the last 90 days, per day"}`;
+  const label = `${countOf(total, "event")} ${mode === "14d" ? "in the last 14 days, per hour" : "in the last 90 days, per day"}`;
   return (
     <section aria-label="Trend" className="rounded-md border border-border px-3 pt-2 pb-1">
       <div className="flex min-h-6 items-center gap-3 text-[12px]">

@@ -13,12 +13,12 @@ const FIELDS = [
   "name",
   "config.url",
   "config.method",
-  "config.interval_seconds",
-  "config.timeout_ms",
-  "config.status_min",
+  "config.intervalSeconds",
+  "config.timeoutMs",
+  "config.statusMin",
   "config.headers",
-  "config.failure_threshold",
-  "config.recovery_threshold",
+  "config.failureThreshold",
+  "config.recoveryThreshold",
 ] as const;
 
 const sentence = (s: string) => {
@@ -70,7 +70,7 @@ export function UptimeCreateForm({
   const [state, formAction, pending] = useActionState(action, IDLE);
   const err = (f: (typeof FIELDS)[number]) => (state.status === "error" ? state.fields[f] : undefined);
   const other = state.status === "error" ? Object.entries(state.fields).filter(([f]) => !(FIELDS as readonly string[]).includes(f)) : [];
-  const statusError = err("config.status_min");
+  const statusError = err("config.statusMin");
   const input = "input h-[30px]";
   return (
     <form
@@ -121,11 +121,11 @@ export function UptimeCreateForm({
           </Field>
         </div>
         <div className="flex flex-wrap items-start gap-3">
-          <Field id="uptime-interval" label="Every (s)" error={err("config.interval_seconds")} className="w-[96px]">
-            {(a) => <input {...a} name="interval_seconds" type="number" min={30} max={86400} defaultValue={60} className={input} />}
+          <Field id="uptime-interval" label="Every (s)" error={err("config.intervalSeconds")} className="w-[96px]">
+            {(a) => <input {...a} name="intervalSeconds" type="number" min={30} max={86400} defaultValue={60} className={input} />}
           </Field>
-          <Field id="uptime-timeout" label="Timeout (ms)" error={err("config.timeout_ms")} className="w-[110px]">
-            {(a) => <input {...a} name="timeout_ms" type="number" min={100} max={60000} defaultValue={10000} className={input} />}
+          <Field id="uptime-timeout" label="Timeout (ms)" error={err("config.timeoutMs")} className="w-[110px]">
+            {(a) => <input {...a} name="timeoutMs" type="number" min={100} max={60000} defaultValue={10000} className={input} />}
           </Field>
           <div className="flex min-w-0 flex-col gap-1">
             <span className="text-[12px] font-medium" id="uptime-status-label">
@@ -133,7 +133,7 @@ export function UptimeCreateForm({
             </span>
             <span className="flex items-center gap-1">
               <input
-                name="status_min"
+                name="statusMin"
                 type="number"
                 min={100}
                 max={599}
@@ -145,7 +145,7 @@ export function UptimeCreateForm({
               />
               <span className="text-fg-dim">–</span>
               <input
-                name="status_max"
+                name="statusMax"
                 type="number"
                 min={100}
                 max={599}
@@ -165,11 +165,11 @@ export function UptimeCreateForm({
           <Field id="uptime-keyword" label="Body contains (optional)" className="w-[200px]">
             {(a) => <input {...a} name="keyword" maxLength={200} placeholder="ok" className={input} />}
           </Field>
-          <Field id="uptime-failures" label="Down after" error={err("config.failure_threshold")} className="w-[96px]">
+          <Field id="uptime-failures" label="Down after" error={err("config.failureThreshold")} className="w-[96px]">
             {(a) => (
               <input
                 {...a}
-                name="failure_threshold"
+                name="failureThreshold"
                 type="number"
                 min={1}
                 max={100}
@@ -179,11 +179,11 @@ export function UptimeCreateForm({
               />
             )}
           </Field>
-          <Field id="uptime-recoveries" label="Up after" error={err("config.recovery_threshold")} className="w-[96px]">
+          <Field id="uptime-recoveries" label="Up after" error={err("config.recoveryThreshold")} className="w-[96px]">
             {(a) => (
               <input
                 {...a}
-                name="recovery_threshold"
+                name="recoveryThreshold"
                 type="number"
                 min={1}
                 max={100}

@@ -41,21 +41,39 @@ describe.each(await dialects())("alert triggers on %s", (dialect) => {
     w.clock.now += ms;
   };
 
-  test("a new project starts with one default rule: new issues and regressions → email to its members", async () => {
+  test("without SMTP a new project's default rule (new issues and regressions) has no channel, and the overview says mail is not set up", async () => {
     const o = await w.services.alerts.overview(w.owner, "acme", "web");
+    expect(o.emailConfigured).toBe(false);
     const def = o.rules[0];
     expect(def).toMatchObject({
       name: "New issues and regressions",
       enabled: true,
       triggers: { newIssue: true, regression: true, unignored: false },
+      channelIds: [],
     });
-    expect(o.channels.find((c) => c.id === def?.channelIds[0])).toMatchObject({ kind: "email", target: "project members" });
+    expect(o.channels.filter((c) => c.kind === "email")).toEqual([]);
+    // nothing to deliver, so no "SMTP is not configured" failures in the log
+    await w.sendEvents({ message: "no-smtp-1" });
+    expect((await w.outbox()).filter((n) => n.ruleId === def?.id)).toEqual([]);
     // the admin can change it: switched off here so the other tests count only their own rules
     await off(def?.id ?? 0);
     expect((await w.services.alerts.overview(w.owner, "acme", "web")).rules[0]?.enabled).toBe(false);
     expect(await codeOf(w.services.alerts.createRule(w.member, "acme", "web", { name: "x", triggers: { newIssue: true } }))).toBe(
       "forbidden",
     );
+  });
+
+  test("with SMTP a new project's default rule e-mails its members", async () => {
+    const m = await createAlertWorld(dialect, { SMTP_HOST: "127.0.0.1" });
+    try {
+      const o = await m.services.alerts.overview(m.owner, "acme", "web");
+      expect(o.emailConfigured).toBe(true);
+      const def = o.rules[0];
+      expect(def?.channelIds).toHaveLength(1);
+      expect(o.channels.find((c) => c.id === def?.channelIds[0])).toMatchObject({ kind: "email", target: "project members" });
+    } finally {
+      await m.close();
+    }
   });
 
   test("new issue: one message per new issue, none for its later events; the snapshot has what a message shows", async () => {
@@ -109,25 +127,29 @@ describe.each(await dialects())("alert triggers on %s", (dialect) => {
     await off(id);
   });
 
-  test("frequency: N events in M minutes fires once (an exploding issue sends one message), again in a later window", async () => {
+  test("frequency: “more than 3 events in 5 minutes” fires on the 4th event, not the 3rd; once per window", async () => {
     await w.sendEvents({ message: "freq-1" });
-    const id = await rule({ triggers: { frequency: { events: 5, minutes: 10 } } });
+    const id = await rule({ triggers: { frequency: { events: 3, minutes: 5 } } });
     // the issue is younger than the window: its first event (before the rule) counts too
-    await w.sendEvents(...Array.from({ length: 3 }, () => ({ message: "freq-1" })));
+    await w.sendEvents({ message: "freq-1" }, { message: "freq-1" });
     expect(await of(id)).toHaveLength(0);
     await w.sendEvents({ message: "freq-1" });
     expect((await of(id)).map((n) => n.trigger)).toEqual(["frequency"]);
+    expect(JSON.parse((await of(id))[0]?.payload ?? "")).toMatchObject({ issue: { count: 4 } });
     await w.sendEvents(...Array.from({ length: 100 }, () => ({ message: "freq-1" })));
     expect(await of(id)).toHaveLength(1);
-    tick(11 * MINUTE);
-    await w.sendEvents(...Array.from({ length: 5 }, () => ({ message: "freq-1" })));
+    // a later window counts from its own first event: three are not more than three
+    tick(6 * MINUTE);
+    await w.sendEvents(...Array.from({ length: 3 }, () => ({ message: "freq-1" })));
+    expect(await of(id)).toHaveLength(1);
+    await w.sendEvents({ message: "freq-1" });
     expect(await of(id)).toHaveLength(2);
     await off(id);
   });
 
-  test("frequency on distinct users", async () => {
+  test("frequency on distinct users: more than 2 users, so the 3rd distinct user fires", async () => {
     await w.sendEvents({ message: "freq-users" });
-    const id = await rule({ triggers: { frequency: { users: 3, minutes: 60 } } });
+    const id = await rule({ triggers: { frequency: { users: 2, minutes: 60 } } });
     await w.sendEvents({ message: "freq-users", user: "a" }, { message: "freq-users", user: "a" }, { message: "freq-users", user: "b" });
     expect(await of(id)).toHaveLength(0);
     await w.sendEvents({ message: "freq-users", user: "c" });
@@ -162,12 +184,12 @@ describe.each(await dialects())("alert triggers on %s", (dialect) => {
   test("throttle: at most one message per issue every T minutes", async () => {
     await w.sendEvents({ message: "thr-1" });
     const id = await rule({ triggers: { frequency: { events: 1, minutes: 1 } }, throttleMinutes: 30 });
-    await w.sendEvents({ message: "thr-1" });
+    await w.sendEvents({ message: "thr-1" }, { message: "thr-1" });
     tick(2 * MINUTE);
-    await w.sendEvents({ message: "thr-1" });
+    await w.sendEvents({ message: "thr-1" }, { message: "thr-1" });
     expect(await of(id)).toHaveLength(1);
     tick(30 * MINUTE);
-    await w.sendEvents({ message: "thr-1" });
+    await w.sendEvents({ message: "thr-1" }, { message: "thr-1" });
     expect(await of(id)).toHaveLength(2);
     await off(id);
   });
@@ -179,11 +201,11 @@ describe.each(await dialects())("alert triggers on %s", (dialect) => {
     expect(await codeOf(w.services.alerts.muteIssue(w.viewer, "acme", issue, null))).toBe("forbidden");
     await w.services.alerts.muteIssue(w.member, "acme", issue, null);
     expect(await w.services.alerts.issueMute(w.viewer, "acme", issue)).toEqual({ muted: true, until: null });
-    await w.sendEvents({ message: "mute-1" });
+    await w.sendEvents({ message: "mute-1" }, { message: "mute-1" });
     expect(await of(id)).toHaveLength(0);
     await w.services.alerts.unmuteIssue(w.member, "acme", issue);
     tick(2 * MINUTE);
-    await w.sendEvents({ message: "mute-1" });
+    await w.sendEvents({ message: "mute-1" }, { message: "mute-1" });
     expect(await of(id)).toHaveLength(1);
     await off(id);
   });
@@ -196,11 +218,11 @@ describe.each(await dialects())("alert triggers on %s", (dialect) => {
     expect(await w.services.alerts.muteIssue(w.member, "acme", issue, until)).toEqual({ muted: true, until });
     expect(await w.services.alerts.issueMute(w.member, "acme", issue)).toEqual({ muted: true, until });
     tick(2 * MINUTE);
-    await w.sendEvents({ message: "mute-2" });
+    await w.sendEvents({ message: "mute-2" }, { message: "mute-2" });
     expect(await of(id)).toHaveLength(0);
     tick(60 * MINUTE);
     expect(await w.services.alerts.issueMute(w.member, "acme", issue)).toEqual({ muted: false, until: null });
-    await w.sendEvents({ message: "mute-2" });
+    await w.sendEvents({ message: "mute-2" }, { message: "mute-2" });
     expect(await of(id)).toHaveLength(1);
     expect(await codeOf(w.services.alerts.muteIssue(w.member, "acme", issue, w.clock.now - 1))).toBe("validation_failed");
     await off(id);

@@ -24,7 +24,8 @@ describe.each(await dialects())("alert delivery on %s", (dialect) => {
   const json = (r: Received | undefined) => JSON.parse(r?.body ?? "null");
 
   beforeAll(async () => {
-    w = await createAlertWorld(dialect);
+    // SMTP configured: the project's default rule e-mails its members
+    w = await createAlertWorld(dialect, { SMTP_HOST: "127.0.0.1" });
     let discordCalls = 0;
     rx = await startReceiver((r) => {
       if (r.path === "/discord") {

@@ -64,8 +64,8 @@ const SDK = { name: "sentry.javascript.node", version: "11.12.0" };
 
 let seq = 0;
 
-export async function createAlertWorld(dialect: "sqlite" | "postgres"): Promise<AlertWorld> {
-  const w = await createWorld(dialect);
+export async function createAlertWorld(dialect: "sqlite" | "postgres", env: Record<string, string> = {}): Promise<AlertWorld> {
+  const w = await createWorld(dialect, env);
   const sendEvents = async (...events: AlertEvent[]) => {
     await enqueueMany(
       w.db,

@@ -43,9 +43,10 @@ export interface World {
 
 let seq = 0;
 
-export async function createWorld(dialect: "sqlite" | "postgres"): Promise<World> {
+/** `env`: more configuration (e.g. SMTP_HOST: the project then gets the default email alert channel). */
+export async function createWorld(dialect: "sqlite" | "postgres", env: Record<string, string> = {}): Promise<World> {
   const t = await openTestDb(dialect);
-  const config = loadConfig({ PUBLIC_URL: "http://127.0.0.1:9999", DATA_DIR: t.info.dataDir });
+  const config = loadConfig({ PUBLIC_URL: "http://127.0.0.1:9999", DATA_DIR: t.info.dataDir, ...env });
   const secret = "test-secret-test-secret-test-secret";
   const auth = createAuth(t.db, config, secret);
   await migrateAuth(t.db, config, secret);

@@ -229,7 +229,7 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
     try {
       const created = await api<{ id: number }>("/uptime/", {
         method: "POST",
-        body: JSON.stringify({ project: "jobs", name: "Homepage", config: { url, interval_seconds: 30 } }),
+        body: JSON.stringify({ project: "jobs", name: "Homepage", config: { url, intervalSeconds: 30 } }),
       });
       expect(created.status).toBe(201);
       const state = async () =>
@@ -261,7 +261,7 @@ describe.each(await dialects())("cron monitors over HTTP on %s", (dialect) => {
       expect((await api("/uptime/999999/")).status).toBe(404);
       const bad = await api<{ error: { code: string } }>("/uptime/", {
         method: "POST",
-        body: JSON.stringify({ project: "jobs", name: "x", config: { url, interval_seconds: 5 } }),
+        body: JSON.stringify({ project: "jobs", name: "x", config: { url, intervalSeconds: 5 } }),
       });
       expect(bad.status).toBe(400);
     } finally {

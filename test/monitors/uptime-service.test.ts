@@ -147,11 +147,29 @@ describe.each(await dialects())("uptime service reads on %s", (dialect) => {
     };
     expect(await fieldsOf({ ...input, name: " " })).toEqual([["name", "required"]]);
     expect(await fieldsOf({ ...input, project: "nope" })).toEqual([["project", "unknown project"]]);
-    expect(await fieldsOf({ ...input, config: { url: "https://x", interval_seconds: 10 } })).toEqual([
-      ["config.interval_seconds", "must be an integer from 30 to 86400"],
+    expect(await fieldsOf({ ...input, config: { url: "https://x", intervalSeconds: 10 } })).toEqual([
+      ["config.intervalSeconds", "must be an integer from 30 to 86400"],
     ]);
-    expect(await fieldsOf({ ...input, config: { url: "https://x", status_min: 500, status_max: 200 } })).toEqual([
-      ["config.status_min", "expected status range must be 100–599, min ≤ max"],
+    expect(await fieldsOf({ ...input, config: { url: "https://x", statusMin: 500, statusMax: 200 } })).toEqual([
+      ["config.statusMin", "expected status range must be 100–599, min ≤ max"],
     ]);
+  });
+
+  test("the API takes and answers the same names, Sentry's where it has them (intervalSeconds, timeoutMs); old snake_case still read", async () => {
+    const made = await s.uptime.create(who.owner, "acme", {
+      project: "web",
+      name: "names",
+      config: { url: "https://names.example/", intervalSeconds: 45, timeoutMs: 2500, failureThreshold: 3 },
+    });
+    expect(made.config).toMatchObject({ intervalSeconds: 45, timeoutMs: 2500, failureThreshold: 3 });
+    expect(made.config).not.toHaveProperty("intervalS");
+    const listed = (await s.uptime.list(who.owner, "acme")).find((m) => m.id === made.id);
+    expect(listed?.config).toMatchObject({ intervalSeconds: 45, timeoutMs: 2500 });
+    const old = await s.uptime.create(who.owner, "acme", {
+      project: "web",
+      name: "old names",
+      config: { url: "https://names.example/old", interval_seconds: 120, timeout_ms: 3000 },
+    });
+    expect(old.config).toMatchObject({ intervalSeconds: 120, timeoutMs: 3000 });
   });
 });

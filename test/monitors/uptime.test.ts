@@ -3,6 +3,7 @@
  * both databases: results stored, down after N failures opens an issue with the failing responses,
  * up resolves it; private addresses refused unless the policy allows them.
  */
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -16,6 +17,8 @@ import { dialects, openTestDb } from "../helpers/test-db";
 import { createProject } from "../pipeline/helpers";
 
 type Mode = "up" | "down" | "slow" | "wrong";
+const PUBLIC_URL = "https://errata.example/";
+const VERSION = (JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 describe.each(await dialects())("uptime checks on %s", (dialect) => {
   let db: Db;
@@ -24,10 +27,12 @@ describe.each(await dialects())("uptime checks on %s", (dialect) => {
   let url: string;
   let mode: Mode = "up";
   const held: http.ServerResponse[] = [];
+  const userAgents = new Map<string, string | undefined>();
 
   beforeAll(async () => {
     ({ db, close } = await openTestDb(dialect));
-    target = http.createServer((_req, res) => {
+    target = http.createServer((req, res) => {
+      userAgents.set(req.url ?? "", req.headers["user-agent"]);
       if (mode === "slow") {
         // Never answers (the check times out, whatever the machine load); released at the end.
         held.push(res);
@@ -55,7 +60,7 @@ describe.each(await dialects())("uptime checks on %s", (dialect) => {
     let now = T;
     const step = async (next: Mode) => {
       mode = next;
-      expect(await runUptimeChecks({ db, policy, now: () => now })).toBe(1);
+      expect(await runUptimeChecks({ db, policy, now: () => now, publicUrl: PUBLIC_URL })).toBe(1);
       now += 60_000;
       return getUptimeMonitor(db, m.id);
     };
@@ -68,7 +73,7 @@ describe.each(await dialects())("uptime checks on %s", (dialect) => {
     expect(await step("slow")).toMatchObject({ state: "down", failures: 3 });
     expect(await step("wrong")).toMatchObject({ state: "down", failures: 4 });
     // Not due yet: nothing is checked twice in one interval.
-    expect(await runUptimeChecks({ db, policy, now: () => now - 60_000 })).toBe(0);
+    expect(await runUptimeChecks({ db, policy, now: () => now - 60_000, publicUrl: PUBLIC_URL })).toBe(0);
     expect(await step("up")).toMatchObject({ state: "up", issueId: null });
     expect((await getIssue(db, issueId))?.status).toBe("resolved");
     expect(
@@ -85,13 +90,27 @@ describe.each(await dialects())("uptime checks on %s", (dialect) => {
     ]);
   });
 
+  test("checks say who they are: User-Agent Errata-Uptime/<version> (+PUBLIC_URL), unless the monitor sets its own", async () => {
+    mode = "up";
+    const projectId = await createProject(db, "uptime-ua");
+    const plain = parseUptimeConfig({ url: `${url}?ua=default` });
+    const own = parseUptimeConfig({ url: `${url}?ua=own`, headers: { "User-Agent": "my-probe/1" } });
+    if (!plain.ok || !own.ok) throw new Error("config");
+    const T = Date.UTC(2026, 10, 21, 12);
+    await insertUptimeMonitor(db, { projectId, name: "ua default", config: plain.value }, T);
+    await insertUptimeMonitor(db, { projectId, name: "ua own", config: own.value }, T);
+    await runUptimeChecks({ db, policy: { allowPrivate: true, allowHosts: [] }, now: () => T + 120_000, publicUrl: PUBLIC_URL });
+    expect(userAgents.get("/health?ua=default")).toBe(`Errata-Uptime/${VERSION} (+https://errata.example)`);
+    expect(userAgents.get("/health?ua=own")).toBe("my-probe/1");
+  });
+
   test("a loopback target is refused unless the installation allows private addresses", async () => {
     mode = "up";
     const projectId = await createProject(db, "uptime-private");
     const cfg = parseUptimeConfig({ url });
     if (!cfg.ok) throw new Error(cfg.message);
     const m = await insertUptimeMonitor(db, { projectId, name: "internal", config: cfg.value }, 1000);
-    await runUptimeChecks({ db, policy: { allowPrivate: false, allowHosts: [] }, now: () => 1000 });
+    await runUptimeChecks({ db, policy: { allowPrivate: false, allowHosts: [] }, now: () => 1000, publicUrl: PUBLIC_URL });
     expect((await listUptimeResults(db, m.id, 0))[0]).toMatchObject({ up: false, error: "forbidden_address" });
   });
 });

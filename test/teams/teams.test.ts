@@ -145,6 +145,22 @@ describe.each(await dialects())("teams on %s", (dialect) => {
       expect(await codeOf(s.teams.setMember(v, "acme", "backend", v.userId, true))).toBe("forbidden");
       expect(await codeOf(s.teams.setProject(v, "acme", "frontend", "api", true))).toBe("forbidden");
     }
+    // chosen at creation: the project joins the named teams only, not the default one
+    await s.projects.create(who.owner, "acme", { name: "jobs", platform: "node", teams: ["backend"] });
+    expect((await s.teams.page(who.admin, "acme")).teams.map((t) => [t.slug, t.projects.some((p) => p.slug === "jobs")])).toEqual([
+      ["frontend", false],
+      ["backend", true],
+    ]);
+    expect((await s.projects.list(who.member, "acme")).map((p) => p.slug)).not.toContain("jobs");
+    const fieldOf = async (teams: string[]) => {
+      try {
+        await s.projects.create(who.owner, "acme", { name: `x-${teams.length}`, platform: "node", teams });
+      } catch (e) {
+        return (e as { code: string; fields?: Array<{ field: string }> }).fields?.[0]?.field ?? (e as { code: string }).code;
+      }
+    };
+    expect(await fieldOf(["nope"])).toBe("teams");
+    expect(await fieldOf([])).toBe("teams");
     expect(await codeOf(s.teams.setProject(who.admin, "acme", "frontend", "nope", true))).toBe("not_found");
     expect(await codeOf(s.teams.setMember(who.admin, "acme", "nope", who.member.userId, true))).toBe("not_found");
     await s.teams.remove(who.owner, "acme", "backend");

@@ -50,16 +50,18 @@ describe("rule triggers", () => {
     expect(lifecycleTrigger(rule, { created: false, regressed: false, unignored: false })).toBeUndefined();
   });
 
-  test("frequency: fires once when the window's count reaches N, again only in a later window", () => {
+  test("frequency: “more than 3 events” fires on the 4th in the window, not the 3rd; then only in a later window", () => {
     const trig = { events: 3, users: 0, minutes: 10 };
     let s = frequencyStep(undefined, { eventCount: 1, userCount: 0, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW);
     expect(s.fired).toBe(false);
     s = frequencyStep(s.state, { eventCount: 2, userCount: 0, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW + MIN);
     expect(s.fired).toBe(false);
     s = frequencyStep(s.state, { eventCount: 3, userCount: 0, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW + 2 * MIN);
+    expect(s.fired).toBe(false);
+    s = frequencyStep(s.state, { eventCount: 4, userCount: 0, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW + 2 * MIN);
     expect(s.fired).toBe(true);
     // spike: the rest of the window sends nothing
-    for (let i = 4; i < 100; i++) {
+    for (let i = 5; i < 100; i++) {
       s = frequencyStep(s.state, { eventCount: i, userCount: 0, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW + 3 * MIN);
       expect(s.fired).toBe(false);
     }
@@ -69,8 +71,8 @@ describe("rule triggers", () => {
     expect(s.state.baseEvents).toBe(99);
   });
 
-  test("frequency on users counts new distinct users of the issue", () => {
-    const trig = { events: 0, users: 2, minutes: 5 };
+  test("frequency on users: more than N new distinct users of the issue", () => {
+    const trig = { events: 0, users: 1, minutes: 5 };
     let s = frequencyStep(undefined, { eventCount: 10, userCount: 4, newUser: true, firstSeen: NOW - 3_600_000 }, trig, NOW);
     expect(s.fired).toBe(false);
     s = frequencyStep(s.state, { eventCount: 11, userCount: 4, newUser: false, firstSeen: NOW - 3_600_000 }, trig, NOW + 1000);
@@ -81,9 +83,9 @@ describe("rule triggers", () => {
 
   test("frequency on a young issue counts all its events; below the threshold nothing is read", () => {
     const trig = { events: 3, users: 0, minutes: 10 };
-    expect(frequencyReachable(trig, 2, 0)).toBe(false);
-    expect(frequencyReachable(trig, 3, 0)).toBe(true);
-    const s = frequencyStep(undefined, { eventCount: 3, userCount: 0, newUser: false, firstSeen: NOW - MIN }, trig, NOW);
+    expect(frequencyReachable(trig, 3, 0)).toBe(false);
+    expect(frequencyReachable(trig, 4, 0)).toBe(true);
+    const s = frequencyStep(undefined, { eventCount: 4, userCount: 0, newUser: false, firstSeen: NOW - MIN }, trig, NOW);
     expect(s).toMatchObject({ fired: true, changed: true, state: { windowStart: NOW - MIN, baseEvents: 0 } });
   });
 

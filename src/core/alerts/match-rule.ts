@@ -27,8 +27,9 @@ export function lifecycleTrigger(rule: Pick<AlertRule, "triggers">, facts: Lifec
 /**
  * One step of the frequency window on the issue's own counters (the digest keeps event and user
  * counts on the issue; no event scan). A window opens at the first event after the previous one
- * ended; it fires once when the counts since its start reach the threshold — an exploding issue
- * sends one message per window, not one per event.
+ * ended; it fires once when the counts since its start exceed the threshold ("more than N events",
+ * as the form, the docs and Sentry's EventFrequencyCondition say: N = 3 fires on the 4th) — an
+ * exploding issue sends one message per window, not one per event.
  */
 export function frequencyStep(
   state: RuleIssueState | undefined,
@@ -56,17 +57,17 @@ export function frequencyStep(
   if (s.firedInWindow) return { state: s, fired: false, changed };
   const events = counts.eventCount - s.baseEvents;
   const users = counts.userCount - s.baseUsers;
-  const fired = (trig.events > 0 && events >= trig.events) || (trig.users > 0 && users >= trig.users);
+  const fired = (trig.events > 0 && events > trig.events) || (trig.users > 0 && users > trig.users);
   if (fired) s.firedInWindow = true;
   return { state: s, fired, changed: changed || fired };
 }
 
 /**
  * Whether the frequency trigger can fire at all with the issue's totals: a window never holds
- * more than the issue has, so below the threshold the (rule, issue) counters need not be read.
+ * more than the issue has, so at or below the threshold the (rule, issue) counters need not be read.
  */
 export function frequencyReachable(trig: FrequencyTrigger, eventCount: number, userCount: number): boolean {
-  return (trig.events > 0 && eventCount >= trig.events) || (trig.users > 0 && userCount >= trig.users);
+  return (trig.events > 0 && eventCount > trig.events) || (trig.users > 0 && userCount > trig.users);
 }
 
 /** "At most once per issue every T minutes". */

@@ -186,14 +186,14 @@ export function isChannelKind(s: string): s is ChannelKind {
   return (CHANNEL_KINDS as readonly string[]).includes(s);
 }
 
-/** The rule every new project starts with: new issues and regressions → email to its members. */
-export function defaultRule(emailChannelId: number): RuleSettings {
+/** The rule every new project starts with: new issues and regressions → email to its members (when mail is set up). */
+export function defaultRule(emailChannelId: number | undefined): RuleSettings {
   return {
     name: "New issues and regressions",
     enabled: true,
     triggers: { newIssue: true, regression: true, unignored: false, frequency: null, crashFree: null },
     filters: { environments: [], levels: [], tags: [], maxIssueAgeMinutes: null, inAppOnly: false, query: "" },
-    channelIds: [emailChannelId],
+    channelIds: emailChannelId === undefined ? [] : [emailChannelId],
     throttleMinutes: DEFAULT_THROTTLE_MINUTES,
     hourlyCap: DEFAULT_HOURLY_CAP,
   };

@@ -8,7 +8,7 @@ export type TriggerKind = "new_issue" | "regression" | "unignored" | "frequency"
 export interface FrequencyTrigger {
   /** fire when more than this many events arrive within `minutes` (0 = not used) */
   events: number;
-  /** fire when this many new distinct users are seen within `minutes` (0 = not used) */
+  /** fire when more than this many new distinct users are seen within `minutes` (0 = not used) */
   users: number;
   minutes: number;
 }

@@ -10,7 +10,7 @@ const cfg = (o: Record<string, unknown> = {}) => {
 describe("uptime monitors", () => {
   test("config is validated strictly", () => {
     expect(parseUptimeConfig({ url: "ftp://x" })).toMatchObject({ ok: false, field: "url" });
-    expect(parseUptimeConfig({ url: "https://x", interval_seconds: 10 })).toMatchObject({ ok: false, field: "interval_seconds" });
+    expect(parseUptimeConfig({ url: "https://x", intervalSeconds: 10 })).toMatchObject({ ok: false, field: "intervalSeconds" });
     expect(parseUptimeConfig({ url: "https://x", headers: { "x-a": "1\r\nInjected: 1" } })).toMatchObject({ ok: false, field: "headers" });
     expect(cfg()).toMatchObject({ method: "GET", intervalS: 60, statusMin: 200, statusMax: 399 });
   });

@@ -34,6 +34,25 @@ function int(v: unknown, def: number, min: number, max: number): number | undefi
   return v;
 }
 
+/**
+ * The field names the REST API takes and answers: Sentry's uptime monitor names where it has them
+ * (`intervalSeconds`, `timeoutMs`), the same camelCase for the rest. The snake_case names of
+ * earlier versions are still read.
+ */
+const ALIASES = {
+  intervalSeconds: "interval_seconds",
+  timeoutMs: "timeout_ms",
+  statusMin: "status_min",
+  statusMax: "status_max",
+  failureThreshold: "failure_threshold",
+  recoveryThreshold: "recovery_threshold",
+} as const;
+
+/** A field's value under its name or its old snake_case alias. */
+function field(c: Record<string, unknown>, name: keyof typeof ALIASES): unknown {
+  return c[name] !== undefined ? c[name] : c[ALIASES[name]];
+}
+
 export function parseUptimeConfig(input: unknown): Parsed<UptimeConfig> {
   if (typeof input !== "object" || input === null) return { ok: false, field: "config", message: "must be an object" };
   const c = input as Record<string, unknown>;
@@ -46,14 +65,14 @@ export function parseUptimeConfig(input: unknown): Parsed<UptimeConfig> {
   if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, field: "url", message: "must be http or https" };
   const method = (typeof c.method === "string" ? c.method.toUpperCase() : "GET") as UptimeConfig["method"];
   if (!METHODS.includes(method)) return { ok: false, field: "method", message: "must be GET, HEAD or POST" };
-  const intervalS = int(c.interval_seconds, 60, 30, 86_400);
-  if (intervalS === undefined) return { ok: false, field: "interval_seconds", message: "must be an integer from 30 to 86400" };
-  const timeoutMs = int(c.timeout_ms, 10_000, 100, 60_000);
-  if (timeoutMs === undefined) return { ok: false, field: "timeout_ms", message: "must be an integer from 100 to 60000" };
-  const statusMin = int(c.status_min, 200, 100, 599);
-  const statusMax = int(c.status_max, 399, 100, 599);
+  const intervalS = int(field(c, "intervalSeconds"), 60, 30, 86_400);
+  if (intervalS === undefined) return { ok: false, field: "intervalSeconds", message: "must be an integer from 30 to 86400" };
+  const timeoutMs = int(field(c, "timeoutMs"), 10_000, 100, 60_000);
+  if (timeoutMs === undefined) return { ok: false, field: "timeoutMs", message: "must be an integer from 100 to 60000" };
+  const statusMin = int(field(c, "statusMin"), 200, 100, 599);
+  const statusMax = int(field(c, "statusMax"), 399, 100, 599);
   if (statusMin === undefined || statusMax === undefined || statusMin > statusMax)
-    return { ok: false, field: "status_min", message: "expected status range must be 100–599, min ≤ max" };
+    return { ok: false, field: "statusMin", message: "expected status range must be 100–599, min ≤ max" };
   const keyword = typeof c.keyword === "string" && c.keyword.length > 0 ? c.keyword.slice(0, 200) : null;
   const headers: Record<string, string> = {};
   if (c.headers !== undefined && c.headers !== null) {
@@ -65,10 +84,10 @@ export function parseUptimeConfig(input: unknown): Parsed<UptimeConfig> {
       headers[k] = v.slice(0, 1000);
     }
   }
-  const failureThreshold = int(c.failure_threshold, 1, 1, 100);
-  const recoveryThreshold = int(c.recovery_threshold, 1, 1, 100);
-  if (failureThreshold === undefined) return { ok: false, field: "failure_threshold", message: "must be an integer from 1 to 100" };
-  if (recoveryThreshold === undefined) return { ok: false, field: "recovery_threshold", message: "must be an integer from 1 to 100" };
+  const failureThreshold = int(field(c, "failureThreshold"), 1, 1, 100);
+  const recoveryThreshold = int(field(c, "recoveryThreshold"), 1, 1, 100);
+  if (failureThreshold === undefined) return { ok: false, field: "failureThreshold", message: "must be an integer from 1 to 100" };
+  if (recoveryThreshold === undefined) return { ok: false, field: "recoveryThreshold", message: "must be an integer from 1 to 100" };
   return {
     ok: true,
     value: {
@@ -206,4 +225,27 @@ export function latencySlots(results: Array<{ checkedAt: number; up: boolean; la
     }
   }
   return out.map(({ sum, timed, ...s }) => ({ ...s, avgMs: timed ? Math.round(sum / timed) : null }));
+}
+
+/**
+ * The User-Agent of every check unless the monitor sets its own: names the product, its version
+ * and where it runs, so the checked service can recognise (and allow) it, e.g.
+ * `Errata-Uptime/0.1.0 (+https://errors.example.com)`.
+ */
+export function uptimeUserAgent(version: string, publicUrl: string): string {
+  return `Errata-Uptime/${version} (+${publicUrl.replace(/\/+$/, "")})`;
+}
+
+/** The request headers of a check: the monitor's own, with our User-Agent when it sets none. */
+export function uptimeHeaders(cfg: Pick<UptimeConfig, "headers">, userAgent: string): Record<string, string> {
+  const own = Object.keys(cfg.headers).some((k) => k.toLowerCase() === "user-agent");
+  return own ? cfg.headers : { "user-agent": userAgent, ...cfg.headers };
+}
+
+/** A check's configuration as the REST API answers it: the names it takes (Sentry's `intervalSeconds`). */
+export type UptimeConfigView = Omit<UptimeConfig, "intervalS"> & { intervalSeconds: number };
+
+export function uptimeConfigView(c: UptimeConfig): UptimeConfigView {
+  const { intervalS, ...rest } = c;
+  return { ...rest, intervalSeconds: intervalS };
 }

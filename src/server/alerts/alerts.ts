@@ -83,6 +83,8 @@ export interface AlertsOverview {
   channels: ChannelView[];
   /** the viewer's own choice: does this project email them */
   emailOptOut: boolean;
+  /** the installation has SMTP: email channels can deliver */
+  emailConfigured: boolean;
 }
 
 export interface AlertServices {
@@ -109,6 +111,8 @@ export interface AlertServiceDeps {
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
+  /** SMTP is configured (the alerts page says how to set it up otherwise) */
+  emailConfigured: boolean;
   /** tests: how often "send a test" looks for the answer */
   pollMs?: number;
 }
@@ -210,6 +214,7 @@ export function createAlertServices(deps: AlertServiceDeps): AlertServices {
         rules: await listRules(db, project.id),
         channels: (await listChannels(db, project.id)).map(channelView),
         emailOptOut: await emailOptedOut(db, viewer.userId, project.id),
+        emailConfigured: deps.emailConfigured,
       };
     },
     async getRule(viewer, orgSlug, projectSlug, ruleId) {

@@ -61,7 +61,14 @@ export function createOperatorServices(deps: { db: Db; auth: Auth; config: Confi
       const slug = slugify(name);
       if (await findProjectBySlug(db, org.id, slug)) throw new AppError("conflict", `Project "${slug}" already exists in ${org.slug}.`);
       const project = await writeTx(db, async (tx) => {
-        const p = await insertProject(tx, { orgId: org.id, slug, name, platform: input.platform ?? "other", now: now() });
+        const p = await insertProject(tx, {
+          orgId: org.id,
+          slug,
+          name,
+          platform: input.platform ?? "other",
+          now: now(),
+          emailAlerts: config.smtp !== null,
+        });
         await insertKey(tx, { projectId: p.id, publicKey: randomBytes(16).toString("hex"), label: "Default", now: now() });
         await addToDefaultTeam(tx, org.id, { projectId: p.id });
         return p;
@@ -77,13 +84,14 @@ export function createOperatorServices(deps: { db: Db; auth: Auth; config: Confi
         throw new AppError("validation_failed", `Unknown scopes: ${unknown.join(", ")} (known: ${TOKEN_SCOPES.join(", ")}).`);
       // Never more than the user's highest role allows (a viewer's token only reads).
       refuseBeyond(input.scopes, await scopesOfUser(db, user.id));
-      const token = `errata_${randomBytes(24).toString("base64url")}`;
+      // Sentry's personal-token form, as the account page issues it (sentry-cli checks the shape).
+      const token = `sntryu_${randomBytes(32).toString("hex")}`;
       await insertToken(db, {
         userId: user.id,
         orgId: null,
         name: input.name ?? "CLI token",
         tokenHash: hashApiToken(token),
-        tokenPrefix: token.slice(0, 12),
+        tokenPrefix: token.slice(0, 14),
         scopes: input.scopes,
         now: now(),
       });

@@ -21,7 +21,7 @@ import type { Db } from "../../storage/db";
 import { type AttachmentFile, getAttachment, listEventAttachments } from "../../storage/events/attachments";
 import { getEvent, getLatestEvent, type StoredEvent } from "../../storage/events/events";
 import { findUserProfiles, listActivity } from "../../storage/issues/activity";
-import { getIssue, getIssueByShortId, type IssueRow } from "../../storage/issues/issues";
+import { getFirstIssue, getIssue, getIssueByShortId, type IssueRow } from "../../storage/issues/issues";
 import { findOrgMember } from "../../storage/issues/lifecycle";
 import { countActiveSince, type IssueSort, type SearchedIssue, type StorageCondition, searchIssues } from "../../storage/issues/search";
 import {
@@ -47,6 +47,7 @@ import {
 import { listTeams } from "../../storage/members/teams";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import type { ActivityItem, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, Role, UserRef, Viewer } from "../types";
+import { toIssueSummary } from "./shapes";
 
 export type { IssueSort } from "../../storage/issues/search";
 export type { TagDistribution } from "../../storage/issues/stats";
@@ -156,6 +157,8 @@ export interface IssueStreamServices {
   list(viewer: Viewer, orgSlug: string, q: StreamQuery): Promise<StreamPage>;
   /** The same search without sparklines or default status (REST and services.issues.list). */
   search(viewer: Viewer, orgSlug: string, q: StreamQuery): Promise<Page<IssueSummary & { flags?: string[] }>>;
+  /** The project's first issue (the one its first event opened), for the onboarding; null before any event. */
+  firstIssue(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<IssueSummary | null>;
   /** A query that is a bare event id (32 hex) or short id (`WEB-42`): the issue holding it, else null. */
   openPasted(viewer: Viewer, orgSlug: string, query: string): Promise<{ issueId: number; eventId: string | null } | null>;
   /** Autocompletion: tag keys (no `key`) or the values of one key, from the projects' data. */
@@ -400,6 +403,14 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
     async search(viewer, orgSlug, q) {
       const res = await runSearch(viewer, orgSlug, q, false);
       return { items: res.items, nextCursor: res.nextCursor };
+    },
+
+    async firstIssue(viewer, orgSlug, projectSlug) {
+      const { projects } = await orgAndProjects(viewer, orgSlug);
+      const project = [...projects.values()].find((p) => p.slug === projectSlug);
+      if (!project) throw new AppError("not_found", "Project not found.");
+      const row = await getFirstIssue(db, project.id);
+      return row ? toIssueSummary(row, projects) : null;
     },
 
     async openPasted(viewer, orgSlug, query) {

@@ -11,8 +11,9 @@ import {
   type LatencySlot,
   latencySlots,
   parseUptimeConfig,
-  type UptimeConfig,
+  type UptimeConfigView,
   type UptimeState,
+  uptimeConfigView,
 } from "../../core/monitors/uptime";
 import { validate } from "../../core/validation";
 import type { Db } from "../../storage/db";
@@ -34,7 +35,7 @@ export interface UptimeSummary {
   id: number;
   name: string;
   projectSlug: string;
-  config: UptimeConfig;
+  config: UptimeConfigView;
   state: UptimeState;
   issueId: number | null;
   last: UptimeResultRecord | null;
@@ -88,9 +89,11 @@ export function createUptimeServices(deps: {
       projectSlug: projects.get(m.projectId)?.slug ?? "unknown",
       // Request headers often carry credentials (Authorization, API keys): their values are for
       // the owners and admins who manage checks, not every member or viewer.
-      config: revealHeaders
-        ? m.config
-        : { ...m.config, headers: Object.fromEntries(Object.keys(m.config.headers).map((k) => [k, "[redacted]"])) },
+      config: uptimeConfigView(
+        revealHeaders
+          ? m.config
+          : { ...m.config, headers: Object.fromEntries(Object.keys(m.config.headers).map((k) => [k, "[redacted]"])) },
+      ),
       state: m.state,
       issueId: m.issueId,
       last: month[0] ?? null,

@@ -26,9 +26,9 @@ import { formatDsn } from "../../ingest/compat/dsn";
 import { projectIdentityPatch } from "../../ingest/compat/project-update-body";
 import { invalidate } from "../../ingest/key-cache";
 import type { Db } from "../../storage/db";
-import { isUniqueViolation, writeTx } from "../../storage/dialect";
+import { isUniqueViolation, type Tx, writeTx } from "../../storage/dialect";
 import { listRecentProjectEvents } from "../../storage/events/events";
-import { addToDefaultTeam } from "../../storage/members/teams";
+import { addToDefaultTeam, listTeams, setTeamProject } from "../../storage/members/teams";
 import { readProjectProcessing, switchGroupingVersion } from "../../storage/orgs/project-processing";
 import {
   findKey,
@@ -107,7 +107,11 @@ export interface SettingsPatch {
 
 export interface ProjectAdminServices {
   /** Creates a project with a first DSN key labelled "Default" (admins and owners). */
-  create(viewer: Viewer, orgSlug: string, input: { name: string; platform: string }): Promise<ProjectSummary>;
+  /**
+   * A new project with its default key. `teams` (team slugs) are the teams it joins; without it,
+   * the org's default team. An org with teams needs at least one (else only admins would see it).
+   */
+  create(viewer: Viewer, orgSlug: string, input: { name: string; platform: string; teams?: string[] }): Promise<ProjectSummary>;
   settings(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSettingsView>;
   /** Validates (zod, `validation_failed` with fields) and stores a settings change. */
   updateSettings(viewer: Viewer, orgSlug: string, projectSlug: string, patch: unknown): Promise<ProjectSettingsView>;
@@ -238,15 +242,29 @@ const patchSchema = z
 
 export interface ProjectAdminDeps {
   db: Db;
-  config: Pick<Config, "publicUrl" | "retention" | "rateLimits">;
+  config: Pick<Config, "publicUrl" | "retention" | "rateLimits" | "smtp">;
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
   projectSummary(p: ProjectRow): Promise<ProjectSummary>;
 }
 
+/** The ids of the named teams of the org; an unknown one, or none in an org that has teams, is refused by field. */
+async function chosenTeams(tx: Tx, orgId: number, slugs: string[]): Promise<number[]> {
+  const teams = await listTeams(tx, orgId);
+  const refuse = (message: string) => new AppError("validation_failed", message, { fields: [{ field: "teams", rule: "format", message }] });
+  if (teams.length > 0 && slugs.length === 0) throw refuse("choose at least one team (members see a project through its teams)");
+  return [...new Set(slugs)].map((slug) => {
+    const t = teams.find((x) => x.slug === slug);
+    if (!t) throw refuse(`no team "${slug}" in this organization`);
+    return t.id;
+  });
+}
+
 export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectAdminServices; keys: KeyServices } {
   const { db, config, now, membershipOrThrow } = deps;
+  /** Without SMTP the default alert rule does not e-mail (every delivery would fail). */
+  const emailAlerts = config.smtp !== null;
 
   const canManage = (org: OrgSummary) => permits(org.role, { kind: "session" }, "project.write");
 
@@ -321,7 +339,10 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     async create(viewer, orgSlug, input) {
       const org = await membershipOrThrow(viewer, orgSlug);
       requirePermission(viewer, org, "project.write");
-      const v = validate(z.object({ name: nameSchema, platform: platformSchema }), input);
+      const v = validate(
+        z.object({ name: nameSchema, platform: platformSchema, teams: z.array(z.string().max(100)).max(50).optional() }),
+        input,
+      );
       const slug = slugify(v.name);
       const taken = () =>
         new AppError("conflict", `A project "${slug}" already exists.`, {
@@ -329,10 +350,11 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
         });
       if (await findProjectBySlug(db, org.id, slug)) throw taken();
       const project = await writeTx(db, async (tx) => {
-        const p = await insertProject(tx, { orgId: org.id, slug, name: v.name, platform: v.platform, now: now() });
+        const p = await insertProject(tx, { orgId: org.id, slug, name: v.name, platform: v.platform, now: now(), emailAlerts });
         await insertKey(tx, { projectId: p.id, publicKey: newPublicKey(), label: "Default", now: now() });
-        // New projects go to the org's default team (its first), when it has teams.
-        await addToDefaultTeam(tx, org.id, { projectId: p.id });
+        // The chosen teams; else the org's default team (its first), when it has teams.
+        if (v.teams === undefined) await addToDefaultTeam(tx, org.id, { projectId: p.id });
+        else for (const teamId of await chosenTeams(tx, org.id, v.teams)) await setTeamProject(tx, teamId, p.id, true);
         return p;
       }).catch((err: unknown) => {
         // Two admins creating the same project at once: the unique constraint decides.

@@ -202,10 +202,16 @@ export async function deleteChannel(tx: Tx, projectId: number, channelId: number
   return Number(res.numDeletedRows) > 0;
 }
 
-/** Every new project: an email channel to its members and the default rule sending to it. */
-export async function insertDefaultAlerting(tx: Tx, projectId: number, now: number): Promise<void> {
-  const channel = await insertChannel(tx, projectId, { name: "Project members (email)", kind: "email", config: { to: [] } }, now);
-  await insertRule(tx, projectId, defaultRule(channel.id), now);
+/**
+ * Every new project: the default rule, sending to an email channel to its members when the
+ * installation can send mail (`email`); without SMTP the rule has no channel yet (an email
+ * channel would only fill the delivery log with failures) and the alerts page says what to add.
+ */
+export async function insertDefaultAlerting(tx: Tx, projectId: number, now: number, email: boolean): Promise<void> {
+  const channel = email
+    ? await insertChannel(tx, projectId, { name: "Project members (email)", kind: "email", config: { to: [] } }, now)
+    : undefined;
+  await insertRule(tx, projectId, defaultRule(channel?.id), now);
 }
 
 /** Issue mutes: alerts for the issue are not queued until `until` (null = until unmuted). */

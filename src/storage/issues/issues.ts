@@ -458,6 +458,18 @@ export async function getIssueByShortId(db: Db, projectId: number, shortId: numb
   return row ? toIssue(row) : undefined;
 }
 
+/** The project's earliest issue: the one its first event opened (lowest short id; (project, short id) is indexed). */
+export async function getFirstIssue(db: Db, projectId: number): Promise<IssueRow | undefined> {
+  const row = await db.kysely
+    .selectFrom("issues")
+    .select(issueColumns)
+    .where("project_id", "=", projectId)
+    .orderBy("short_id", "asc")
+    .limit(1)
+    .executeTakeFirst();
+  return row ? toIssue(row) : undefined;
+}
+
 /** The grouping hashes of an issue (for "why grouped here" and for merges). */
 export async function listIssueHashes(db: Db, issueId: number): Promise<Array<{ hash: string; groupingVersion: string }>> {
   const rows = await db.kysely

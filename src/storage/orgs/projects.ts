@@ -99,7 +99,7 @@ const projectColumns = ["id", "org_id", "slug", "name", "platform", "created_at"
 
 export async function insertProject(
   tx: Tx,
-  p: { orgId: number; slug: string; name: string; platform: string; now: number; id?: number },
+  p: { orgId: number; slug: string; name: string; platform: string; now: number; id?: number; emailAlerts?: boolean },
 ): Promise<ProjectRow> {
   const row = await tx
     .insertInto("projects")
@@ -122,8 +122,9 @@ export async function insertProject(
   if (p.id !== undefined && isPostgres(tx)) {
     await sql`select setval(pg_get_serial_sequence('projects', 'id'), greatest((select max(id) from projects), 1))`.execute(tx);
   }
-  // Alerts (issue 11): new issues and regressions email the project's members until changed.
-  await insertDefaultAlerting(tx, Number(row.id), p.now);
+  // Alerts (issue 11): new issues and regressions email the project's members until changed —
+  // when the installation can send mail; otherwise the rule waits for a channel.
+  await insertDefaultAlerting(tx, Number(row.id), p.now, p.emailAlerts ?? true);
   return toProject(row);
 }
 

@@ -30,9 +30,9 @@ export async function changeMonitor(form: FormData): Promise<void> {
   try {
     await (await services()).monitors.update(viewer, org, slug, patch);
   } catch (err) {
-    // Refused (role, another org, unknown monitor): the page simply shows the unchanged monitor.
-    if (isAppError(err)) return;
-    throw err;
+    if (!isAppError(err)) throw err;
+    // Refused (role, another org, unknown monitor): the page says so instead of looking unchanged.
+    redirect(`/${encodeURIComponent(org)}/monitors/${encodeURIComponent(slug)}?refused=${encodeURIComponent(err.code)}`);
   }
   revalidatePath(`/${org}/monitors/${slug}`);
 }
@@ -50,14 +50,14 @@ export async function createUptimeAction(_prev: FormResult, data: FormData): Pro
       config: {
         url: text(data, "url", 2000).trim(),
         method: text(data, "method", 10),
-        interval_seconds: optionalNumber(data, "interval_seconds"),
-        timeout_ms: optionalNumber(data, "timeout_ms"),
-        status_min: optionalNumber(data, "status_min"),
-        status_max: optionalNumber(data, "status_max"),
+        intervalSeconds: optionalNumber(data, "intervalSeconds"),
+        timeoutMs: optionalNumber(data, "timeoutMs"),
+        statusMin: optionalNumber(data, "statusMin"),
+        statusMax: optionalNumber(data, "statusMax"),
         keyword: text(data, "keyword", 500),
         headers: headers.value,
-        failure_threshold: optionalNumber(data, "failure_threshold"),
-        recovery_threshold: optionalNumber(data, "recovery_threshold"),
+        failureThreshold: optionalNumber(data, "failureThreshold"),
+        recoveryThreshold: optionalNumber(data, "recoveryThreshold"),
       },
     });
     id = m.id;
@@ -66,4 +66,61 @@ export async function createUptimeAction(_prev: FormResult, data: FormData): Pro
   if (result.status !== "ok") return result;
   // redirect() throws: it must run outside runForm's error handling.
   redirect(`/${encodeURIComponent(org)}/monitors/uptime/${id}`);
+}
+
+/** The cron monitor form's fields as the monitor service takes them (Sentry's `monitor_config`). */
+function monitorInput(data: FormData) {
+  const type = text(data, "scheduleType", 10) === "interval" ? "interval" : "crontab";
+  return {
+    name: text(data, "name", 200),
+    config: {
+      schedule:
+        type === "crontab"
+          ? { type, value: text(data, "crontab", 200) }
+          : { type, value: optionalNumber(data, "intervalValue"), unit: text(data, "intervalUnit", 10) },
+      timezone: text(data, "timezone", 100).trim(),
+      checkin_margin: optionalNumber(data, "checkinMargin"),
+      max_runtime: optionalNumber(data, "maxRuntime"),
+      failure_issue_threshold: optionalNumber(data, "failureIssueThreshold"),
+      recovery_threshold: optionalNumber(data, "recoveryThreshold"),
+    },
+  };
+}
+
+/** The service names a bad config by its reason; the form shows it at the field it concerns. */
+function placeConfigError(result: FormResult): FormResult {
+  if (result.status !== "error" || !result.fields.config) return result;
+  const { config, ...fields } = result.fields;
+  if (result.message.includes("invalid_timezone")) fields.timezone = "Not a timezone (e.g. UTC, Europe/Paris).";
+  else if (result.message.includes("invalid_schedule")) fields.schedule = "Not a valid schedule: a five-field crontab or a whole interval.";
+  else fields.schedule = config;
+  return { ...result, message: "Check the highlighted fields.", fields };
+}
+
+/** Creates a cron monitor from the monitors page; on success the browser goes to its page. */
+export async function createCronMonitorAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const org = text(data, "org", 100);
+  let slug = "";
+  const result = await runForm(async (viewer) => {
+    const m = await (await services()).monitors.create(viewer, org, {
+      ...monitorInput(data),
+      project: text(data, "project", 100),
+      slug: text(data, "newSlug", 100).trim() || undefined,
+    });
+    slug = m.slug;
+    return ok(`Monitor “${m.name}” created.`);
+  }, `/${org}/monitors`);
+  if (result.status !== "ok") return placeConfigError(result);
+  redirect(`/${encodeURIComponent(org)}/monitors/${encodeURIComponent(slug)}`);
+}
+
+/** Saves a cron monitor's name and configuration from its page. */
+export async function updateCronMonitorAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const org = text(data, "org", 100);
+  const slug = text(data, "slug", 100);
+  const result = await runForm(async (viewer) => {
+    await (await services()).monitors.update(viewer, org, slug, monitorInput(data));
+    return ok("Saved.");
+  }, `/${org}/monitors/${slug}`);
+  return placeConfigError(result);
 }

@@ -2,13 +2,14 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
 import { CodeBlock } from "@/ui/code-block";
+import { MonitorForm } from "@/ui/monitor-form";
 import { CheckInStrip, STATUS_LABEL, StatusDot } from "@/ui/monitor-parts";
 import { ProjectFilterForm } from "@/ui/project-filter-form";
 import { TimeAgo } from "@/ui/time-ago";
 import { UptimeCreateForm } from "@/ui/uptime-form";
 import { UptimeTable } from "@/ui/uptime-parts";
 import { orNotFound, param, requireViewer, services, withQuery } from "../../_lib/server";
-import { createUptimeAction } from "./actions";
+import { createCronMonitorAction, createUptimeAction } from "./actions";
 
 export const metadata: Metadata = { title: "Monitors" };
 
@@ -59,8 +60,8 @@ export default async function MonitorsPage({
             No monitors yet
           </h2>
           <p className="mt-1 max-w-prose text-fg-muted">
-            A monitor notices the job that did not run. Send check-ins with a Sentry SDK or <code>sentry-cli monitors run</code>; the first
-            check-in that carries a schedule creates the monitor.
+            A monitor notices the job that did not run. {canCreate ? "Create one below, or send" : "Send"} check-ins with a Sentry SDK or{" "}
+            <code>sentry-cli monitors run</code>; the first check-in that carries a schedule creates the monitor.
           </p>
           <CodeBlock className="mt-4 max-w-3xl" code={SNIPPET} copyLabel="Copy monitor snippet" />
         </section>
@@ -113,6 +114,12 @@ export default async function MonitorsPage({
           </tbody>
         </table>
       )}
+      {canCreate && projects.length > 0 ? (
+        <details className="group mt-3" open={monitors.length === 0}>
+          <summary className="btn btn-sm mb-2 cursor-pointer list-none">New cron monitor</summary>
+          <MonitorForm action={createCronMonitorAction} org={org} projects={projects} project={project} testId="monitor-create" />
+        </details>
+      ) : null}
       <section className="mt-6" aria-labelledby="uptime">
         <h2 id="uptime" className="mb-1 text-[15px] font-semibold">
           Uptime checks

@@ -38,13 +38,14 @@ export default async function OnboardingPage({
 
   if (!projectSlug) {
     const existing = await orNotFound(s.projects.list(viewer, org));
+    const teams = canManage ? (await s.teams.page(viewer, org)).teams : [];
     return (
       <Shell step={1} title={existing.length === 0 ? "Create your first project" : "Create a project"}>
         <p className="mb-5 max-w-prose text-fg-muted">
           A project is one app or service sending errors. Pick its platform and the next step shows the SDK setup with its DSN filled in.
         </p>
         {canManage ? (
-          <ProjectCreateForm action={createProjectAction} org={org} then="onboarding" />
+          <ProjectCreateForm action={createProjectAction} org={org} then="onboarding" teams={teams} />
         ) : (
           <p className="rounded-md border border-border bg-subtle px-3 py-2 text-fg-muted">
             Only admins and owners can create projects. Ask one of them, or{" "}
@@ -59,8 +60,7 @@ export default async function OnboardingPage({
   }
 
   const project = await orNotFound(s.projects.get(viewer, org, projectSlug));
-  const first = await s.issueStream.search(viewer, org, { project: project.slug, status: "all", sort: "new", limit: 1 });
-  const found = first.items[0];
+  const found = await s.issueStream.firstIssue(viewer, org, project.slug);
   const initial: FirstIssue | null = found ? { id: found.id, shortId: found.shortId, title: found.title, level: found.level } : null;
   const guide: GuideId = GUIDE_TABS.some((t) => t.id === asked) ? (asked as GuideId) : guideFor(project.platform);
   const statusUrl = `${orgPath}/onboarding/status?project=${encodeURIComponent(project.slug)}`;

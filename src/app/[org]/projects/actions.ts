@@ -16,6 +16,8 @@ export async function createProjectAction(_prev: FormResult, data: FormData): Pr
     const p = await (await services()).projects.create(viewer, org, {
       name: text(data, "name", 200),
       platform: text(data, "platform", 64),
+      // the form lists the org's teams only when it has some: then the choice is passed, even if empty
+      teams: data.get("teamsChosen") ? data.getAll("teams").map((t) => String(t).slice(0, 100)) : undefined,
     });
     slug = p.slug;
     return ok(`Project “${p.name}” created.`);

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
 import { CheckInStrip, DurationsChart, formatDuration, STATUS_LABEL, StatusDot } from "@/ui/monitor-parts";
+import { monitorRunLine } from "@/ui/monitor-run-line";
 import { TimeAgo } from "@/ui/time-ago";
 import { orNotFound, requireViewer, services } from "../../../_lib/server";
 import { changeMonitor } from "../actions";
@@ -9,15 +10,25 @@ import { changeMonitor } from "../actions";
 export const metadata: Metadata = { title: "Monitor" };
 
 /** One monitor: configuration, state per environment, durations, check-in list; mute and pause. */
-export default async function MonitorPage({ params }: { params: Promise<{ org: string; slug: string }> }) {
+export default async function MonitorPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ org: string; slug: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { org, slug } = await params;
+  const refused = (await searchParams).refused;
   const path = `/${encodeURIComponent(org)}/monitors/${encodeURIComponent(slug)}`;
   const viewer = await requireViewer(path);
   const s = await services();
-  const [m, checkIns] = await Promise.all([
+  const [m, checkIns, membership] = await Promise.all([
     orNotFound(s.monitors.get(viewer, org, slug)),
     orNotFound(s.monitors.checkIns(viewer, org, slug, { limit: 100 })),
+    orNotFound(s.orgs.get(viewer, org)),
   ]);
+  // Mute, pause and edit are for owners and admins (the service refuses the others): only they see them.
+  const canManage = membership.role === "owner" || membership.role === "admin";
   const now = Date.now();
   const c = m.config;
   const status = m.status === "paused" ? "paused" : (m.environments[0]?.status ?? "active");
@@ -36,29 +47,38 @@ export default async function MonitorPage({ params }: { params: Promise<{ org: s
           {STATUS_LABEL[status] ?? status}
           {m.muted ? " · muted" : ""}
         </span>
-        <form action={changeMonitor} className="ml-auto flex gap-2">
-          <input type="hidden" name="org" value={org} />
-          <input type="hidden" name="slug" value={m.slug} />
-          <button
-            type="submit"
-            name="change"
-            value={m.muted ? "unmute" : "mute"}
-            className="btn btn-sm"
-            title="Muted monitors record check-ins but open no issues"
-          >
-            {m.muted ? "Unmute" : "Mute"}
-          </button>
-          <button
-            type="submit"
-            name="change"
-            value={m.status === "paused" ? "resume" : "pause"}
-            className="btn btn-sm"
-            title="Paused monitors drop check-ins and are never marked missed"
-          >
-            {m.status === "paused" ? "Resume" : "Pause"}
-          </button>
-        </form>
+        {canManage ? (
+          <form action={changeMonitor} className="ml-auto flex gap-2">
+            <input type="hidden" name="org" value={org} />
+            <input type="hidden" name="slug" value={m.slug} />
+            <button
+              type="submit"
+              name="change"
+              value={m.muted ? "unmute" : "mute"}
+              className="btn btn-sm"
+              title="Muted monitors record check-ins but open no issues"
+            >
+              {m.muted ? "Unmute" : "Mute"}
+            </button>
+            <button
+              type="submit"
+              name="change"
+              value={m.status === "paused" ? "resume" : "pause"}
+              className="btn btn-sm"
+              title="Paused monitors drop check-ins and are never marked missed"
+            >
+              {m.status === "paused" ? "Resume" : "Pause"}
+            </button>
+          </form>
+        ) : null}
       </header>
+      {refused ? (
+        <p role="alert" className="mb-3 rounded-md border border-danger px-3 py-2 text-[12.5px] text-danger" data-testid="monitor-refused">
+          {refused === "forbidden"
+            ? "Not changed: only owners and admins can mute, pause or edit a monitor."
+            : "Not changed: the monitor could not be updated."}
+        </p>
+      ) : null}
 
       <section className="mb-4 grid grid-cols-2 gap-x-6 gap-y-1 text-[13px] sm:grid-cols-4" aria-label="Configuration">
         <Field label="Schedule" value={describeSchedule(c.schedule)} mono />
@@ -69,6 +89,32 @@ export default async function MonitorPage({ params }: { params: Promise<{ org: s
         <Field label="Resolve after" value={`${c.recoveryThreshold} success${c.recoveryThreshold === 1 ? "" : "es"} in a row`} />
         <Field label="Project" value={m.projectSlug} mono />
       </section>
+
+      <section className="mb-4" aria-labelledby="run-line">
+        <h2 id="run-line" className="mb-1 text-[14px] font-semibold">
+          Report to this monitor
+        </h2>
+        <p className="mb-2 max-w-prose text-[12.5px] text-fg-muted">
+          Wrap the job with <code>sentry-cli monitors run</code>: it checks in when the job starts and again with its result and duration.
+          The DSN is on the project's{" "}
+          <Link
+            href={`/${encodeURIComponent(org)}/projects/${encodeURIComponent(m.projectSlug)}/settings/keys`}
+            className="underline underline-offset-2"
+          >
+            keys page
+          </Link>
+          .
+        </p>
+        <pre className="max-w-3xl overflow-x-auto rounded-md bg-subtle px-3 py-2 font-mono text-[12px]">
+          {monitorRunLine(m.slug, m.environments[0]?.name ?? "production")}
+        </pre>
+      </section>
+
+      {canManage ? (
+        <Link href={`${path}/edit`} className="btn btn-sm mb-4">
+          Edit monitor
+        </Link>
+      ) : null}
 
       <section className="mb-4" aria-labelledby="envs">
         <h2 id="envs" className="mb-1 text-[14px] font-semibold">

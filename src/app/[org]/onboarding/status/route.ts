@@ -14,8 +14,8 @@ export async function GET(req: Request, ctx: { params: Promise<{ org: string }> 
   if (!viewer) return Response.json({ error: { code: "unauthenticated", message: "Sign in first." } }, { status: 401 });
   const project = new URL(req.url).searchParams.get("project") ?? "";
   try {
-    const page = await services.issueStream.search(viewer, org, { project, status: "all", sort: "new", limit: 1 });
-    const issue = page.items[0];
+    // the first event's issue, not the latest of several
+    const issue = await services.issueStream.firstIssue(viewer, org, project);
     return Response.json(
       { issue: issue ? { id: issue.id, shortId: issue.shortId, title: issue.title, level: issue.level } : null },
       { headers: { "Cache-Control": "no-store" } },

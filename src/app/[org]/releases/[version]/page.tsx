@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { countOf } from "@/ui/format";
 import { ReleaseCommits, ReleaseDeploys } from "@/ui/release-deploys-commits";
 import { CrashFree, SessionDaysChart } from "@/ui/release-health";
 import { ReleaseIssueList } from "@/ui/release-issue-list";
@@ -95,7 +96,7 @@ export default async function ReleasePage({ params }: { params: Params }) {
         </Figure>
         <Figure label="Users">
           {r.users === null ? (
-            <NotAvailable why="no sessions" />
+            <NotAvailable why={sessions ? "no user ids" : "no sessions"} />
           ) : (
             <span className="tabular text-[15px] font-semibold">{fmt(r.users)}</span>
           )}
@@ -109,7 +110,7 @@ export default async function ReleasePage({ params }: { params: Params }) {
         {sessions ? (
           <div className="mt-2">
             <p className="mb-2 text-[12.5px] text-fg-muted">
-              {fmt(sessions.total)} sessions: {fmt(sessions.crashed)} crashed, {fmt(sessions.abnormal)} abnormal,{" "}
+              {countOf(sessions.total, "session")}: {fmt(sessions.crashed)} crashed, {fmt(sessions.abnormal)} abnormal,{" "}
               {fmt(sessions.errored + sessions.unhandled)} with handled errors. Crash-free sessions are those that did not crash; crash-free
               users are those none of whose sessions crashed (users are the SDK's <code>did</code>, sent when a user is set).
             </p>

@@ -70,7 +70,7 @@ export default async function UptimePage({ params }: { params: Promise<{ org: st
         <Fact label="Project" mono>
           {m.projectSlug}
         </Fact>
-        <Fact label="Every">{every(c.intervalS)}</Fact>
+        <Fact label="Every">{every(c.intervalSeconds)}</Fact>
         <Fact label="Timeout">{timeout(c.timeoutMs)}</Fact>
         <Fact label="Expected status" mono>
           {c.statusMin}–{c.statusMax}

@@ -4,7 +4,7 @@ import type { AlertRule } from "@/core/alerts/types";
 import type { ChannelView, DeliveryView } from "@/server/alerts/alerts";
 import { ActionButton, NewChannelForm } from "@/ui/alert-forms";
 import { RuleForm } from "@/ui/alert-rule-form";
-import { durationText } from "@/ui/format";
+import { countOf, durationText } from "@/ui/format";
 import { ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
 import { TimeAgo } from "@/ui/time-ago";
 import { orNotFound, param, requireViewer, services } from "../../../../../_lib/server";
@@ -27,8 +27,8 @@ function triggerText(r: AlertRule): string {
   const parts = [t.newIssue && "new issue", t.regression && "regression", t.unignored && "unignored"].filter(Boolean) as string[];
   const f = t.frequency;
   if (f) {
-    const what = [f.events ? `${f.events} events` : null, f.users ? `${f.users} users` : null].filter(Boolean).join(" or ");
-    parts.push(`${what} in ${f.minutes} min`);
+    const what = [f.events ? countOf(f.events, "event") : null, f.users ? countOf(f.users, "user") : null].filter(Boolean).join(" or ");
+    parts.push(`more than ${what} in ${f.minutes} min`);
   }
   const c = t.crashFree;
   if (c) parts.push(`crash-free sessions below ${c.belowPercent}% (≥ ${c.minSessions} sessions)`);
@@ -45,6 +45,28 @@ function filterText(r: AlertRule): string {
   if (f.inAppOnly) parts.push("in-app frames only");
   if (f.query) parts.push(f.query);
   return parts.join(" · ") || "every issue";
+}
+
+/** Without SMTP nothing can be e-mailed: say so first, and what makes alerts reach someone. */
+function NoMailNote({ canManage }: { canManage: boolean }) {
+  return (
+    <div className="mb-4 rounded-md border border-border bg-subtle px-3 py-2 text-[12.5px]" role="note" data-testid="no-mail-note">
+      <p className="font-medium">Email is not set up on this installation, so no alert is e-mailed.</p>
+      <p className="mt-1 text-fg-muted">
+        To send mail, set <code className="font-mono">SMTP_HOST</code> (with <code className="font-mono">SMTP_PORT</code>,{" "}
+        <code className="font-mono">SMTP_USER</code>, <code className="font-mono">SMTP_PASSWORD</code> and{" "}
+        <code className="font-mono">SMTP_FROM</code> as your provider needs) and restart Errata, then add an email channel.{" "}
+        {canManage ? (
+          <>
+            Or, without mail, <a href="#channels">add a channel</a> — Slack, Discord, Microsoft Teams, Mattermost, Telegram, ntfy, Google
+            Chat or a generic webhook — and choose it in a rule.
+          </>
+        ) : (
+          "Or ask an admin to add a chat or webhook channel (Slack, Discord, Teams, …) and choose it in a rule."
+        )}
+      </p>
+    </div>
+  );
 }
 
 const STATUS_CLASS: Record<string, string> = {
@@ -80,6 +102,7 @@ export default async function AlertsPage({
   return (
     <div>
       {canManage ? null : <ReadOnlyNote role={settings.role} />}
+      {overview.emailConfigured ? null : <NoMailNote canManage={canManage} />}
       <SettingsSection
         id="rules"
         title="Alert rules"
