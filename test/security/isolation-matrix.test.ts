@@ -290,6 +290,9 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       hash: "0".repeat(32),
       form: monitorForm(v),
       minutes: 60,
+      org: v.org,
+      project: v.project,
+      draft: { fingerprintingRules: "", groupingEnhancements: "" },
     };
     return action.params.map((p) => {
       if (!(p in byName)) throw new Error(`no value for parameter ${p} of server action ${action.name}: add it to the matrix`);
@@ -470,6 +473,9 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     const hiddenLatest = await api<{ eventID?: string; id?: string }>(`organizations/acme/issues/${ih}/events/latest/`);
     const hiddenKey = await db.kysely.selectFrom("project_keys").select("id").where("project_id", "=", hiddenId).executeTakeFirstOrThrow();
     const latest = await api<{ eventID?: string; id?: string }>(`organizations/acme/issues/${i1}/events/latest/`);
+    // Short ids stand wherever an issue id does (issue 28): acme's own, and the hidden project's.
+    const shortOf = async (id: string) => (await api<{ shortId: string }>(`organizations/acme/issues/${id}/`)).shortId;
+    const [shortId, hiddenShortId] = [await shortOf(i1), await shortOf(ih)];
     await api("organizations/acme/releases/", { method: "POST", body: JSON.stringify({ version: "relx-9.9.9", projects: ["secretweb"] }) });
     await api(`organizations/acme/issues/${i1}/comments/`, { method: "POST", body: JSON.stringify({ text: "ACMESECRET comment" }) });
     const key = await db.kysely.selectFrom("project_keys").select(["id", "label"]).orderBy("id").executeTakeFirstOrThrow();
@@ -492,7 +498,17 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     };
     acme = {
       name: "acme",
-      values: { org: "acme", slug: "secretweb", project: "secretweb", id: i1, id2: i2, issueId: i1, keyId: String(key.id), ...common },
+      values: {
+        org: "acme",
+        slug: "secretweb",
+        project: "secretweb",
+        id: i1,
+        id2: i2,
+        issueId: i1,
+        shortId,
+        keyId: String(key.id),
+        ...common,
+      },
     };
     hidden = {
       name: "acme-hidden-project",
@@ -503,6 +519,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
         id: ih,
         id2: ih,
         issueId: ih,
+        shortId: hiddenShortId,
         keyId: String(hiddenKey.id),
         ...common,
         eventId: String(hiddenLatest.eventID ?? hiddenLatest.id),
@@ -511,7 +528,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     };
     mixed = {
       name: "globex-slug+acme-ids",
-      values: { org: "globex", slug: "gweb", project: "gweb", id: i1, id2: i2, issueId: i1, keyId: String(key.id), ...common },
+      values: { org: "globex", slug: "gweb", project: "gweb", id: i1, id2: i2, issueId: i1, shortId, keyId: String(key.id), ...common },
     };
     actors.push({ name: "anonymous", side: "anonymous" });
     actors.push({ name: "acme owner", side: "acme", role: "owner", cookie: await signIn(SECRET_EMAIL) });

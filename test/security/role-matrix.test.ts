@@ -192,6 +192,7 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
       version: "1.0.0",
       key: new URL(dsn).username,
       issueId: "999999",
+      shortId: "NOPE-999999",
       eventId: "0".repeat(32),
       attachmentId: "1",
       member: "no-such-member",
