@@ -67,7 +67,7 @@ describe.each(await dialects())("grouping transition on %s", (dialect) => {
   test("new projects get the default version; existing ones keep theirs", async () => {
     const fresh = await createProject(db, "fresh");
     expect((await findProjectById(db, fresh))?.groupingVersion).toBe(DEFAULT_GROUPING_VERSION);
-    expect(DEFAULT_GROUPING_VERSION).toBe("v3");
+    expect(DEFAULT_GROUPING_VERSION).toBe("v2");
     const old = await projectOnV1("old");
     expect((await findProjectById(db, old))?.groupingVersion).toBe("v1");
   });
@@ -188,6 +188,8 @@ describe.each(await dialects())("grouping v3 and project rules in the digest on 
 
   test("a project's stack-trace and fingerprint rules decide new events", async () => {
     const projectId = await createProject(db, "rules");
+    // Stack-trace rules apply from v3, which a project opts into (v2 is still the default).
+    await db.kysely.updateTable("projects").set({ grouping_version: "v3" }).where("id", "=", projectId).execute();
     const a = await digest(projectId, springError("a1", "GuardA"), T0);
     const b = await digest(projectId, springError("a1", "GuardB"), T0 + 1);
     expect(b).not.toBe(a);

@@ -110,6 +110,8 @@ describe.each(await dialects())("events partitioning migration on %s", (dialect)
       "0026-issue-release-seen",
       "0027-queue-done",
       "0028-events-inline-payload",
+      "0032-ownership",
+      "0034-imported-keys",
     ]);
     expect(await allRows(k)).toEqual(before);
     expect((await getEvent(db, 2, hexId("m:3:a")))?.event).toEqual({ message: hexId("m:3:a") });

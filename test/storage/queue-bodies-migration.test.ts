@@ -35,6 +35,8 @@ describe.each(await dialects())("queue bodies migration on %s", (dialect) => {
       "0026-issue-release-seen",
       "0027-queue-done",
       "0028-events-inline-payload",
+      "0032-ownership",
+      "0034-imported-keys",
     ]);
     const claimed = await claimBatch(db, 5000, 10, 60_000);
     expect(claimed.map((c) => c.body.toString())).toEqual(bodies);

@@ -27,8 +27,13 @@ export const GROUPING_VERSIONS: Readonly<Record<string, GroupingAlgorithm>> = {
   v3: { version: "v3", key: groupingKeyV3, stackRules: true, builtinFingerprints: BUILTIN_FINGERPRINT_RULES },
 };
 
-/** The version NEW projects get; existing projects keep the one they recorded. */
-export const DEFAULT_GROUPING_VERSION = "v3";
+/**
+ * The version NEW projects get; existing projects keep the one they recorded. Still v2: v3's
+ * built-in fingerprints (ChunkLoadError, hydration errors) disagree with the Next.js rules that
+ * group deploy skew per release and React errors by code; an admin opts a project into v3 in
+ * its settings until the two agree.
+ */
+export const DEFAULT_GROUPING_VERSION = "v2";
 
 /** A project's own grouping rules (Sentry's `fingerprintingRules` and `groupingEnhancements`), parsed. */
 export interface ProjectGroupingRules {
