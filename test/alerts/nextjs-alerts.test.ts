@@ -218,7 +218,8 @@ describe.each(await dialects())("Next.js alerts on %s", (dialect) => {
 
   test("a deploy-skew burst after a release: one message per rule naming the release, the count, the minutes and the advice", async () => {
     const newIssue = await rule({ triggers: { newIssue: true } });
-    const burst = await rule({ triggers: { frequency: { events: 3, users: 0, minutes: 10 } } });
+    // "More than 2 events in 10 minutes": fires on the third.
+    const burst = await rule({ triggers: { frequency: { events: 2, users: 0, minutes: 10 } } });
     // Only skew: the classification tag is a filter like any other.
     const skewOnly = await rule({
       triggers: { newIssue: true },
@@ -251,6 +252,7 @@ describe.each(await dialects())("Next.js alerts on %s", (dialect) => {
   });
 
   test("a minified React error alerts with its decoded message, never the minified text; the throttle still holds", async () => {
+    // "More than 1 event in 5 minutes" fires on the second, which the throttle holds back.
     const id = await rule({ triggers: { newIssue: true, frequency: { events: 1, users: 0, minutes: 5 } }, throttleMinutes: 60 });
     await send({
       platform: "javascript",
