@@ -3,6 +3,7 @@
  * events), a project's events, an issue's tags with top values, every value of one tag, and the
  * issue's hashes. Authorization is the issue and project reads' own (event:read, membership).
  */
+import { limitDepth, MAX_EVENT_DEPTH } from "../../core/bounded-json";
 import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
 import { issueHashes, issueTagValues, listEventsWithPayload } from "../../storage/events/compat-reads";
@@ -75,7 +76,9 @@ const detailOf = (e: StoredEvent, projectSlug: string): EventDetail => ({
   projectSlug,
   receivedAt: e.receivedAt,
   size: e.size,
-  event: e.event,
+  // Depth-bounded as the issue page's reads are: a row stored before the normaliser bounded depth
+  // would otherwise overflow JSON.stringify (a 500 instead of the event).
+  event: limitDepth(e.event, MAX_EVENT_DEPTH).value as Record<string, unknown>,
 });
 
 export function createEventApi(deps: EventApiDeps): EventApiServices {
