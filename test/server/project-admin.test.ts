@@ -198,11 +198,17 @@ describe.each(await dialects())("project admin, releases and feedback on %s", (d
       fingerprintingRules: "",
       groupingEnhancements: "",
     });
-    expect(await s.projects.previewGrouping(view, "acme", "web-app", { fingerprintingRules: "", groupingEnhancements: "" })).toMatchObject({
-      draftIssues: expect.any(Number),
-    });
-    expect(await codeOf(s.projects.previewGrouping(view, "acme", "web-app", { fingerprintingRules: "x", groupingEnhancements: "" }))).toBe(
+    expect(await s.projects.previewGrouping(owner, "acme", "web-app", { fingerprintingRules: "", groupingEnhancements: "" })).toMatchObject(
+      {
+        draftIssues: expect.any(Number),
+      },
+    );
+    expect(await codeOf(s.projects.previewGrouping(owner, "acme", "web-app", { fingerprintingRules: "x", groupingEnhancements: "" }))).toBe(
       "validation_failed",
+    );
+    // The preview is part of editing the rules: who cannot change them cannot run it.
+    expect(await codeOf(s.projects.previewGrouping(view, "acme", "web-app", { fingerprintingRules: "", groupingEnhancements: "" }))).toBe(
+      "forbidden",
     );
     expect(await codeOf(s.projects.updateGroupingRules(member, "acme", "web-app", { fingerprintingRules: "" }))).toBe("forbidden");
     expect(await codeOf(s.projects.groupingRules(stranger, "acme", "web-app"))).toBe("not_found");

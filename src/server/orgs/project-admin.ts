@@ -432,7 +432,8 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     },
 
     async previewGrouping(viewer, orgSlug, projectSlug, draft) {
-      const { project } = await access(viewer, orgSlug, projectSlug, "project.read");
+      // Part of editing the rules: those who may change them (a viewer's replay must not run it).
+      const { project } = await access(viewer, orgSlug, projectSlug, "project.write");
       const v = validate(
         z.object({ fingerprintingRules: z.string().max(RULES_MAX_CHARS), groupingEnhancements: z.string().max(RULES_MAX_CHARS) }),
         draft,
