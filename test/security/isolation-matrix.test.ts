@@ -31,6 +31,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { TOKEN_SCOPES } from "../../src/core/token-scopes.js";
 import { type Db, openDb } from "../../src/storage/db.js";
 import { writeTx } from "../../src/storage/dialect.js";
 import { insertTeam, setTeamMember, setTeamProject } from "../../src/storage/members/teams.js";
@@ -48,16 +49,8 @@ const { encodeReply } = require("next/dist/compiled/react-server-dom-turbopack/c
 
 const APP_DIR = path.join(ROOT, "src/app");
 const PASSWORD = "correct horse battery";
-const SCOPES = [
-  "org:read",
-  "project:read",
-  "project:write",
-  "project:releases",
-  "event:read",
-  "event:write",
-  "member:read",
-  "member:write",
-];
+// Every scope a token can carry, from the one list the product validates against.
+const SCOPES: string[] = [...TOKEN_SCOPES];
 /** Deliberately public routes, by name: everything else must refuse an anonymous caller. */
 const PUBLIC = new Set([
   "/login",

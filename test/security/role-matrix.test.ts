@@ -15,6 +15,7 @@ import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { TOKEN_SCOPES } from "../../src/core/token-scopes.js";
 import { type Action, type Credential, isAction, permits } from "../../src/server/access/permissions.js";
 import type { Role } from "../../src/server/types.js";
 import { type Db, openDb } from "../../src/storage/db.js";
@@ -28,16 +29,8 @@ import { discoverRoutes, fill, type HttpRoute } from "./route-table.js";
 
 const APP_DIR = path.join(ROOT, "src/app");
 const PASSWORD = "correct horse battery";
-const ALL_SCOPES = [
-  "org:read",
-  "project:read",
-  "project:write",
-  "project:releases",
-  "event:read",
-  "event:write",
-  "member:read",
-  "member:write",
-];
+// Every scope a token can carry, from the one list the product validates against.
+const ALL_SCOPES: string[] = [...TOKEN_SCOPES];
 const ORG_TOKEN_SCOPES = ["project:releases", "org:read"];
 /** Routes under /api that are not REST: Better Auth's own endpoints and the SSO browser redirects. */
 const NOT_REST = new Set(["/api/auth/[...all]", "/api/sso/[org]/start", "/api/sso/[org]/callback"]);
