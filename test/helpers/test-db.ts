@@ -18,7 +18,19 @@ export const ADMIN_URL = process.env.ERRATA_TEST_POSTGRES_URL ?? "postgres://pos
 
 let pgReachable: boolean | undefined;
 
+/**
+ * `ERRATA_TEST_DIALECTS=sqlite` runs the SQLite half only. `.ci/run` sets it for the Node LTS line
+ * reruns: those check the runtime (the native SQLite addon, workers, crypto, fetch), while the
+ * database matrix (SQLite and PostgreSQL, through the pure-JavaScript `pg` driver) has already run
+ * once in the README's test command on the same commit.
+ */
+function postgresDeselected(): boolean {
+  const only = process.env.ERRATA_TEST_DIALECTS;
+  return only !== undefined && !only.split(",").includes("postgres");
+}
+
 export async function postgresAvailable(): Promise<boolean> {
+  if (postgresDeselected()) return false;
   if (pgReachable !== undefined) return pgReachable;
   const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
   try {
