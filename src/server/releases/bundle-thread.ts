@@ -1,0 +1,9 @@
+/**
+ * `worker_threads` entry that unpacks one artifact bundle (unpack-bundle.ts) and posts the result.
+ * One thread per assembly: a bundle of 480 MiB of zeros costs seconds of CPU to inflate, hash and
+ * gzip, and on the main thread that stalled every request (/readyz 1–2 s) for as long.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { type UnpackRequest, unpackBundle } from "./unpack-bundle";
+
+parentPort?.postMessage(unpackBundle(workerData as UnpackRequest));
