@@ -154,6 +154,15 @@ async function main(): Promise<void> {
       const data = zerosBundle(ENTRIES, ENTRY_BYTES, round);
       if (round === 1) console.log(`zip: ${(data.length / 1024).toFixed(0)} KB`);
       const checksum = sha1(data);
+      const assemble = () =>
+        fetch(`${server.url}/api/0/organizations/bench/artifactbundle/assemble/`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ checksum, chunks: [checksum], projects: ["bench"] }),
+        });
+      // As the CLIs do: ask first (answers not_found), then upload the missing chunk.
+      const asked = await (await assemble()).json();
+      if ((asked as { state?: string }).state !== "not_found") throw new Error(`assemble (ask): ${JSON.stringify(asked)}`);
       const form = new FormData();
       form.append("file_gzip", new Blob([zlib.gzipSync(data)]), checksum);
       const up = await fetch(`${server.url}/api/0/organizations/bench/chunk-upload/`, { method: "POST", headers: auth, body: form });
@@ -163,11 +172,7 @@ async function main(): Promise<void> {
       await sleep(BASELINE_MS);
       const b1 = Date.now();
       const a0 = Date.now();
-      const res = await fetch(`${server.url}/api/0/organizations/bench/artifactbundle/assemble/`, {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        body: JSON.stringify({ checksum, chunks: [checksum], projects: ["bench"] }),
-      });
+      const res = await assemble();
       const answer = await res.text();
       const a1 = Date.now();
       if (!res.ok || !answer.includes('"ok"')) throw new Error(`assemble: ${res.status} ${answer}`);
