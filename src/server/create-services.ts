@@ -86,6 +86,7 @@ export function createServices(deps: {
     publicUrl: config.publicUrl,
     log: deps.log,
     flags: { testRoutes: config.testRoutes },
+    authorize: async (viewer, orgSlug, action) => void (await access.authorize(viewer, orgSlug, action)),
 
     setup: createSetupServices({ db, auth, now }),
     session: createSessionServices({ db, auth, now }),
