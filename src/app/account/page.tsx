@@ -144,7 +144,11 @@ export default async function AccountPage() {
             {resetNotice.olderTokens === 1
               ? "1 token made before it still works"
               : `${resetNotice.olderTokens} tokens made before it still work`}
-            . If the reset was because someone else may have known your password, <a href="#revoke-all-tokens">revoke all tokens</a>.
+            . If the reset was because someone else may have known your password,{" "}
+            <a href="#revoke-all-tokens" className="underline">
+              revoke all tokens
+            </a>
+            .
           </div>
         ) : null}
         <TokenList
