@@ -1,6 +1,6 @@
 /**
  * The login page under throttling, in Chromium: wrong passwords say so, and past the limit the
- * page shows the server's catalogued `rate_limited` message with the wait — even for the right
+ * page shows the server's catalogued `sign_in_throttled` message with the wait — even for the right
  * password. Screenshots of that state in light and dark (docs/screenshots/login-throttled-*.png).
  */
 import path from "node:path";
@@ -16,7 +16,7 @@ describe.skipIf(!canRun)("login throttling in the browser", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    server = await startServer({ env: { LOGIN_MAX_ATTEMPTS: "2" } });
+    server = await startServer({ env: { LOGIN_MAX_ATTEMPTS: "2", LOGIN_MAX_ATTEMPTS_PER_ADDRESS: "2" } });
     await server.cli("user", "create", "--email", "ann@example.com", "--password", PASSWORD, "--org", "acme");
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
@@ -25,7 +25,7 @@ describe.skipIf(!canRun)("login throttling in the browser", () => {
     await server?.stop();
   });
 
-  test("two wrong passwords, then the rate_limited message even for the right one", async () => {
+  test("two wrong passwords, then the sign_in_throttled message even for the right one", async () => {
     for (const scheme of ["light", "dark"] as const) {
       const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1100, height: 700 } });
       const page = await context.newPage();

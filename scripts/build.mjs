@@ -35,7 +35,7 @@ if (next.status !== 0) {
 }
 
 await build({
-  entryPoints: { cli: "src/cli/main.ts", worker: "src/pipeline/worker-thread.ts" },
+  entryPoints: { cli: "src/cli/main.ts", worker: "src/pipeline/worker-thread.ts", "bundle-thread": "src/server/releases/bundle-thread.ts" },
   outdir: "dist",
   outExtension: { ".js": ".mjs" },
   bundle: true,

@@ -85,11 +85,18 @@ const EnvSchema = z.object({
   // also runs the periodic jobs (retention, alerts, monitors, uptime); the others only digest.
   WORKER_THREADS: int(2),
 
-  // Login throttling (SPEC §9): failed sign-ins per window, counted separately per account (email)
-  // and per client address, in the database so every web process shares them. Successful
-  // sign-ins are not counted; a blocked attempt answers 429 `rate_limited` with Retry-After.
+  // Login throttling (SPEC §9, issue 27): failed sign-ins per window, in the database so every web
+  // process shares them. LOGIN_MAX_ATTEMPTS counts per (account, client address) — the guesser's
+  // address is stopped, the owner's is not — and per device cookie; the address alone gets
+  // LOGIN_MAX_ATTEMPTS_PER_ADDRESS across accounts. The account is locked for everyone only past
+  // LOGIN_ACCOUNT_LOCK_ATTEMPTS failures within LOGIN_ACCOUNT_LOCK_SECONDS (a brief lock), and
+  // then not for a browser that signed in to it before (device cookie). Successes are not counted;
+  // a refusal answers 429 `sign_in_throttled` or `account_locked` with Retry-After.
   LOGIN_MAX_ATTEMPTS: int(10),
+  LOGIN_MAX_ATTEMPTS_PER_ADDRESS: int(30),
   LOGIN_WINDOW_SECONDS: int(15 * 60),
+  LOGIN_ACCOUNT_LOCK_ATTEMPTS: int(100),
+  LOGIN_ACCOUNT_LOCK_SECONDS: int(5 * 60),
   SESSION_DAYS: int(30),
   // Mark cookies Secure; on automatically when PUBLIC_URL is https.
   SECURE_COOKIES: bool(false),
@@ -128,6 +135,10 @@ const EnvSchema = z.object({
   SOURCEMAP_MAX_BUNDLE_SIZE: int(128 * MiB),
   // One file inside a bundle, decompressed (zip-bomb bound); the biggest real maps are ~30 MiB.
   SOURCEMAP_MAX_FILE_SIZE: int(64 * MiB),
+  // All files of one bundle, decompressed: bounds what one upload makes the assembly thread inflate,
+  // hash and re-compress (a 480 KB zip of zeros can hold 480 MiB). Answered with
+  // `bundle_unpacked_too_large` past it.
+  SOURCEMAP_MAX_UNPACKED_SIZE: int(512 * MiB),
   // Parsed source maps kept by the digest worker, in estimated bytes (a parsed map costs about 3x
   // its JSON size): enough for the maps of a few busy apps without growing without bound.
   SOURCEMAP_CACHE_BYTES: int(128 * MiB),
@@ -231,7 +242,15 @@ export interface Config {
   backpressure: { maxQueue: number; minFreeDisk: number; checkIntervalMs: number };
   outcomes: { flushMs: number };
   worker: { batchSize: number; idlePollMs: number; leaseMs: number; nice: number; threads: number };
-  auth: { loginMaxAttempts: number; loginWindowSeconds: number; sessionDays: number; secureCookies: boolean };
+  auth: {
+    loginMaxAttempts: number;
+    loginMaxAttemptsPerAddress: number;
+    loginWindowSeconds: number;
+    accountLockAttempts: number;
+    accountLockSeconds: number;
+    sessionDays: number;
+    secureCookies: boolean;
+  };
   lifecycle: { ongoingAfterMs: number };
   retention: RetentionConfig;
   sourcemaps: SourcemapConfig;
@@ -266,6 +285,8 @@ export interface SourcemapConfig {
   maxRequestSize: number;
   maxBundleSize: number;
   maxFileSize: number;
+  /** all files of one bundle, decompressed */
+  maxUnpackedSize: number;
   cacheBytes: number;
   resymbolicateDays: number;
   resymbolicateMaxEvents: number;
@@ -352,7 +373,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     auth: {
       loginMaxAttempts: e.LOGIN_MAX_ATTEMPTS,
+      loginMaxAttemptsPerAddress: e.LOGIN_MAX_ATTEMPTS_PER_ADDRESS,
       loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
+      accountLockAttempts: e.LOGIN_ACCOUNT_LOCK_ATTEMPTS,
+      accountLockSeconds: e.LOGIN_ACCOUNT_LOCK_SECONDS,
       sessionDays: e.SESSION_DAYS,
       secureCookies: e.SECURE_COOKIES || publicUrl.startsWith("https://"),
     },
@@ -374,6 +398,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxRequestSize: Math.max(1024, e.SOURCEMAP_MAX_REQUEST_SIZE),
       maxBundleSize: e.SOURCEMAP_MAX_BUNDLE_SIZE,
       maxFileSize: e.SOURCEMAP_MAX_FILE_SIZE,
+      maxUnpackedSize: Math.max(e.SOURCEMAP_MAX_FILE_SIZE, e.SOURCEMAP_MAX_UNPACKED_SIZE),
       cacheBytes: e.SOURCEMAP_CACHE_BYTES,
       resymbolicateDays: e.SOURCEMAP_RESYMBOLICATE_DAYS,
       resymbolicateMaxEvents: e.SOURCEMAP_RESYMBOLICATE_MAX_EVENTS,

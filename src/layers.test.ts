@@ -13,14 +13,15 @@ const SRC = path.dirname(new URL(import.meta.url).pathname);
 const MAY_IMPORT: Record<string, readonly string[]> = {
   core: [],
   version: [],
+  "thread-priority": [],
   config: ["core"],
   log: ["config"],
   metrics: ["config", "log"],
   net: ["config", "core", "log"],
   storage: ["core", "config", "log"],
   ingest: ["core", "storage", "config", "log", "metrics"],
-  pipeline: ["core", "storage", "ingest", "net", "config", "log", "metrics", "native-heap", "version"],
-  server: ["core", "storage", "ingest", "net", "config", "log", "metrics", "version"],
+  pipeline: ["core", "storage", "ingest", "net", "config", "log", "metrics", "native-heap", "thread-priority", "version"],
+  server: ["core", "storage", "ingest", "net", "config", "log", "metrics", "thread-priority", "version"],
   ui: ["core", "server"],
   app: ["core", "server", "ui", "log"],
 };

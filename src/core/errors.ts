@@ -34,6 +34,14 @@ export const ERROR_CATALOGUE = {
   conflict: { status: 409, message: "That conflicts with existing data." },
   invalid_query: { status: 400, message: "The search query could not be parsed." },
   upload_rejected: { status: 400, message: "The upload was rejected." },
+  bundle_entry_too_large: {
+    status: 413,
+    message: "A file in the source-map bundle is larger, decompressed, than the per-file limit (SOURCEMAP_MAX_FILE_SIZE).",
+  },
+  bundle_unpacked_too_large: {
+    status: 413,
+    message: "The source-map bundle's files together are larger, decompressed, than the limit (SOURCEMAP_MAX_UNPACKED_SIZE).",
+  },
   setup_done: { status: 409, message: "Errata is already set up; sign in instead." },
   storage_unavailable: {
     status: 503,
@@ -56,6 +64,15 @@ export const ERROR_CATALOGUE = {
   invitation_other_account: {
     status: 403,
     message: "This invitation is for another email address: sign out and accept it with the account of the invited address.",
+  },
+  sign_in_throttled: {
+    status: 429,
+    message: "Too many failed sign-in attempts for this account from this address, or from this address. Wait and try again.",
+  },
+  account_locked: {
+    status: 429,
+    message:
+      "This account is briefly locked after many failed sign-ins from many addresses. A browser that has signed in to it before can still sign in.",
   },
   invitation_invalid: { status: 410, message: "This invitation link was already used, revoked or has expired. Ask for a new one." },
   last_owner: { status: 409, message: "An organization needs at least one owner: make someone else owner first." },

@@ -8,8 +8,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { createLogger } from "../log";
 import { openDb } from "../storage/db";
+import { niceThisThread } from "../thread-priority";
 import type { WorkerThreadData } from "./start-worker-thread";
-import { niceThisThread } from "./thread-priority";
 import { runWorker, Waker } from "./worker";
 
 /** A helper thread without work this long exits, giving its memory back (~40–90 MB under load). */

@@ -11,6 +11,7 @@ import { createAccess } from "./access/access";
 import { createAlertServices } from "./alerts/alerts";
 import { createAccountServices } from "./auth/account";
 import { type Auth, revokeSessionToken } from "./auth/auth";
+import { createDeviceCookies } from "./auth/device-cookie";
 import { createLoginThrottle } from "./auth/login-throttle";
 import { createPasswordResetServices } from "./auth/password-reset";
 import { createAuthRequests } from "./auth/requests";
@@ -63,7 +64,9 @@ export function createServices(deps: {
   const issueDetail = (issue: Parameters<typeof toIssueDetail>[1], projects: Parameters<typeof toIssueDetail>[2]) =>
     toIssueDetail(db, issue, projects);
   const mailer = createMailer(config.smtp);
-  const loginThrottle = createLoginThrottle({ db, config, now });
+  // The installation secret keys the device cookies (Better Auth holds it: ERRATA_SECRET or generated).
+  const devices = createDeviceCookies(auth.options.secret, { secure: config.auth.secureCookies });
+  const loginThrottle = createLoginThrottle({ db, config, devices, now });
 
   const issueStream = createIssueStream({
     db,
@@ -83,6 +86,7 @@ export function createServices(deps: {
     publicUrl: config.publicUrl,
     log: deps.log,
     flags: { testRoutes: config.testRoutes },
+    authorize: async (viewer, orgSlug, action) => void (await access.authorize(viewer, orgSlug, action)),
 
     setup: createSetupServices({ db, auth, now }),
     session: createSessionServices({ db, auth, now }),

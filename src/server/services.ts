@@ -3,6 +3,7 @@
  * these, and each checks the viewer's access itself (authorization lives here, not in routes).
  */
 import type { Logger } from "pino";
+import type { Action } from "./access/permissions";
 import type { AlertServices } from "./alerts/alerts";
 import type { AccountServices } from "./auth/account";
 import type { PasswordResetServices } from "./auth/password-reset";
@@ -72,6 +73,12 @@ export interface AppServices {
   publicUrl: string;
   log: Logger;
   flags: { testRoutes: boolean };
+  /**
+   * Throws not_found or forbidden unless the viewer may do `action` in the organization (the
+   * permission table). Forms that look something up before changing it call this first, so a role
+   * that may not change it hears so, not "choose one" (the services check again when they write).
+   */
+  authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<void>;
   setup: {
     isDone(): Promise<boolean>;
     /** Creates the owner account and first organization; throws `setup_done` once used. */

@@ -31,7 +31,7 @@ export function LoginForm({ next, forgotPassword }: { next: string | null; forgo
       }
       if (res.status === 401) setError("Email or password is incorrect.");
       else if (res.status === 429) {
-        // The server's catalogued `rate_limited` message says how long to wait.
+        // The server's catalogued `sign_in_throttled` / `account_locked` message says how long to wait.
         const err = await readApiError(res);
         setError(err.message ?? "Too many failed sign-in attempts. Wait a few minutes and try again.");
       } else {

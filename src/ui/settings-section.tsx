@@ -24,10 +24,22 @@ export function SettingsSection({
 }
 
 /** The destructive actions of a page: last, in their own box. */
-export function DangerZone({ title, description, children }: { title: string; description?: ReactNode; children: ReactNode }) {
+export function DangerZone({
+  id,
+  title,
+  description,
+  children,
+}: {
+  /** the section's id (an anchor); needed when a page has more than one danger zone */
+  id?: string;
+  title: string;
+  description?: ReactNode;
+  children: ReactNode;
+}) {
+  const titleId = id ? `${id}-title` : "danger-title";
   return (
-    <section aria-labelledby="danger-title" className="mt-6 rounded-md border border-danger/60 px-4 py-4">
-      <h2 id="danger-title" className="text-[15px] font-semibold text-danger">
+    <section id={id} aria-labelledby={titleId} className="mt-6 rounded-md border border-danger/60 px-4 py-4">
+      <h2 id={titleId} className="text-[15px] font-semibold text-danger">
         {title}
       </h2>
       {description ? <div className="mt-1 max-w-[68ch] text-fg-muted">{description}</div> : null}

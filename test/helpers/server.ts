@@ -56,6 +56,8 @@ export async function startServer(
     NEXT_TELEMETRY_DISABLED: "1",
     // Browser tests sign in many times from one address.
     LOGIN_MAX_ATTEMPTS: "1000",
+    LOGIN_MAX_ATTEMPTS_PER_ADDRESS: "1000",
+    LOGIN_ACCOUNT_LOCK_ATTEMPTS: "100000",
     ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}),
     ...opts.env,
   };

@@ -75,6 +75,7 @@ const SELF_SERVICE = new Set([
   "changePasswordAction",
   "createPersonalTokenAction",
   "revokePersonalTokenAction",
+  "revokeAllPersonalTokensAction",
 ]);
 /** A member's own preference for a project of their organization (any role may set it). */
 const OWN_PREFERENCE = new Set(["emailOptOutAction"]);

@@ -10,9 +10,17 @@
  * that do not exist answer 404, bodies `{}` answer 400: the permission is checked first); refused →
  * 403. The outsider is refused every organization route (403 or 404). No cell answers 5xx. A REST
  * route that names no action fails the test, so a new route cannot skip the table.
+ *
+ * Server actions too: each declares its action in a `// permission: <action>` line above it (or
+ * `signed-in` for the caller's own account), and is replayed by id (Next-Action) with the browser
+ * session of each role and the outsider. Refused → the answer carries the refusal (`forbidden`,
+ * the forms' "Only admins and owners" or the monitor page's `?refused=forbidden`; the outsider
+ * may get not_found); allowed → no refusal and no success where the table refuses. Ids that exist
+ * nowhere keep an allowed replay from destroying the fixture. An action with no declaration fails.
  */
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { TOKEN_SCOPES } from "../../src/core/token-scopes.js";
@@ -25,7 +33,13 @@ import { insertToken } from "../../src/storage/members/tokens.js";
 import { upsertMember } from "../../src/storage/orgs/orgs.js";
 import { ROOT, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
-import { discoverRoutes, fill, type HttpRoute } from "./route-table.js";
+import { discoverActions, discoverRoutes, fill, type HttpRoute, type ServerAction } from "./route-table.js";
+
+const require = createRequire(import.meta.url);
+// React's own encoder for server action arguments (what the browser sends); no types shipped.
+const { encodeReply } = require("next/dist/compiled/react-server-dom-turbopack/client.edge.js") as {
+  encodeReply(value: unknown): Promise<string | FormData>;
+};
 
 const APP_DIR = path.join(ROOT, "src/app");
 const PASSWORD = "correct horse battery";
@@ -52,6 +66,26 @@ function declaredAccess(file: string): Record<string, Declared | undefined> {
   return out;
 }
 
+/** What a server action declares in the `// permission: …` line right above its `export async function`. */
+function declaredActionAccess(root: string, action: ServerAction): Exclude<Declared, "public"> | undefined {
+  const source = fs.readFileSync(path.join(root, action.file), "utf8");
+  const m = new RegExp(`^// permission: ([\\w.-]+)\\nexport async function ${action.name}\\b`, "m").exec(source);
+  const name = m?.[1];
+  return name && (name === "signed-in" || isAction(name)) ? (name as Exclude<Declared, "public">) : undefined;
+}
+
+/** Server actions not replayed, with why (their behaviour has its own tests). */
+const NOT_REPLAYED: Record<string, string> = {
+  signOutEverywhereAction: "ends the replaying actor's own session (test/teams/account.test.ts)",
+};
+
+/** Form fields an action needs other than the shared ones to reach its service. */
+const FIELD_OVERRIDES: Record<string, Record<string, string>> = { dangerKeyAction: { op: "disable" } };
+
+/** Answers that say "refused" in each of the action families' words. */
+const REFUSAL = /"code":"forbidden"|Only admins and owners can change this|refused=forbidden/;
+const SUCCESS = /"ok":true|"status":"ok"/;
+
 interface Actor {
   name: string;
   role: Role | "outsider";
@@ -73,6 +107,7 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
   const routes = discoverRoutes(APP_DIR).filter((r) => r.kind === "route" && r.pattern.startsWith("/api/") && !NOT_REST.has(r.pattern));
   const actors: Actor[] = [];
   const values: Record<string, string> = {};
+  const actions = discoverActions(ROOT);
 
   async function userId(email: string): Promise<string> {
     const row = (await db.kysely
@@ -231,6 +266,107 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
     for (const f of failures.slice(0, 60)) console.log(`  WRONG ${f.what} as ${f.actor}: ${f.problem}`);
     expect(failures.map((f) => `${f.what} as ${f.actor}: ${f.problem}`)).toEqual([]);
   }, 600_000);
+
+  test("every server action declares its permission", () => {
+    expect(actions.length).toBeGreaterThan(30);
+    const missing = actions.filter((a) => !declaredActionAccess(ROOT, a)).map((a) => `${a.file}#${a.name}`);
+    expect(missing, "server actions without a `// permission: <action>` line right above them").toEqual([]);
+  });
+
+  test("each server action, replayed with each role's session, answers what the permission table says", async () => {
+    const cookieActors = actors.filter((a) => a.credential.kind === "session");
+    expect(cookieActors.map((a) => a.role)).toEqual([...ROLES, "outsider"]);
+    const cells: Cell[] = [];
+    const jobs: Array<() => Promise<void>> = [];
+    for (const action of actions) {
+      const access = declaredActionAccess(ROOT, action);
+      if (!access || NOT_REPLAYED[action.name]) continue;
+      for (const actor of cookieActors) jobs.push(async () => void cells.push(await actionCell(action, access, actor)));
+    }
+    await runLimited(jobs, 4);
+    const failures = cells.filter((c) => c.problem);
+    const denied = cells.filter((c) => c.expected === "deny").length;
+    console.log(
+      `role matrix, server actions (${dialect}): ${cells.length} cells (${actions.length - Object.keys(NOT_REPLAYED).length} of ${actions.length} actions replayed × ${cookieActors.length} sessions), ${denied} to refuse; ${failures.length} wrong`,
+    );
+    for (const f of failures.slice(0, 60)) console.log(`  WRONG ${f.what} as ${f.actor}: ${f.problem}`);
+    expect(failures.map((f) => `${f.what} as ${f.actor}: ${f.problem}`)).toEqual([]);
+  }, 300_000);
+
+  /** Arguments reaching the service: acme's names, ids that exist nowhere, confirmations that match. */
+  function actionArgs(action: ServerAction): unknown[] {
+    if (action.params.length === 2 && action.params[1] === "data") {
+      const data = new FormData();
+      const fields: Record<string, string> = {
+        org: "acme",
+        project: "web",
+        slug: "no-such-monitor",
+        keyId: "999999",
+        channelId: "999999",
+        ruleId: "999999",
+        deliveryId: "999999",
+        invitationId: "999999",
+        tokenId: "999999",
+        userId: "no-such-user",
+        team: "no-such-team",
+        confirm: "no-such-team",
+        label: "matrix",
+        op: "revoke",
+        kind: "member",
+        value: "no-such-user",
+        email: "nobody@matrix.test",
+        role: "member",
+        section: "retention",
+        retentionDays: "1",
+        name: "matrix",
+        platform: "node",
+        active: "true",
+        current: "wrong password!!",
+        next: "another long password",
+      };
+      for (const [k, val] of Object.entries({ ...fields, ...FIELD_OVERRIDES[action.name] })) data.set(k, val);
+      return [{ status: "idle" }, data];
+    }
+    const monitorForm = new FormData();
+    for (const [k, val] of Object.entries({ org: "acme", slug: "no-such-monitor", change: "pause" })) monitorForm.set(k, val);
+    const byName: Record<string, unknown> = {
+      orgSlug: "acme",
+      issueIds: [999999, 999998],
+      issueId: 999999,
+      text: "matrix comment",
+      body: { status: "resolved" },
+      others: "999998",
+      "primaryId?": 999999,
+      hash: "0".repeat(32),
+      form: monitorForm,
+      minutes: 60,
+      org: "acme",
+      project: "web",
+      draft: { fingerprintingRules: "", groupingEnhancements: "" },
+    };
+    return action.params.map((p) => {
+      if (!(p in byName)) throw new Error(`no value for parameter ${p} of server action ${action.name}: add it to the role matrix`);
+      return byName[p];
+    });
+  }
+
+  async function actionCell(action: ServerAction, access: Exclude<Declared, "public">, actor: Actor): Promise<Cell> {
+    const url = fill(action.pagePattern, { ...values, slug: "web" });
+    const encoded = await encodeReply(actionArgs(action));
+    const headers: Record<string, string> = { ...actor.headers, "next-action": action.id, accept: "text/x-component" };
+    if (typeof encoded === "string") headers["content-type"] = "text/plain;charset=UTF-8";
+    const res = await fetch(`${server.url}${url}`, { method: "POST", headers, body: encoded, redirect: "manual" });
+    const body = `${res.headers.get("x-action-redirect") ?? ""}\n${await res.text()}`;
+    const expected = expectation(access, actor);
+    const what = `action ${action.name} (${access})`;
+    let problem: string | null = null;
+    if (res.status >= 500) problem = `answered ${res.status}: ${body.slice(0, 200)}`;
+    else if (expected === "allow" && REFUSAL.test(body)) problem = `refused but the table allows it: ${body.slice(0, 200)}`;
+    else if (expected === "deny" && SUCCESS.test(body)) problem = `succeeded but the table refuses it: ${body.slice(0, 200)}`;
+    else if (expected === "deny" && !REFUSAL.test(body) && !(actor.role === "outsider" && /not.found|not_found/i.test(body)))
+      problem = `not refused (the table refuses it): ${body.slice(0, 300)}`;
+    return { what, actor: actor.name, expected, status: res.status, problem };
+  }
 
   async function cell(route: HttpRoute, method: string, access: Exclude<Declared, "public">, actor: Actor): Promise<Cell> {
     let url = fill(route.pattern, values);

@@ -3,7 +3,8 @@
  * mailparser): the same answer for known and unknown addresses, the link stored only as a hash,
  * single use (a second link of the account dies with the first), expiry, a per-account cap on
  * mail, and the reset ends every session of the account. An account made through SSO (no
- * password) gets one.
+ * password) gets one. API tokens survive a reset (as GitHub's do); afterwards the account page's
+ * notice counts the older ones and "revoke all tokens" removes the viewer's own personal tokens only.
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -11,7 +12,10 @@ import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
 import { createAuth, createUserWithoutPassword, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
+import type { Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";
+import { writeTx } from "../../src/storage/dialect";
+import { insertOrg, upsertMember } from "../../src/storage/orgs/orgs";
 import { eventually } from "../helpers/server";
 import { type SmtpInbox, startSmtpInbox } from "../helpers/smtp-inbox";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db";
@@ -122,5 +126,55 @@ describe.each(await dialects())("password reset by email on %s", (dialect) => {
     await s.passwordReset.request(address);
     await s.passwordReset.reset(await nextLink(address, 1), "a password for sso");
     expect(await signIn(address, "a password for sso")).not.toBeNull();
+  });
+
+  test("tokens survive a reset; the account page says so, and revoke all removes only the viewer's personal tokens", async () => {
+    const address = `tess-${dialect}@example.com`;
+    const tess = await createUserWithPassword(auth, { email: address, password: "the old password 3", name: "Tess" });
+    const other = await createUserWithPassword(auth, {
+      email: `olaf-${dialect}@example.com`,
+      password: "the old password 4",
+      name: "Olaf",
+    });
+    const viewer: Viewer = { userId: tess.id, email: address, name: "Tess" };
+    const olaf: Viewer = { userId: other.id, email: `olaf-${dialect}@example.com`, name: "Olaf" };
+    await writeTx(db, async (tx) => {
+      const org = await insertOrg(tx, { slug: `tess-${dialect}`, name: "Tess", now: 1 });
+      await upsertMember(tx, { orgId: org.id, userId: tess.id, role: "owner", now: 1 });
+      await upsertMember(tx, { orgId: org.id, userId: other.id, role: "owner", now: 1 });
+    });
+    const scopes = ["org:read", "project:read"];
+    const mine = [
+      await s.tokens.createPersonal(viewer, { name: "ci", scopes }),
+      await s.tokens.createPersonal(viewer, { name: "laptop", scopes }),
+    ];
+    const orgToken = await s.tokens.createOrg(viewer, `tess-${dialect}`, { name: "deploys" });
+    const olafs = await s.tokens.createPersonal(olaf, { name: "olaf's", scopes });
+    const works = async (secret: string) => (await s.session.viewerFromToken(`Bearer ${secret}`)) !== null;
+    expect(await s.tokens.resetNotice(viewer)).toBeNull();
+
+    clock += 60_000;
+    await s.passwordReset.request(address);
+    await s.passwordReset.reset(await nextLink(address, 1), "a brand new password 3");
+    const resetAt = clock;
+    // The tokens still work after the reset; the account page says so and counts them.
+    for (const t of [...mine, orgToken]) expect(await works(t.secret)).toBe(true);
+    expect(await s.tokens.resetNotice(viewer)).toEqual({ resetAt, olderTokens: 2 });
+    expect(await s.tokens.resetNotice(olaf)).toBeNull();
+    // A token made after the reset is not counted among those older than it.
+    clock += 60_000;
+    const after = await s.tokens.createPersonal(viewer, { name: "after", scopes });
+    expect(await s.tokens.resetNotice(viewer)).toEqual({ resetAt, olderTokens: 2 });
+    // Only from a browser session: a token cannot revoke its siblings.
+    const asToken = await s.session.viewerFromToken(`Bearer ${mine[0]?.secret}`);
+    expect(await codeOf(s.tokens.revokeAllPersonal(asToken as Viewer))).toBe("forbidden");
+
+    expect(await s.tokens.revokeAllPersonal(viewer)).toBe(3);
+    for (const t of [...mine, after]) expect(await works(t.secret)).toBe(false);
+    // Not the organization's token, not another person's.
+    expect(await works(orgToken.secret)).toBe(true);
+    expect(await works(olafs.secret)).toBe(true);
+    expect(await s.tokens.listPersonal(viewer)).toEqual([]);
+    expect(await s.tokens.resetNotice(viewer)).toBeNull();
   });
 });

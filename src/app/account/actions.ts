@@ -4,8 +4,9 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import type { FormResult } from "@/ui/settings-form";
 import { currentViewer, services } from "../_lib/server";
-import { ok, optionalNumber, runForm, text } from "../[org]/projects/form-result";
+import { fail, ok, optionalNumber, runForm, text } from "../[org]/projects/form-result";
 
+// permission: signed-in
 export async function renameAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   return runForm(async (viewer) => {
     await (await services()).account.rename(viewer, text(data, "name", 200));
@@ -13,6 +14,7 @@ export async function renameAction(_prev: FormResult, data: FormData): Promise<F
   }, "/account");
 }
 
+// permission: signed-in
 export async function changePasswordAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const h = await headers();
   return runForm(async (viewer) => {
@@ -21,12 +23,14 @@ export async function changePasswordAction(_prev: FormResult, data: FormData): P
   }, "/account");
 }
 
+// permission: signed-in
 export async function signOutEverywhereAction(): Promise<void> {
   const viewer = await currentViewer();
   if (viewer) await (await services()).account.signOutEverywhere(viewer);
   redirect("/login");
 }
 
+// permission: signed-in
 export async function createPersonalTokenAction(_prev: FormResult, data: FormData): Promise<FormResult & { secret?: string }> {
   let secret: string | undefined;
   const scopes = data.getAll("scopes").filter((s): s is string => typeof s === "string");
@@ -43,9 +47,20 @@ export async function createPersonalTokenAction(_prev: FormResult, data: FormDat
   return secret ? { ...result, secret } : result;
 }
 
+// permission: signed-in
 export async function revokePersonalTokenAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   return runForm(async (viewer) => {
     await (await services()).tokens.revokePersonal(viewer, Number(text(data, "tokenId", 20)));
     return ok("Revoked.");
+  }, "/account");
+}
+
+/** Revokes every personal token of the viewer; `confirm` must be ticked (scripts using them stop working). */
+// permission: signed-in
+export async function revokeAllPersonalTokensAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  if (data.get("confirm") !== "on") return fail("Tick the box to confirm.", { confirm: "tick to confirm" });
+  return runForm(async (viewer) => {
+    const n = await (await services()).tokens.revokeAllPersonal(viewer);
+    return ok(n === 1 ? "1 token revoked." : `${n} tokens revoked.`);
   }, "/account");
 }

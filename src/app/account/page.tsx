@@ -11,6 +11,7 @@ import {
   changePasswordAction,
   createPersonalTokenAction,
   renameAction,
+  revokeAllPersonalTokensAction,
   revokePersonalTokenAction,
   signOutEverywhereAction,
 } from "./actions";
@@ -21,12 +22,13 @@ export const metadata: Metadata = { title: "Account" };
 export default async function AccountPage() {
   const viewer = await requireViewer("/account");
   const s = await services();
-  const [account, orgs, tokens, ssoLinks, scopes] = await Promise.all([
+  const [account, orgs, tokens, ssoLinks, scopes, resetNotice] = await Promise.all([
     s.account.get(viewer, await headers()),
     s.orgs.listForViewer(viewer),
     s.tokens.listPersonal(viewer),
     s.sso.accountLinks(viewer),
     s.tokens.personalScopes(viewer),
+    s.tokens.resetNotice(viewer),
   ]);
   const now = Date.now();
   const home = orgs[0] ? `/${orgs[0].slug}/issues` : "/";
@@ -136,6 +138,19 @@ export default async function AccountPage() {
         title="Personal API tokens"
         description="For scripts and the REST API. Only the scopes your role allows are offered, and a token never does more than your current role in each organization allows."
       >
+        {resetNotice ? (
+          <div role="status" className="mb-3 rounded-md border border-warning px-3 py-2 text-[13px]" data-testid="reset-token-notice">
+            Your password was reset <TimeAgo ms={resetNotice.resetAt} now={now} />. API tokens are not affected by a password reset:{" "}
+            {resetNotice.olderTokens === 1
+              ? "1 token made before it still works"
+              : `${resetNotice.olderTokens} tokens made before it still work`}
+            . If the reset was because someone else may have known your password,{" "}
+            <a href="#revoke-all-tokens" className="underline">
+              revoke all tokens
+            </a>
+            .
+          </div>
+        ) : null}
         <TokenList
           tokens={tokens}
           revoke={(t) => <RevokeTokenButton action={revokePersonalTokenAction} hidden={{ tokenId: String(t.id) }} name={t.name} />}
@@ -150,6 +165,26 @@ export default async function AccountPage() {
           />
         </div>
       </SettingsSection>
+      {tokens.length > 0 ? (
+        <DangerZone
+          id="revoke-all-tokens"
+          title="Revoke all tokens"
+          description="Revokes every personal API token of yours at once (organization tokens stay): scripts and CI jobs using them stop working."
+        >
+          <SettingsForm
+            action={revokeAllPersonalTokensAction}
+            hidden={{}}
+            canManage
+            submitLabel="Revoke all tokens"
+            fieldLabels={{ confirm: "Confirm" }}
+            testId="revoke-all-tokens"
+          >
+            <label className="flex items-center gap-2 text-[13px]">
+              <input type="checkbox" name="confirm" required /> Revoke all {tokens.length} of my personal tokens
+            </label>
+          </SettingsForm>
+        </DangerZone>
+      ) : null}
       <DangerZone
         title="Sign out everywhere"
         description="Ends every session, this one included, and closes their live streams. API tokens are not affected."

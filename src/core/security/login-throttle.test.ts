@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { throttleDecision, throttleSubjects } from "./login-throttle";
+import { accountKey, throttleDecision, throttleSubjects } from "./login-throttle";
 
 const rule = { maxFailures: 3, windowMs: 60_000 };
 
@@ -17,9 +17,24 @@ test("0 turns throttling off", () => {
   expect(throttleDecision([5, 4, 3, 2, 1], { ...rule, maxFailures: 0 }, 5)).toEqual({ allowed: true });
 });
 
-test("subjects: the account is hashed and case-insensitive, the address kept", () => {
-  const [account, ip] = throttleSubjects(" Ann@Example.com ", "203.0.113.9");
-  expect(account).toBe(throttleSubjects("ann@example.com", "x")[0]);
-  expect(account).not.toContain("ann");
-  expect(ip).toBe("ip:203.0.113.9");
+const RULES = {
+  pair: { maxFailures: 10, windowMs: 900_000 },
+  address: { maxFailures: 20, windowMs: 900_000 },
+  account: { maxFailures: 100, windowMs: 300_000 },
+  device: { maxFailures: 10, windowMs: 900_000 },
+};
+
+test("subjects: the account is hashed and case-insensitive, the address kept; pair, address and the global account", () => {
+  const [pair, ip, account] = throttleSubjects(" Ann@Example.com ", "203.0.113.9", RULES);
+  expect(pair?.subject).toBe(`pair:${accountKey("ann@example.com")}:203.0.113.9`);
+  expect(account?.subject).toBe(throttleSubjects("ann@example.com", "x", RULES)[2]?.subject);
+  expect(account).toMatchObject({ scope: "account", rule: RULES.account });
+  expect(JSON.stringify([pair, account])).not.toContain("ann");
+  expect(ip).toMatchObject({ subject: "ip:203.0.113.9", rule: RULES.address, scope: "address" });
+});
+
+test("a browser with a valid device cookie counts against that cookie only, never the account's global lock", () => {
+  expect(throttleSubjects("ann@example.com", "203.0.113.9", RULES, "n0nce")).toEqual([
+    { subject: "device:n0nce", rule: RULES.device, scope: "address" },
+  ]);
 });

@@ -20,6 +20,20 @@ export interface BundleLimits {
   maxTotalSize: number;
 }
 
+/**
+ * A bundle within the protocol's limits whose files, decompressed, exceed a configured cap: not a
+ * lying archive but one too big to accept. Carries the catalogue code the server answers with.
+ */
+export class BundleLimitError extends BundleError {
+  constructor(
+    readonly code: "bundle_entry_too_large" | "bundle_unpacked_too_large",
+    message: string,
+  ) {
+    super(message);
+    this.name = "BundleLimitError";
+  }
+}
+
 export interface EntryInfo {
   name: string;
   /** compressed size */
@@ -141,13 +155,19 @@ export function openBundle(bytes: Uint8Array, limits: BundleLimits): OpenedBundl
     const info = entries.get(f.entry);
     if (!info) throw new BundleError(`manifest.json lists "${f.entry}", which is not in the archive.`);
     if (info.originalSize > limits.maxFileSize) {
-      throw new BundleError(`"${f.entry}" is ${info.originalSize} bytes decompressed; the limit is ${limits.maxFileSize}.`);
+      throw new BundleLimitError(
+        "bundle_entry_too_large",
+        `"${f.entry}" is ${info.originalSize} bytes decompressed; the limit is ${limits.maxFileSize} per file (SOURCEMAP_MAX_FILE_SIZE).`,
+      );
     }
     total += info.originalSize;
     listed.push(info);
   }
   if (total > limits.maxTotalSize)
-    throw new BundleError(`The bundle's files total ${total} bytes decompressed; the limit is ${limits.maxTotalSize}.`);
+    throw new BundleLimitError(
+      "bundle_unpacked_too_large",
+      `The bundle's files total ${total} bytes decompressed; the limit is ${limits.maxTotalSize} (SOURCEMAP_MAX_UNPACKED_SIZE).`,
+    );
 
   return {
     manifest,

@@ -1,51 +1,79 @@
 /**
- * Login throttling (SPEC §9) over the database: failures per account and per client address,
- * shared by every web process. An attempt is recorded before the password is checked (so parallel
- * guesses count against each other), then forgotten when it was not a wrong password.
+ * Login throttling (SPEC §9, issue 27) over the database, shared by every web process. Failures
+ * count per (account, address) and per address; per account alone only far above that and
+ * briefly; a browser with a valid device cookie (device-cookie.ts) counts against its cookie only.
+ * An attempt is recorded before the password is checked (so parallel guesses count against each
+ * other), then forgotten when it was not a wrong password.
  */
 import type { Config } from "../../config";
-import { throttleDecision, throttleSubjects } from "../../core/security/login-throttle";
+import { type ThrottleRules, type ThrottleScope, throttleDecision, throttleSubjects } from "../../core/security/login-throttle";
 import type { Db } from "../../storage/db";
 import { deleteLoginAttempts, insertLoginAttempt, pruneLoginFailures, recentLoginFailures } from "../../storage/members/login-failures";
+import type { DeviceCookies } from "./device-cookie";
 
 export type LoginAttempt = { ids: number[] };
 
+type Begun = { allowed: true; attempt: LoginAttempt } | { allowed: false; retryAfterSeconds: number; scope: ThrottleScope };
+
 export interface LoginThrottle {
-  begin(email: string, ip: string): Promise<{ allowed: true; attempt: LoginAttempt } | { allowed: false; retryAfterSeconds: number }>;
+  /** `cookies`: the request's Cookie header (a device cookie for this account skips the global lock). */
+  begin(email: string, ip: string, cookies?: string | null): Promise<Begun>;
   /** The same rule for guesses that name no account (invitation links): counted per client address only. */
-  beginAddress(kind: string, ip: string): Promise<{ allowed: true; attempt: LoginAttempt } | { allowed: false; retryAfterSeconds: number }>;
+  beginAddress(kind: string, ip: string): Promise<Begun>;
   /** `failed`: a wrong email or password, which counts; anything else (success, bad input) does not. */
   settle(attempt: LoginAttempt, outcome: "failed" | "not_counted"): Promise<void>;
+  /** The device cookie for a browser that just signed in (a `Set-Cookie` value). */
+  deviceCookie(email: string): string;
 }
 
-export function createLoginThrottle(deps: { db: Db; config: Config; now?: () => number }): LoginThrottle {
-  const { db } = deps;
-  const now = deps.now ?? Date.now;
-  const rule = { maxFailures: deps.config.auth.loginMaxAttempts, windowMs: deps.config.auth.loginWindowSeconds * 1000 };
+export function throttleRules(auth: Config["auth"]): ThrottleRules {
+  const windowMs = auth.loginWindowSeconds * 1000;
+  return {
+    pair: { maxFailures: auth.loginMaxAttempts, windowMs },
+    address: { maxFailures: auth.loginMaxAttemptsPerAddress, windowMs },
+    account: { maxFailures: auth.accountLockAttempts, windowMs: auth.accountLockSeconds * 1000 },
+    device: { maxFailures: auth.loginMaxAttempts, windowMs },
+  };
+}
 
-  async function start(subjects: string[]) {
+export function createLoginThrottle(deps: { db: Db; config: Config; devices: DeviceCookies; now?: () => number }): LoginThrottle {
+  const { db, devices } = deps;
+  const now = deps.now ?? Date.now;
+  const rules = throttleRules(deps.config.auth);
+  // Rows older than the longest window count for nobody.
+  const keepMs = Math.max(...Object.values(rules).map((r) => r.windowMs));
+
+  async function start(subjects: ReturnType<typeof throttleSubjects>): Promise<Begun> {
     const at = now();
-    const ids = await insertLoginAttempt(db, subjects, at);
+    const ids = await insertLoginAttempt(
+      db,
+      subjects.map((s) => s.subject),
+      at,
+    );
     let retryAfterMs = 0;
-    for (const subject of subjects) {
+    let scope: ThrottleScope = "address";
+    for (const { subject, rule, scope: s } of subjects) {
       const decision = throttleDecision(await recentLoginFailures(db, subject, at - rule.windowMs, rule.maxFailures + 1), rule, at);
-      if (!decision.allowed) retryAfterMs = Math.max(retryAfterMs, decision.retryAfterMs);
+      if (decision.allowed || decision.retryAfterMs <= retryAfterMs) continue;
+      retryAfterMs = decision.retryAfterMs;
+      scope = s;
     }
-    if (retryAfterMs === 0) return { allowed: true as const, attempt: { ids } };
+    if (retryAfterMs === 0) return { allowed: true, attempt: { ids } };
     // A refused attempt does not count: a persistent guesser must not extend the lock forever.
     await deleteLoginAttempts(db, ids);
-    return { allowed: false as const, retryAfterSeconds: Math.ceil(retryAfterMs / 1000) };
+    return { allowed: false, retryAfterSeconds: Math.ceil(retryAfterMs / 1000), scope };
   }
 
   return {
-    begin: (email, ip) => start(throttleSubjects(email, ip)),
-    beginAddress: (kind, ip) => start([`${kind}:${ip}`]),
+    begin: (email, ip, cookies) => start(throttleSubjects(email, ip, rules, devices.verify(cookies ?? null, email, now()))),
+    beginAddress: (kind, ip) => start([{ subject: `${kind}:${ip}`, rule: rules.pair, scope: "address" }]),
     async settle(attempt, outcome) {
       if (outcome === "failed") {
-        await pruneLoginFailures(db, now() - rule.windowMs);
+        await pruneLoginFailures(db, now() - keepMs);
         return;
       }
       await deleteLoginAttempts(db, attempt.ids);
     },
+    deviceCookie: (email) => devices.issue(email, now()),
   };
 }

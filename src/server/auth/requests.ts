@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../core/errors";
+import type { ThrottleScope } from "../../core/security/login-throttle";
 import { errorResponse } from "../http/api-route";
 import type { LoginThrottle } from "./login-throttle";
 
@@ -47,8 +48,8 @@ async function signInWithThrottle(req: Request, deps: Deps) {
   // Without an email Better Auth answers a validation error; nothing to count.
   if (email === null) return deps.handler(rebuild(req, body));
   const ip = req.headers.get(CLIENT_IP_HEADER) ?? "unknown";
-  const started = await deps.throttle.begin(email, ip);
-  if (!started.allowed) return throttled(started.retryAfterSeconds);
+  const started = await deps.throttle.begin(email, ip, req.headers.get("cookie"));
+  if (!started.allowed) return throttled(started.retryAfterSeconds, started.scope);
   let res: Response;
   try {
     res = await deps.handler(rebuild(req, body));
@@ -57,7 +58,13 @@ async function signInWithThrottle(req: Request, deps: Deps) {
     throw err;
   }
   await deps.throttle.settle(started.attempt, res.status === 401 ? "failed" : "not_counted");
-  return res.ok ? refuseIfSsoRequired(res, email, deps) : res;
+  if (!res.ok) return res;
+  const answer = await refuseIfSsoRequired(res, email, deps);
+  // Signed in: this browser is known to the account from now on (it skips the account's global lock).
+  if (answer !== res) return answer;
+  const out = new Response(res.body, res);
+  out.headers.append("set-cookie", deps.throttle.deviceCookie(email));
+  return out;
 }
 
 /**
@@ -87,12 +94,19 @@ function rebuild(req: Request, body: string): Request {
   return new Request(req.url, { method: req.method, headers: req.headers, body });
 }
 
-function throttled(retryAfterSeconds: number): Response {
+function throttled(retryAfterSeconds: number, scope: ThrottleScope): Response {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  const err = new AppError(
-    "rate_limited",
-    `Too many failed sign-in attempts for this account or from this address. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
-  );
+  const wait = `Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+  const err =
+    scope === "account"
+      ? new AppError(
+          "account_locked",
+          `This account is briefly locked after many failed sign-ins from many addresses. ${wait} A browser that has signed in to it before can sign in now.`,
+        )
+      : new AppError(
+          "sign_in_throttled",
+          `Too many failed sign-in attempts for this account from this address, or from this address. ${wait}`,
+        );
   const res = errorResponse(err, randomUUID());
   res.headers.set("retry-after", String(retryAfterSeconds));
   return res;

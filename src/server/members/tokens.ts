@@ -12,7 +12,8 @@ import { AppError } from "../../core/errors";
 import { TOKEN_SCOPES } from "../../core/token-scopes";
 import { nameSchema, validate } from "../../core/validation";
 import type { Db } from "../../storage/db";
-import { deleteToken, listTokens, type TokenListRow } from "../../storage/members/token-admin";
+import { lastPasswordResetAt } from "../../storage/members/password-resets";
+import { deletePersonalTokens, deleteToken, listTokens, type TokenListRow } from "../../storage/members/token-admin";
 import { insertToken } from "../../storage/members/tokens";
 import { listMemberships } from "../../storage/orgs/orgs";
 import { requirePermission } from "../access/access";
@@ -55,6 +56,13 @@ export interface TokenServices {
   /** The scopes the viewer's highest role allows on a personal token (the form offers only these). */
   personalScopes(viewer: Viewer): Promise<TokenScope[]>;
   revokePersonal(viewer: Viewer, tokenId: number): Promise<void>;
+  /**
+   * Tokens survive a password reset (as GitHub's do): after one, the account page says when it was
+   * and how many of the viewer's personal tokens are older than it. Null without a reset or such tokens.
+   */
+  resetNotice(viewer: Viewer): Promise<{ resetAt: number; olderTokens: number } | null>;
+  /** Revokes every personal token of the viewer (their own only; organization tokens stay). Returns how many. */
+  revokeAllPersonal(viewer: Viewer): Promise<number>;
 }
 
 /** The scopes a user may put on a personal token: what their highest role in any organization allows. */
@@ -172,6 +180,17 @@ export function createTokenServices(deps: {
       if (!(await listTokens(db, { userId: viewer.userId })).some((t) => t.id === tokenId))
         throw new AppError("not_found", "Token not found.");
       await deleteToken(db, tokenId);
+    },
+    async resetNotice(viewer) {
+      browserOnly(viewer);
+      const resetAt = await lastPasswordResetAt(db, viewer.userId);
+      if (resetAt === null) return null;
+      const olderTokens = (await listTokens(db, { userId: viewer.userId })).filter((t) => t.createdAt <= resetAt).length;
+      return olderTokens > 0 ? { resetAt, olderTokens } : null;
+    },
+    async revokeAllPersonal(viewer) {
+      browserOnly(viewer);
+      return deletePersonalTokens(db, viewer.userId);
     },
   };
 }

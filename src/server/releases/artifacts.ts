@@ -3,22 +3,21 @@
  * the JS `sentry` CLI makes first, chunk-upload options and chunks, artifact-bundle assembly, and
  * the legacy release-file flow. Every call checks org membership and an upload scope.
  *
- * Assembly is synchronous (an upload's bundle is usually a few MiB): the final assemble call
- * answers `ok` or `error`, never `not_found` once every chunk is there. Entries are unpacked one
- * at a time in memory (never to disk), and the event loop gets a turn between files.
+ * Assembly is synchronous for the caller (an upload's bundle is usually a few MiB): the final
+ * assemble call answers `ok` or `error`, never `not_found` once every chunk is there. The bundle is
+ * joined, inflated, hashed and re-compressed in memory (never on disk) on a thread of its own
+ * (unpack-off-thread.ts), so a high-ratio bundle cannot stall the server; decompressed sizes past
+ * SOURCEMAP_MAX_FILE_SIZE / SOURCEMAP_MAX_UNPACKED_SIZE answer 413 with their catalogue code.
  */
 
 import { createHash } from "node:crypto";
-import { setImmediate as yieldTurn } from "node:timers/promises";
 import { promisify } from "node:util";
-import { gunzip, gzip, inflateRaw } from "node:zlib";
+import { gunzip, gzip } from "node:zlib";
 import { z } from "zod";
 import type { SourcemapConfig } from "../../config";
 import { AppError } from "../../core/errors";
-import { BundleError, type ManifestFile } from "../../core/sourcemaps/bundle-manifest";
-import { debugIdFromSource, debugIdFromSourceMap, normalizeDebugId } from "../../core/sourcemaps/debug-id";
-import { checkInflated, inflateBound, type OpenedBundle, openBundle, tooLarge } from "../../core/sourcemaps/read-bundle";
-import { resolveUrl } from "../../core/sourcemaps/url-paths";
+import type { ManifestFile } from "../../core/sourcemaps/bundle-manifest";
+import { normalizeDebugId } from "../../core/sourcemaps/debug-id";
 import type { Logger } from "../../log";
 import type { Db } from "../../storage/db";
 import { isUniqueViolation, writeTx } from "../../storage/dialect";
@@ -44,26 +43,11 @@ import {
 import { requirePermission } from "../access/access";
 import { sentryOrg } from "../members/sentry-shapes";
 import type { OrgSummary, Viewer } from "../types";
+import { embeddedDebugId, type UnpackResult } from "./unpack-bundle";
+import { unpackOffThread } from "./unpack-off-thread";
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
-const inflateRawAsync = promisify(inflateRaw);
-
-/**
- * One bundle entry inflated on libuv's thread pool, not the event loop, and stopped by zlib one
- * byte past its claimed size or the limit (a zip bomb's headers understate its size).
- */
-async function inflateOffThread(entry: ReturnType<OpenedBundle["raw"]>): Promise<Uint8Array> {
-  if (entry.method === 0) return checkInflated(entry, entry.data);
-  if (entry.method !== 8) throw new BundleError(`Entry "${entry.name}" uses unsupported compression method ${entry.method}.`);
-  try {
-    return checkInflated(entry, await inflateRawAsync(entry.data, { maxOutputLength: inflateBound(entry) }));
-  } catch (err) {
-    if (err instanceof BundleError) throw err;
-    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(entry);
-    throw new BundleError(`Entry "${entry.name}" is corrupt (${(err as Error).message}).`);
-  }
-}
 
 export type AssembleState = "not_found" | "created" | "assembling" | "ok" | "error";
 
@@ -212,51 +196,35 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
   // -------------------------------------------------------------------------------------------
   // Assembly
 
-  async function assembleFile(orgId: number, checksum: string, chunks: string[]): Promise<Buffer | AssembleResponse> {
+  /** The bundle's chunks, in order, after checking their total against SOURCEMAP_MAX_BUNDLE_SIZE. */
+  async function loadChunks(orgId: number, chunks: string[]): Promise<Buffer[] | AssembleResponse> {
     const sizes = await chunkSizes(db, orgId, chunks);
     const total = chunks.reduce((n, c) => n + (sizes.get(c) ?? 0), 0);
     if (total > config.maxBundleSize)
       return errorState(`The bundle is ${total} bytes; the limit is ${config.maxBundleSize} (SOURCEMAP_MAX_BUNDLE_SIZE).`);
-    const out = Buffer.allocUnsafe(total);
-    const hash = createHash("sha1");
-    let offset = 0;
+    const out: Buffer[] = [];
     for (const c of chunks) {
       const data = await loadChunk(db, orgId, c);
       if (!data) return { state: "not_found", missingChunks: [c], detail: null };
-      data.copy(out, offset);
-      hash.update(data);
-      offset += data.length;
+      out.push(data);
     }
-    if (hash.digest("hex") !== checksum) return errorState("The assembled file does not match its checksum.");
     return out;
   }
 
-  async function unpack(
-    bytes: Buffer,
-  ): Promise<{ files: NewArtifactFile[]; bundleDebugId: string | null; release: string | null; dist: string | null }> {
-    const bundle = openBundle(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
-      maxFileSize: config.maxFileSize,
-      maxFiles: 20_000,
-      // Decompressed total: bounded so a bundle cannot expand without limit in the database.
-      maxTotalSize: Math.max(config.maxBundleSize * 8, config.maxFileSize),
+  /** Joins, checks and unpacks the chunks on the assembly thread; a cap exceeded throws its catalogue code. */
+  async function unpack(checksum: string, chunks: Buffer[]): Promise<Extract<UnpackResult, { ok: true }> | AssembleResponse> {
+    const result = await unpackOffThread({
+      chunks,
+      checksum,
+      limits: { maxFileSize: config.maxFileSize, maxUnpackedSize: config.maxUnpackedSize },
     });
-    const files: NewArtifactFile[] = [];
-    const decoder = new TextDecoder();
-    for (const f of bundle.manifest.files) {
-      const data = await inflateOffThread(bundle.raw(f.entry));
-      files.push({
-        url: f.url,
-        type: f.type,
-        debugId: f.debugId ?? embeddedDebugId(f, data, decoder),
-        sourcemap: f.sourcemap,
-        size: data.length,
-        sha1: sha1Hex(data),
-        gz: await gzipAsync(data),
-      });
-      await yieldTurn();
+    if (result.ok) {
+      // Structured clone hands Uint8Arrays back; storage takes Buffers.
+      for (const f of result.files) f.gz = Buffer.from(f.gz.buffer, f.gz.byteOffset, f.gz.byteLength);
+      return result;
     }
-    linkMapsToMinifiedFiles(files);
-    return { files, bundleDebugId: bundle.manifest.debugId, release: bundle.manifest.release, dist: bundle.manifest.dist };
+    if (result.kind === "limit") throw new AppError(result.code, result.message);
+    return errorState(result.message);
   }
 
   async function assemble(org: OrgSummary, body: unknown, opts: { release?: string }): Promise<AssembleResponse> {
@@ -278,15 +246,10 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
     const missing = await missingChunks(db, org.id, req.chunks);
     if (missing.length > 0) return { state: "not_found", missingChunks: missing, detail: null };
 
-    const assembled = await assembleFile(org.id, req.checksum, req.chunks);
-    if (!Buffer.isBuffer(assembled)) return assembled;
-    let unpacked: Awaited<ReturnType<typeof unpack>>;
-    try {
-      unpacked = await unpack(assembled);
-    } catch (err) {
-      if (err instanceof BundleError) return errorState(err.message);
-      throw err;
-    }
+    const chunks = await loadChunks(org.id, req.chunks);
+    if (!Array.isArray(chunks)) return chunks;
+    const unpacked = await unpack(req.checksum, chunks);
+    if (!("ok" in unpacked)) return unpacked;
     const release = opts.release ?? req.version ?? unpacked.release ?? "";
     const dist = req.dist ?? unpacked.dist ?? "";
     const debugIds = [...new Set(unpacked.files.map((f) => f.debugId).filter((d): d is string => d !== null))];
@@ -299,7 +262,7 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
           bundleDebugId: unpacked.bundleDebugId,
           release,
           dist,
-          size: assembled.length,
+          size: unpacked.size,
           projectIds,
           files: unpacked.files,
           now: t,
@@ -316,7 +279,7 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
       log.warn({ err: (err as Error)?.message }, "sweeping stale chunks failed"),
     );
     log.info(
-      { org: org.slug, files: unpacked.files.length, debugIds: debugIds.length, release: release || undefined, bytes: assembled.length },
+      { org: org.slug, files: unpacked.files.length, debugIds: debugIds.length, release: release || undefined, bytes: unpacked.size },
       "artifact bundle assembled",
     );
     return { state: "ok", missingChunks: [], detail: null };
@@ -485,26 +448,6 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
 
 function errorState(detail: string): AssembleResponse {
   return { state: "error", missingChunks: [], detail };
-}
-
-/** A file without a `debug-id` header may carry one in its body (reference §8.4). */
-function embeddedDebugId(f: Pick<ManifestFile, "type">, data: Uint8Array, decoder: TextDecoder): string | null {
-  if (f.type === "source_map") return debugIdFromSourceMap(decoder.decode(data));
-  if (f.type === "minified_source") return debugIdFromSource(decoder.decode(data.subarray(Math.max(0, data.length - 4096))));
-  return null;
-}
-
-/**
- * A minified file names its map with the `sourcemap` header; when only the minified file carries
- * the debug id, the map it points to gets it too (lookups are by the map's debug id).
- */
-function linkMapsToMinifiedFiles(files: NewArtifactFile[]): void {
-  const byUrl = new Map(files.filter((f) => f.type === "source_map").map((f) => [f.url, f]));
-  for (const f of files) {
-    if (f.type !== "minified_source" || !f.debugId || !f.sourcemap) continue;
-    const map = byUrl.get(resolveUrl(f.url, f.sourcemap));
-    if (map && !map.debugId) map.debugId = f.debugId;
-  }
 }
 
 function releaseJson(id: number, version: string, createdAt: number, projects: ProjectRow[]): Record<string, unknown> {

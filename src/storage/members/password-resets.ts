@@ -50,3 +50,15 @@ export async function claimPasswordReset(tx: Tx, id: number, userId: string, now
   await tx.updateTable("password_resets").set({ used_at: now }).where("user_id", "=", userId).where("used_at", "is", null).execute();
   return true;
 }
+
+/** When the user's password was last reset by a link (the newest used link), or null. */
+export async function lastPasswordResetAt(c: Db | Tx, userId: string): Promise<number | null> {
+  const k = "kysely" in c ? c.kysely : c;
+  const row = await k
+    .selectFrom("password_resets")
+    .select((eb) => eb.fn.max("used_at").as("at"))
+    .where("user_id", "=", userId)
+    .where("used_at", "is not", null)
+    .executeTakeFirst();
+  return row?.at == null ? null : Number(row.at);
+}

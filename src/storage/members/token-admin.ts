@@ -36,3 +36,9 @@ export async function listTokens(db: Db, by: { orgId: number } | { userId: strin
 export async function deleteToken(db: Db, id: number): Promise<void> {
   await db.kysely.deleteFrom("api_tokens").where("id", "=", id).execute();
 }
+
+/** Deletes every personal token of the user (never an organization token); returns how many. */
+export async function deletePersonalTokens(db: Db, userId: string): Promise<number> {
+  const res = await db.kysely.deleteFrom("api_tokens").where("user_id", "=", userId).where("org_id", "is", null).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

@@ -48,6 +48,7 @@ async function run<T>(fn: (viewer: NonNullable<Awaited<ReturnType<typeof current
 }
 
 /** Resolve / ignore / unresolve / assign one or many issues (Sentry's update body). */
+// permission: issue.update
 export async function updateIssues(orgSlug: string, issueIds: number[], body: IssueUpdate): Promise<ActionResult<{ ids: number[] }>> {
   return run(async (viewer) => {
     const input = update.parse(body) as IssueUpdate;
@@ -60,6 +61,7 @@ export async function updateIssues(orgSlug: string, issueIds: number[], body: Is
 }
 
 /** Merges the selected issues into `primaryId` (the one the dialog named). */
+// permission: issue.update
 export async function mergeIssues(
   orgSlug: string,
   issueIds: number[],
@@ -72,11 +74,13 @@ export async function mergeIssues(
   );
 }
 
+// permission: issue.delete
 export async function deleteIssues(orgSlug: string, issueIds: number[]): Promise<ActionResult<{ deletedIds: number[] }>> {
   return run(async (viewer) => (await services()).issueActions.delete(viewer, org.parse(orgSlug), ids.parse(issueIds)));
 }
 
 /** Splits one grouping hash (with its stored and future events) off into a new issue. */
+// permission: issue.update
 export async function unmergeHash(
   orgSlug: string,
   issueId: number,
@@ -92,6 +96,7 @@ export async function unmergeHash(
   );
 }
 
+// permission: issue.comment
 export async function commentOnIssue(orgSlug: string, issueId: number, text: string): Promise<ActionResult<{ id: number }>> {
   return run(async (viewer) => {
     const body = z.string().trim().min(1, "Write something first.").max(10_000).parse(text);
@@ -106,6 +111,7 @@ export async function commentOnIssue(orgSlug: string, issueId: number, text: str
 }
 
 /** Merges the issues named by short ids (`WEB-12, WEB-15`) or numeric ids into this one (it survives, as the dialog says). */
+// permission: issue.update
 export async function mergeInto(
   orgSlug: string,
   issueId: number,
@@ -137,6 +143,7 @@ export async function mergeInto(
 }
 
 /** Mutes the issue's alerts for `minutes` from now, or until unmuted with null (members and up; the service refuses viewers). */
+// permission: alert.mute
 export async function muteIssueAlerts(orgSlug: string, issueId: number, minutes: number | null): Promise<ActionResult<IssueMuteState>> {
   return run(async (viewer) => {
     const span =
@@ -157,6 +164,7 @@ export async function muteIssueAlerts(orgSlug: string, issueId: number, minutes:
   });
 }
 
+// permission: alert.mute
 export async function unmuteIssueAlerts(orgSlug: string, issueId: number): Promise<ActionResult<IssueMuteState>> {
   return run(async (viewer) => {
     await (await services()).alerts.unmuteIssue(viewer, org.parse(orgSlug), z.number().int().positive().parse(issueId));

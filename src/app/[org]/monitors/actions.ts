@@ -19,6 +19,7 @@ const Form = z.object({
   change: z.enum(["mute", "unmute", "pause", "resume"]),
 });
 
+// permission: monitor.write
 export async function changeMonitor(form: FormData): Promise<void> {
   const parsed = Form.safeParse(Object.fromEntries(form));
   if (!parsed.success) return;
@@ -38,6 +39,7 @@ export async function changeMonitor(form: FormData): Promise<void> {
 }
 
 /** Creates an uptime check from the form; on success the browser goes to its page. */
+// permission: monitor.write
 export async function createUptimeAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   const headers = parseHeaderLines(text(data, "headers", 20_000));
@@ -98,6 +100,7 @@ function placeConfigError(result: FormResult): FormResult {
 }
 
 /** Creates a cron monitor from the monitors page; on success the browser goes to its page. */
+// permission: monitor.write
 export async function createCronMonitorAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   let slug = "";
@@ -115,6 +118,7 @@ export async function createCronMonitorAction(_prev: FormResult, data: FormData)
 }
 
 /** Saves a cron monitor's name and configuration from its page. */
+// permission: monitor.write
 export async function updateCronMonitorAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   const slug = text(data, "slug", 100);

@@ -5,6 +5,7 @@ import { services } from "../../_lib/server";
 import { runForm, text } from "../../[org]/projects/form-result";
 
 /** Creates the organization, then opens it (its onboarding creates the first project). */
+// permission: signed-in
 export async function createOrgAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   let slug: string | null = null;
   const result = await runForm(async (viewer) => {

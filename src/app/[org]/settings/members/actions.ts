@@ -12,6 +12,7 @@ export type InviteResult = FormResult & { link?: string };
 
 const pathOf = (org: string) => `/${org}/settings/members`;
 
+// permission: member.invite
 export async function inviteAction(_prev: InviteResult, data: FormData): Promise<InviteResult> {
   const org = text(data, "org", 100);
   const send = data.get("send") === "on";
@@ -31,6 +32,7 @@ export async function inviteAction(_prev: InviteResult, data: FormData): Promise
 }
 
 /** `op`: resend (new link, mailed when SMTP is configured) | revoke */
+// permission: member.invite
 export async function invitationAction(_prev: InviteResult, data: FormData): Promise<InviteResult> {
   const org = text(data, "org", 100);
   const id = Number(text(data, "invitationId", 20));
@@ -50,6 +52,7 @@ export async function invitationAction(_prev: InviteResult, data: FormData): Pro
   return link ? { ...result, link } : result;
 }
 
+// permission: member.admin
 export async function changeRoleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   return runForm(async (viewer) => {
@@ -59,12 +62,15 @@ export async function changeRoleAction(_prev: FormResult, data: FormData): Promi
 }
 
 /** Removes a member; `confirm` must repeat their email. */
+// permission: member.admin
 export async function removeMemberAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   const userId = text(data, "userId", 100);
   const confirm = text(data, "confirm", 300).trim().toLowerCase();
   return runForm(async (viewer) => {
     const s = await services();
+    // Leaving is every member's right; removing someone else is an owner's.
+    await s.authorize(viewer, org, userId === viewer.userId ? "member.leave" : "member.admin");
     const page = await s.members.page(viewer, org);
     const member = page.members.find((m) => m.userId === userId);
     if (!member) return fail("Choose a member to remove.", { userId: "choose a member" });

@@ -4,6 +4,7 @@ import type { FormResult } from "@/ui/settings-form";
 import { services } from "../../../_lib/server";
 import { ok, runForm, text } from "../../projects/form-result";
 
+// permission: sso.write
 export async function saveSsoAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   return runForm(async (viewer) => {
@@ -20,6 +21,7 @@ export async function saveSsoAction(_prev: FormResult, data: FormData): Promise<
   }, `/${org}/settings/sso`);
 }
 
+// permission: sso.write
 export async function removeSsoAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   return runForm(async (viewer) => {

@@ -6,6 +6,7 @@ import { fail, ok, runForm, text } from "../../projects/form-result";
 
 const pathOf = (org: string) => `/${org}/settings/teams`;
 
+// permission: team.write
 export async function createTeamAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   return runForm(async (viewer) => {
@@ -15,6 +16,7 @@ export async function createTeamAction(_prev: FormResult, data: FormData): Promi
 }
 
 /** `kind`: member | project; `op`: add | remove; `value`: the user id or project slug. */
+// permission: team.write
 export async function teamChangeAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   const team = text(data, "team", 100);
@@ -32,6 +34,7 @@ export async function teamChangeAction(_prev: FormResult, data: FormData): Promi
 }
 
 /** Deletes a team; `confirm` must repeat its slug. Its projects stay (admins still see them). */
+// permission: team.write
 export async function deleteTeamAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   const team = text(data, "team", 100);

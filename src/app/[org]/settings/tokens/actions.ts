@@ -4,6 +4,7 @@ import type { FormResult } from "@/ui/settings-form";
 import { services } from "../../../_lib/server";
 import { ok, optionalNumber, runForm, text } from "../../projects/form-result";
 
+// permission: orgtoken.manage
 export async function createOrgTokenAction(_prev: FormResult, data: FormData): Promise<FormResult & { secret?: string }> {
   const org = text(data, "org", 100);
   let secret: string | undefined;
@@ -21,6 +22,7 @@ export async function createOrgTokenAction(_prev: FormResult, data: FormData): P
   return secret ? { ...result, secret } : result;
 }
 
+// permission: orgtoken.manage
 export async function revokeOrgTokenAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   return runForm(async (viewer) => {

@@ -16,6 +16,7 @@ function target(data: FormData) {
 }
 
 /** One settings section (`section`: retention | rateLimit | grouping | scrubbing). */
+// permission: project.write
 export async function updateSettingsAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   const section = text(data, "section", 20);
@@ -60,6 +61,7 @@ export async function updateSettingsAction(_prev: FormResult, data: FormData): P
 export type PreviewResult = { ok: true; preview: GroupingPreview } | { ok: false; message: string; fields: Record<string, string> };
 
 /** Regroups the project's latest events with the draft rules in the form (nothing is saved). */
+// permission: project.write
 export async function previewGroupingAction(
   org: string,
   project: string,
@@ -78,6 +80,7 @@ export async function previewGroupingAction(
   };
 }
 
+// permission: key.write
 export async function createKeyAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   return runForm(async (viewer) => {
@@ -87,6 +90,7 @@ export async function createKeyAction(_prev: FormResult, data: FormData): Promis
 }
 
 /** Renames a key (`label`) or re-enables it (`active=true`): neither needs confirmation. */
+// permission: key.write
 export async function updateKeyAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   const keyId = Number(text(data, "keyId", 20));
@@ -100,6 +104,7 @@ export async function updateKeyAction(_prev: FormResult, data: FormData): Promis
 }
 
 /** Disable or rotate a key; `confirm` must repeat the key's label. */
+// permission: key.write
 export async function dangerKeyAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   const keyId = Number(text(data, "keyId", 20));
@@ -108,6 +113,7 @@ export async function dangerKeyAction(_prev: FormResult, data: FormData): Promis
   if (op !== "disable" && op !== "rotate") return fail("Choose what to do with the key.", { op: "choose disable or rotate" });
   return runForm(async (viewer) => {
     const s = await services();
+    await s.authorize(viewer, org, "key.write");
     const key = (await s.keys.list(viewer, org, project)).find((k) => k.id === keyId);
     if (!key) return fail("Choose a key.", { keyId: "choose one of the project's keys" });
     if (confirm !== key.label) return fail("Type the key's label to confirm.", { confirm: `type “${key.label}” exactly` });

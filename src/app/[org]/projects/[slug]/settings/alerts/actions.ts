@@ -16,6 +16,7 @@ function target(data: FormData) {
 
 const id = (data: FormData, name: string) => Number(text(data, name, 20));
 
+// permission: alert.write
 export async function createChannelAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   const kind = text(data, "kind", 20);
@@ -37,6 +38,7 @@ export async function createChannelAction(_prev: FormResult, data: FormData): Pr
   }, path);
 }
 
+// permission: alert.write
 export async function deleteChannelAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   return runForm(async (viewer) => {
@@ -46,6 +48,7 @@ export async function deleteChannelAction(_prev: FormResult, data: FormData): Pr
 }
 
 /** Sends a test message through the outbox and shows what the remote answered. */
+// permission: alert.write
 export async function testChannelAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   return runForm(async (viewer) => {
@@ -119,6 +122,7 @@ function ruleInput(data: FormData) {
   };
 }
 
+// permission: alert.write
 export async function createRuleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   const input = ruleInput(data);
@@ -129,10 +133,12 @@ export async function createRuleAction(_prev: FormResult, data: FormData): Promi
 }
 
 /** Saves the whole form over the rule; whether it is paused stays as it is (Pause/Enable changes that). */
+// permission: alert.write
 export async function updateRuleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   const input = ruleInput(data);
   return runForm(async (viewer) => {
+    await (await services()).authorize(viewer, org, "alert.write");
     const s = (await services()).alerts;
     const rule = await s.getRule(viewer, org, project, id(data, "ruleId"));
     const saved = await s.updateRule(viewer, org, project, rule.id, { ...input, enabled: rule.enabled });
@@ -140,9 +146,11 @@ export async function updateRuleAction(_prev: FormResult, data: FormData): Promi
   }, path);
 }
 
+// permission: alert.write
 export async function toggleRuleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   return runForm(async (viewer) => {
+    await (await services()).authorize(viewer, org, "alert.write");
     const s = (await services()).alerts;
     const rule = await s.getRule(viewer, org, project, id(data, "ruleId"));
     const { id: _id, projectId: _p, createdAt: _c, updatedAt: _u, ...settings } = rule;
@@ -151,6 +159,7 @@ export async function toggleRuleAction(_prev: FormResult, data: FormData): Promi
   }, path);
 }
 
+// permission: alert.write
 export async function deleteRuleAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   return runForm(async (viewer) => {
@@ -159,6 +168,7 @@ export async function deleteRuleAction(_prev: FormResult, data: FormData): Promi
   }, path);
 }
 
+// permission: alert.write
 export async function retryDeliveryAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   return runForm(async (viewer) => {
@@ -167,6 +177,7 @@ export async function retryDeliveryAction(_prev: FormResult, data: FormData): Pr
   }, path);
 }
 
+// permission: project.read
 export async function emailOptOutAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   const optOut = data.get("optOut") === "true";

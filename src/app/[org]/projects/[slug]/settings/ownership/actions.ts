@@ -8,6 +8,7 @@ import type { FormResult } from "@/ui/settings-form";
 import { services } from "../../../../../_lib/server";
 import { ok, runForm, text } from "../../../form-result";
 
+// permission: project.write
 export async function saveOwnershipAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   const project = text(data, "project", 100);
