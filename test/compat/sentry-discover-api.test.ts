@@ -5,6 +5,10 @@
  * `:error` on the org issue list, and `DELETE /projects/{org}/{project}/` (204, data gone, the DSN
  * refused).
  */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Db, openDb } from "../../src/storage/db.js";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
@@ -281,38 +285,86 @@ describe.each(await dialects())("Sentry's query API on %s", (dialect) => {
     const byId = await events(`dataset=logs&field=message&query=sentry.item_id:${logs.body.data[1]["sentry.item_id"]}`);
     expect(byId.body.data).toEqual([{ message: "psp slow" }]);
     expect((await events(`dataset=logs&field=count()&query=severity:warn%20trace:${trace}`)).body.data).toEqual([{ "count()": 1 }]);
+
+    // Sentry self-hosted's integration tests ask exactly these.
+    const selfHostedLogs = await events(
+      `dataset=ourlogs&field=sentry.item_id&field=project.id&field=trace&field=severity_number&field=severity&field=timestamp&field=timestamp_precise&field=observed_timestamp&field=message&project=${projectIds.shop}&statsPeriod=1h`,
+    );
+    expect(selfHostedLogs.body.data[0]).toMatchObject({
+      "project.id": Number(projectIds.shop),
+      trace,
+      severity: "info",
+      severity_number: 9,
+      message: "paid",
+    });
+    expect(selfHostedLogs.body.data[0].observed_timestamp).toMatch(/^\d{4}-/);
+    expect(selfHostedLogs.body.data[0].timestamp_precise).toBeGreaterThan(1e18);
+    expect((await events(`dataset=spans&field=id&project=${projectIds.shop}&statsPeriod=1h`)).body.data.length).toBeGreaterThan(0);
   });
 
-  test("issue.category: feedback lists user feedback as Sentry's feedback issues; error lists errors only", async () => {
-    const { eventId, shortId } = await send("shop", "feedback source");
-    const created = await api("POST", "/api/0/projects/acme/shop/user-feedback/", {
-      event_id: eventId,
-      name: "John Doe",
-      email: "john@example.com",
-      comments: "I love your startup!",
-    });
-    expect(created.status).toBe(200);
-    const list = await api("GET", "/api/0/organizations/acme/issues/?query=issue.category:feedback");
-    expect(list.status).toBe(200);
-    expect(list.body).toEqual([
+  test("issue.category: feedback lists user feedback as Sentry's feedback issues (the SDK's and the REST reports); error lists errors only", async () => {
+    // Sentry self-hosted's own user-feedback test: @sentry/node's captureFeedback, then the issue
+    // list by category and the issuePlatform dataset.
+    const dir = path.join(process.cwd(), ".tmp", `feedback-sdk-${dialect}-${process.pid}`);
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, "run.mjs");
+    fs.writeFileSync(
+      file,
+      [
+        'import * as Sentry from "@sentry/node";',
+        "Sentry.init({ dsn: process.env.SENTRY_DSN, sendDefaultPii: true });",
+        'Sentry.captureFeedback({ message: "I love your startup!", name: "John Doe", email: "john@example.com", url: "https://example.com" });',
+        "await Sentry.flush(10000);",
+      ].join("\n"),
+    );
+    try {
+      await promisify(execFile)(process.execPath, [file], { env: { ...process.env, SENTRY_DSN: dsns.batch?.href ?? "" }, timeout: 60_000 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const fromSdk = await eventually(
+      async () => {
+        const r = await api("GET", "/api/0/organizations/acme/issues/?query=issue.category%3Afeedback");
+        return r.status === 200 && r.body.length > 0 ? r.body : undefined;
+      },
+      30_000,
+      "feedback issue",
+    );
+    expect(fromSdk).toEqual([
       expect.objectContaining({
         issueCategory: "feedback",
         issueType: "feedback",
         title: "User Feedback",
         status: "unresolved",
-        project: expect.objectContaining({ slug: "shop" }),
-        metadata: expect.objectContaining({
-          message: "I love your startup!",
-          name: "John Doe",
-          contact_email: "john@example.com",
-          associated_event_id: eventId,
-        }),
+        project: expect.objectContaining({ slug: "batch" }),
+        metadata: expect.objectContaining({ message: "I love your startup!", name: "John Doe", contact_email: "john@example.com" }),
       }),
     ]);
+    const occurrences = await events(
+      `dataset=issuePlatform&field=message&field=title&field=timestamp&project=${projectIds.batch}&statsPeriod=1h`,
+    );
+    expect(occurrences.status).toBe(200);
+    expect(occurrences.body.data).toEqual([expect.objectContaining({ message: "I love your startup!", title: "User Feedback" })]);
+
+    // A report sent over REST for an event is listed too, newest first.
+    const { eventId, shortId } = await send("shop", "feedback source");
+    const created = await api("POST", "/api/0/projects/acme/shop/user-feedback/", {
+      event_id: eventId,
+      name: "Ann",
+      email: "ann@example.com",
+      comments: "the cart is broken",
+    });
+    expect(created.status).toBe(200);
+    const list = await api("GET", "/api/0/organizations/acme/issues/?query=issue.category:feedback");
+    expect(list.body.map((i: Json) => (i.metadata as Json).message)).toEqual(["the cart is broken", "I love your startup!"]);
+    expect(list.body[0].metadata).toMatchObject({ associated_event_id: eventId, contact_email: "ann@example.com" });
     // Not a number: a client acting on it must not reach an unrelated issue.
     expect(list.body[0].id).not.toMatch(/^\d+$/);
     expect((await api("GET", `/api/0/organizations/acme/issues/${list.body[0].id}/`)).status).toBe(404);
-    expect(await api("GET", "/api/0/organizations/acme/issues/?query=issue.category:feedback%20is:resolved")).toMatchObject({ body: [] });
+    expect(
+      (await api("GET", `/api/0/organizations/acme/issues/?query=issue.category:feedback&project=${projectIds.shop}`)).body,
+    ).toHaveLength(1);
+    expect((await api("GET", "/api/0/organizations/acme/issues/?query=issue.category:feedback%20is:resolved")).body).toEqual([]);
     expect((await api("GET", "/api/0/organizations/acme/issues/?query=issue.category:feedback%20startup")).body).toHaveLength(1);
     expect((await api("GET", "/api/0/organizations/acme/issues/?query=issue.category:feedback%20nothing-like-it")).body).toEqual([]);
     expect((await api("GET", "/api/0/organizations/other/issues/?query=issue.category:feedback", undefined, otherToken)).body).toEqual([]);

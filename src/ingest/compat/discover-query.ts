@@ -3,7 +3,8 @@
  * it, reduced to a plan Errata can run over what it keeps: `dataset` (errors — also `discover` and
  * `events` —, spans — also `spansIndexed` —, logs — also `ourlogs`), `field=` columns and
  * aggregates, `query=` in the search language, `sort=`, `per_page`, `cursor` (Sentry's
- * `0:<offset>:0`), `statsPeriod` or `start`/`end` (bounded to 90 days).
+ * `0:<offset>:0`), `statsPeriod` or `start`/`end` (bounded to 90 days). `issuePlatform` holds the
+ * occurrences of issues that are not errors: in Errata, user feedback.
  *
  * Pure: throws AppError validation_failed naming the parameter (Sentry answers 400 with a detail).
  * The rows themselves are read by storage/events/discover.ts and evaluated by discover-eval.ts.
@@ -12,7 +13,7 @@ import { AppError } from "../../core/errors";
 import { parseQuery, type QueryTerm } from "../../core/search/parse-query";
 import { statsPeriodMs } from "./issue-list-params";
 
-export type Dataset = "errors" | "spans" | "logs";
+export type Dataset = "errors" | "spans" | "logs" | "issuePlatform";
 export type FieldType = "string" | "integer" | "number" | "date" | "duration" | "boolean";
 
 const DATASETS: Record<string, Dataset> = {
@@ -24,6 +25,9 @@ const DATASETS: Record<string, Dataset> = {
   spansindexed: "spans",
   logs: "logs",
   ourlogs: "logs",
+  // Occurrences of issues that are not errors: here, user feedback.
+  issueplatform: "issuePlatform",
+  search_issues: "issuePlatform",
 };
 
 /** A dataset's own columns: name → type (aliases map to a canonical name). Anything else is a tag/attribute. */
@@ -89,6 +93,22 @@ const COLUMNS: Record<Dataset, Record<string, FieldType>> = {
     span_id: "string",
     timestamp: "date",
     timestamp_precise: "integer",
+    observed_timestamp: "date",
+    project: "string",
+    "project.name": "string",
+    "project.id": "integer",
+  },
+  issuePlatform: {
+    id: "string",
+    title: "string",
+    message: "string",
+    timestamp: "date",
+    "issue.category": "string",
+    "issue.type": "string",
+    "user.email": "string",
+    "user.name": "string",
+    "user.display": "string",
+    url: "string",
     project: "string",
     "project.name": "string",
     "project.id": "integer",
@@ -168,7 +188,7 @@ function bad(field: string, message: string): AppError {
 export function datasetOf(value: string | null): Dataset {
   if (value === null || value === "") return "errors";
   const d = DATASETS[value.toLowerCase()];
-  if (!d) throw bad("dataset", `Unsupported dataset "${value.slice(0, 40)}": use errors, spans or logs.`);
+  if (!d) throw bad("dataset", `Unsupported dataset "${value.slice(0, 40)}": use errors, spans, logs or issuePlatform.`);
   return d;
 }
 

@@ -21,6 +21,7 @@ import {
 } from "../../ingest/compat/discover-query";
 import type { Db } from "../../storage/db";
 import { type DiscoverEvent, type DiscoverLog, type DiscoverSpan, scanEvents, scanLogs, scanSpans } from "../../storage/events/discover";
+import { type FeedbackRow, listFeedback } from "../../storage/feedback/feedback";
 import { getIssueByShortId } from "../../storage/issues/issues";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
@@ -28,7 +29,7 @@ import { parseShortId } from "../issues/redirects";
 import type { OrgSummary, Viewer } from "../types";
 
 /** Rows read per request at most: with payloads (tags, user fields) fewer, they are decompressed. */
-export const SCAN_CAP = { rows: 20_000, withPayload: 2_000 };
+export const SCAN_CAP = { rows: 20_000, withPayload: 2_000, feedback: 1_000 };
 
 export interface DiscoverPage {
   data: Array<Record<string, unknown>>;
@@ -218,6 +219,7 @@ function logRow(l: DiscoverLog, project: ProjectRow | undefined): DiscoverRow {
     timestamp: () => l.timestamp,
     // Nanoseconds, as the `sentry` CLI orders and de-duplicates by it.
     timestamp_precise: () => l.timestamp * 1_000_000,
+    observed_timestamp: () => l.receivedAt,
     project: () => project?.slug ?? null,
     "project.id": () => l.projectId,
   };
@@ -226,6 +228,30 @@ function logRow(l: DiscoverLog, project: ProjectRow | undefined): DiscoverRow {
     tag: (key) => attribute(get, key),
     text: () => l.body,
     at: () => l.timestamp,
+  };
+}
+
+/** A user feedback as an issue-platform occurrence (Sentry keeps feedback as `feedback` issues). */
+function feedbackRow(f: FeedbackRow, project: ProjectRow | undefined): DiscoverRow {
+  const columns: Record<string, () => string | number | boolean | null> = {
+    id: () => f.feedbackId,
+    title: () => "User Feedback",
+    message: () => f.comments,
+    timestamp: () => f.createdAt,
+    "issue.category": () => "feedback",
+    "issue.type": () => "feedback",
+    "user.email": () => f.email || null,
+    "user.name": () => f.name || null,
+    "user.display": () => f.email || f.name || null,
+    url: () => f.url,
+    project: () => project?.slug ?? null,
+    "project.id": () => f.projectId,
+  };
+  return {
+    column: (name) => columns[name]?.() ?? null,
+    tag: (key) => (key === "url" ? f.url : null),
+    text: () => `${f.comments}\n${f.name}\n${f.email}`,
+    at: () => f.createdAt,
   };
 }
 
@@ -293,6 +319,10 @@ export function createDiscoverApi(deps: DiscoverApiDeps): DiscoverApi {
           ]
         : [];
     plan.filters.push(...extra);
+    if (plan.dataset === "issuePlatform") {
+      const feedback = await listFeedback(db, { projectIds, range: plan.range, limit: SCAN_CAP.feedback });
+      return { rows: feedback.map((f) => feedbackRow(f, visible.get(f.projectId))), truncated: feedback.length >= SCAN_CAP.feedback };
+    }
     if (plan.dataset === "spans") {
       const spans = await scanSpans(db, {
         ...scan,

@@ -121,13 +121,14 @@ export interface DiscoverLog {
   attributes: string;
   /** content hash (hex): the log's public item id is its first 32 characters */
   dedupe: string;
+  receivedAt: number;
 }
 
 export async function scanLogs(db: Db, q: DiscoverScan & { traceId?: string[]; level?: string[] }): Promise<DiscoverLog[]> {
   if (q.projectIds.length === 0) return [];
   let query = db.kysely
     .selectFrom("log_records")
-    .select(["id", "project_id", "trace_id", "span_id", "timestamp", "level", "body", "attributes", "dedupe"])
+    .select(["id", "project_id", "trace_id", "span_id", "timestamp", "level", "body", "attributes", "dedupe", "received_at"])
     .where("project_id", "in", q.projectIds)
     .where("received_at", ">=", q.start)
     .where("received_at", "<=", q.end);
@@ -144,5 +145,6 @@ export async function scanLogs(db: Db, q: DiscoverScan & { traceId?: string[]; l
     body: r.body,
     attributes: r.attributes,
     dedupe: r.dedupe,
+    receivedAt: Number(r.received_at),
   }));
 }
