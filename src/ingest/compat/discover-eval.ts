@@ -80,11 +80,23 @@ function percentile(sorted: number[], p: number): number | null {
   return sorted[idx] as number;
 }
 
-/** One aggregate over a group's rows. */
-export function aggregate(f: DiscoverField & { kind: "aggregate" }, rows: DiscoverRow[]): Value {
+/** One aggregate over a group's rows; `windowMs` is the time the rows were read over (epm, eps). */
+export function aggregate(f: DiscoverField & { kind: "aggregate" }, rows: DiscoverRow[], windowMs = 0): Value {
   switch (f.fn) {
     case "count":
       return rows.length;
+    case "epm":
+    case "eps":
+      return windowMs > 0 ? rows.length / (windowMs / (f.fn === "epm" ? 60_000 : 1000)) : null;
+    case "failure_rate": {
+      // Sentry's: the share of spans whose status is neither ok, cancelled nor unknown.
+      if (rows.length === 0) return 0;
+      const failed = rows.filter((r) => {
+        const st = r.column("span.status");
+        return typeof st === "string" && !["ok", "cancelled", "unknown", "unset", ""].includes(st);
+      }).length;
+      return failed / rows.length;
+    }
     case "count_unique": {
       const arg = f.arg as DiscoverField;
       const seen = new Set<string>();
@@ -151,7 +163,8 @@ export function evaluate(plan: DiscoverPlan, rows: DiscoverRow[]): DiscoverResul
     if (groups.size === 0 && plan.groupBy.length === 0) groups.set("[]", []);
     records = [...groups.values()].map((g) => {
       const rec: Record<string, Value> = {};
-      for (const f of plan.fields) rec[f.name] = f.kind === "aggregate" ? aggregate(f, g) : g[0] ? fieldValue(g[0], f) : null;
+      for (const f of plan.fields)
+        rec[f.name] = f.kind === "aggregate" ? aggregate(f, g, plan.range.end - plan.range.start) : g[0] ? fieldValue(g[0], f) : null;
       return rec;
     });
   } else {
@@ -200,7 +213,7 @@ export function statsSeries(
     out.set(
       axis.name,
       buckets.map((b, i) => {
-        const v = aggregate(axis, b);
+        const v = aggregate(axis, b, interval);
         // Sentry charts 0 for an empty bucket of any function.
         return [Math.floor((first + i * interval) / 1000), [{ count: v ?? 0 }]];
       }),

@@ -43,13 +43,19 @@ describe("Sentry's query API plan", () => {
       { issue: "WEB-1", "count()": 2, "count_unique(user)": 2, "last_seen()": "1970-01-01T00:00:00+00:00" },
       { issue: "WEB-2", "count()": 1, "count_unique(user)": 0, "last_seen()": "1970-01-01T00:00:00+00:00" },
     ]);
-    const f = plan("field=issue&query=flavor:sour%20!issue:WEB-2");
+    const f = plan("field=issue&query=flavor:sour%20!issue:web-2");
     expect(rows.filter((r) => rowMatches(f, r))).toHaveLength(1);
     const text = plan("field=issue&query=cra*");
     expect(rows.filter((r) => rowMatches(text, r))).toHaveLength(1);
     const paged = evaluate(plan("field=issue&per_page=2"), rows);
     expect(paged.hasMore).toBe(true);
     expect(evaluate(plan("field=count()&query=nothing"), []).data).toEqual([{ "count()": 0 }]);
+    // epm over the window read (1 h here): 3 rows → 0.05 a minute.
+    expect(evaluate(plan("field=epm()&statsPeriod=1h"), rows).data).toEqual([{ "epm()": 0.05 }]);
+    const spans = [row({ "span.status": "ok" }), row({ "span.status": "internal_error" })];
+    expect(evaluate(discoverPlan(new URLSearchParams("dataset=spans&field=failure_rate()"), NOW), spans).data).toEqual([
+      { "failure_rate()": 0.5 },
+    ]);
   });
 
   test("stats buckets", () => {

@@ -14,7 +14,7 @@ import { parseQuery, type QueryTerm } from "../../core/search/parse-query";
 import { statsPeriodMs } from "./issue-list-params";
 
 export type Dataset = "errors" | "spans" | "logs" | "issuePlatform";
-export type FieldType = "string" | "integer" | "number" | "date" | "duration" | "boolean";
+export type FieldType = "string" | "integer" | "number" | "date" | "duration" | "boolean" | "percentage";
 
 const DATASETS: Record<string, Dataset> = {
   errors: "errors",
@@ -140,7 +140,10 @@ export type AggregateFn =
   | "p75"
   | "p90"
   | "p95"
-  | "p99";
+  | "p99"
+  | "epm"
+  | "eps"
+  | "failure_rate";
 
 const NUMERIC_FNS = new Set<AggregateFn>(["min", "max", "avg", "sum", "p50", "p75", "p90", "p95", "p99"]);
 
@@ -214,8 +217,15 @@ export function parseField(dataset: Dataset, raw: string, param = "field"): Disc
   const argText = (call[2] as string).trim();
   const unknown = () => bad(param, `Invalid field "${name.slice(0, 60)}": ${fn}() is not a function Errata answers.`);
   switch (fn) {
+    case "epm":
+    case "eps":
+      return { kind: "aggregate", name, fn, arg: null, type: "number" };
+    case "failure_rate":
+      if (dataset !== "spans") throw unknown();
+      return { kind: "aggregate", name, fn, arg: null, type: "percentage" };
+    case "count_sample":
     case "count":
-      // count(id), count(span.duration): Sentry counts rows either way.
+      // count(id), count(span.duration): Sentry counts rows either way (count_sample: no extrapolation here).
       if (argText !== "") columnField(dataset, argText, param);
       return { kind: "aggregate", name, fn: "count", arg: null, type: "integer" };
     case "count_unique": {
@@ -288,6 +298,10 @@ function filterOf(dataset: Dataset, t: QueryTerm): DiscoverFilter | null {
   }
   if (SKIPPED_KEYS.has(t.key)) return null;
   const field = columnField(dataset, key, "query");
+  // Short ids are matched in any case, as the issue routes take them.
+  if (field.kind === "column" && field.column === "issue" && dataset === "errors") {
+    return { field, values: (t.values ?? [t.value]).map((v) => v.toUpperCase()), op: "eq", negated: t.negated };
+  }
   if (t.key === "has") return { field, values: ["*"], op: "eq", negated: t.negated };
   const values = t.values ?? [t.value];
   const cmp = /^(>=|<=|>|<|=)(.+)$/.exec(t.value);

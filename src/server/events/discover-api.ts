@@ -343,8 +343,9 @@ export function createDiscoverApi(deps: DiscoverApiDeps): DiscoverApi {
 
   return {
     async events(viewer, orgSlug, q) {
-      const plan = discoverPlan(q, deps.now());
+      // Access first: an outsider learns nothing, not even that the request was malformed.
       const { visible, projectIds } = await projectScope(viewer, orgSlug, q);
+      const plan = discoverPlan(q, deps.now());
       const environments = q.getAll("environment").filter((e) => e !== "");
       const { rows, truncated } = await rowsOf(plan, visible, projectIds, environments);
       const result = evaluate(
@@ -360,8 +361,8 @@ export function createDiscoverApi(deps: DiscoverApiDeps): DiscoverApi {
     },
 
     async stats(viewer, orgSlug, q) {
-      const { plan, axes, interval } = statsPlan(q, deps.now());
       const { visible, projectIds } = await projectScope(viewer, orgSlug, q);
+      const { plan, axes, interval } = statsPlan(q, deps.now());
       const environments = q.getAll("environment").filter((e) => e !== "");
       const { rows, truncated } = await rowsOf(plan, visible, projectIds, environments);
       const matching = rows.filter((r) => rowMatches(plan, r));
