@@ -1,8 +1,8 @@
 /**
  * Sentry's query API over what Errata keeps (issue 28): `GET /organizations/{org}/events/` and
  * `…/events-stats/` for the errors, spans and logs datasets. The request is planned in
- * src/ingest/compat/discover-query.ts, the rows are read (bounded: time window and a row cap) by
- * src/storage/events/discover.ts, and grouped/sorted in src/ingest/compat/discover-eval.ts.
+ * src/ingest/compat/discover/plan.ts, the rows are read (bounded: time window and a row cap) by
+ * src/storage/events/discover.ts, and grouped/sorted in src/ingest/compat/discover/evaluate.ts.
  * Needs event.read; only projects the viewer may see are read, and a project id the viewer cannot
  * see counts nothing (never an error that would confirm it exists).
  */
@@ -10,7 +10,7 @@ import { formatShortId } from "../../core/alerts/message";
 import type { NormalizedEvent } from "../../core/event";
 import { isObj } from "../../core/normalize/coerce";
 import { statTagsOf } from "../../core/search/event-tags";
-import { type DiscoverRow, evaluate, rowMatches, statsSeries } from "../../ingest/compat/discover-eval";
+import { type DiscoverRow, evaluate, rowMatches, statsSeries } from "../../ingest/compat/discover/evaluate";
 import {
   type DiscoverField,
   type DiscoverFilter,
@@ -18,7 +18,7 @@ import {
   discoverMeta,
   discoverPlan,
   statsPlan,
-} from "../../ingest/compat/discover-query";
+} from "../../ingest/compat/discover/plan";
 import type { Db } from "../../storage/db";
 import { type DiscoverEvent, type DiscoverLog, type DiscoverSpan, scanEvents, scanLogs, scanSpans } from "../../storage/events/discover";
 import { type FeedbackRow, listFeedback } from "../../storage/feedback/feedback";

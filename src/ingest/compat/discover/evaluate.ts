@@ -1,10 +1,10 @@
 /**
- * Runs a Discover plan (discover-query.ts) over rows already read: filters the conditions storage
+ * Runs a Discover plan (plan.ts) over rows already read: filters the conditions storage
  * could not, groups by the non-aggregate fields when an aggregate is asked, sorts, pages, and
  * writes the values as Sentry's query API does (dates ISO, durations in ms). Also the
  * `events-stats` buckets. Pure: the rows come with accessors, no I/O.
  */
-import type { DiscoverField, DiscoverFilter, DiscoverPlan } from "./discover-query";
+import type { DiscoverField, DiscoverFilter, DiscoverPlan } from "./plan";
 
 /** One stored row as the plan reads it: dates are epoch ms. */
 export interface DiscoverRow {

@@ -7,11 +7,11 @@
  * occurrences of issues that are not errors: in Errata, user feedback.
  *
  * Pure: throws AppError validation_failed naming the parameter (Sentry answers 400 with a detail).
- * The rows themselves are read by storage/events/discover.ts and evaluated by discover-eval.ts.
+ * The rows themselves are read by storage/events/discover.ts and evaluated by evaluate.ts.
  */
-import { AppError } from "../../core/errors";
-import { parseQuery, type QueryTerm } from "../../core/search/parse-query";
-import { statsPeriodMs } from "./issue-list-params";
+import { AppError } from "../../../core/errors";
+import { parseQuery, type QueryTerm } from "../../../core/search/parse-query";
+import { statsPeriodMs } from "../issue-list-params";
 
 export type Dataset = "errors" | "spans" | "logs" | "issuePlatform";
 export type FieldType = "string" | "integer" | "number" | "date" | "duration" | "boolean" | "percentage";

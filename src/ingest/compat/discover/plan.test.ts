@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { type DiscoverRow, evaluate, rowMatches, statsSeries } from "./discover-eval";
-import { discoverPlan, parseField, statsPlan } from "./discover-query";
+import { type DiscoverRow, evaluate, rowMatches, statsSeries } from "./evaluate";
+import { discoverPlan, parseField, statsPlan } from "./plan";
 
 const NOW = Date.UTC(2026, 0, 2);
 const plan = (q: string) => discoverPlan(new URLSearchParams(q), NOW);
