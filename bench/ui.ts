@@ -584,6 +584,19 @@ async function main() {
         () => `${url}/api/0/organizations/bench/issues/?statsPeriod=14d`,
         cookie,
       ),
+      // The same lists without stats: what the stats cost, measured in the same conditions.
+      await time(
+        "REST: project issue list, no stats (statsPeriod=)",
+        a.requests,
+        () => `${url}/api/0/projects/bench/web/issues/?statsPeriod=`,
+        cookie,
+      ),
+      await time(
+        "REST: org issue list, no stats (groupStatsPeriod=)",
+        a.requests,
+        () => `${url}/api/0/organizations/bench/issues/?statsPeriod=14d&groupStatsPeriod=`,
+        cookie,
+      ),
       await time(
         "issue page (hot and cold issues, latest event)",
         a.requests,

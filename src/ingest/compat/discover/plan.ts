@@ -173,7 +173,7 @@ export interface DiscoverPlan {
   filters: DiscoverFilter[];
   /** free-text words: each must appear in the title/message (or span description) */
   text: string[];
-  /** short ids named by `issue:` (resolved to ids by the service) */
+  /** the order of the page (rows: newest first by default; aggregates: by the first aggregate) */
   sort: { field: DiscoverField; desc: boolean } | null;
   range: { start: number; end: number };
   limit: number;
@@ -327,7 +327,7 @@ function sortOf(dataset: Dataset, raw: string | null, fields: DiscoverField[], a
   throw bad("sort", `Cannot sort by "${name.slice(0, 60)}": it is not one of the selected fields.`);
 }
 
-/** The whole request. `defaultFields` when no `field=` is given (Sentry requires one; the list answers id and timestamp). */
+/** The whole request (at least one `field=`, as Sentry requires). */
 export function discoverPlan(q: URLSearchParams, now: number): DiscoverPlan {
   const dataset = datasetOf(q.get("dataset"));
   const names = [...new Set(q.getAll("field").filter((f) => f.trim() !== ""))];
