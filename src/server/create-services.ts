@@ -18,6 +18,7 @@ import { createAuthRequests } from "./auth/requests";
 import { createSessionServices } from "./auth/sessions";
 import { createSsoServices } from "./auth/sso";
 import { createDigestServices } from "./events/digests";
+import { createDiscoverApi } from "./events/discover-api";
 import { createEventApi } from "./events/event-api";
 import { createIngestDataServices } from "./events/ingest-data";
 import { createStatsApi } from "./events/stats-api";
@@ -145,6 +146,7 @@ export function createServices(deps: {
       getIssue: (viewer, orgSlug, issueId) => services.issues.get(viewer, orgSlug, issueId),
       getProject: (viewer, orgSlug, projectSlug) => services.projects.get(viewer, orgSlug, projectSlug),
     }),
+    discover: createDiscoverApi({ db, now, membershipOrThrow, projectsOf: projectMap }),
     statsApi: createStatsApi({
       db,
       now,
@@ -158,6 +160,7 @@ export function createServices(deps: {
       now,
       membershipOrThrow,
       requireScope,
+      projectsOf: projectMap,
       getProject: (viewer, orgSlug, projectSlug) => services.projects.get(viewer, orgSlug, projectSlug),
     }),
     releaseApi: createReleaseApi({ db, now, membershipOrThrow, projectsOf: projectMap }),

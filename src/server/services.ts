@@ -9,6 +9,7 @@ import type { AccountServices } from "./auth/account";
 import type { PasswordResetServices } from "./auth/password-reset";
 import type { AuthRequests } from "./auth/requests";
 import type { SsoServices } from "./auth/sso";
+import type { DiscoverApi } from "./events/discover-api";
 import type { EventApiServices } from "./events/event-api";
 import type { IngestDataServices } from "./events/ingest-data";
 import type { StatsApi } from "./events/stats-api";
@@ -147,6 +148,7 @@ export interface AppServices {
   userFeedbackApi: UserFeedbackApi;
   /** Sentry's usage stats (project stats, stats_v2) from the outcome counters (src/server/events/stats-api.ts) */
   statsApi: StatsApi;
+  discover: DiscoverApi;
   /** Sentry's releases REST API: detail, update, delete, commits, deploys (src/server/releases/release-api.ts) */
   releaseApi: ReleaseApiServices;
   /** Sentry's bulk issue mutations by search instead of ids (src/server/issues/bulk.ts) */

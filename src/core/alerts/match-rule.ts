@@ -120,6 +120,8 @@ export function conditionHolds(c: SearchCondition, s: AlertSubject): boolean {
       return c.values.includes(s.event.level) !== c.negated;
     case "project":
       return c.values.includes(s.projectSlug) !== c.negated;
+    case "type":
+      return c.values.includes(s.issue.type ?? "error") !== c.negated;
     case "tag": {
       const v = tagValue(s.event.tags, c.key);
       const hit = v !== undefined && c.values.some((p) => wildcardMatch(p, v));

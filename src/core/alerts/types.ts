@@ -130,6 +130,8 @@ export interface AlertSubject {
     lastSeen: number;
     eventCount: number;
     userCount: number;
+    /** the issue's kind (`issue.type:`); absent: an error issue of the digest */
+    type?: string;
   };
   event: {
     level: string;

@@ -114,6 +114,8 @@ export type SearchCondition =
   | { kind: "tag"; key: string; values: string[]; negated: boolean }
   /** `has:user` (someone was affected) or `has:<tag>` */
   | { kind: "has"; key: string; negated: boolean }
+  /** `issue.type:` — the issue's kind (error, monitor_check_in_failure, uptime_domain_failure…); OR'ed */
+  | { kind: "type"; values: string[]; negated: boolean }
   /** Next.js digest match keys */
   | { kind: "digest"; values: string[]; negated: boolean }
   /** epoch-ms bound on first/last seen (inclusive) */
@@ -184,6 +186,7 @@ const RESERVED_KEYS = new Set([
   "last_seen",
   "timesseen",
   "times_seen",
+  "issue.type",
 ]);
 
 function isReservedKey(lower: string): boolean {
@@ -251,6 +254,7 @@ function termCondition(t: QueryTerm, now: number): SearchCondition[] {
     if (bad !== undefined) throw queryError(`Unknown level "${bad}": use one of ${LEVEL_VALUES.join(", ")}`, t.position);
     return [{ kind: "level", values, negated: t.negated }];
   }
+  if (key === "issue.type") return [{ kind: "type", values: valuesOf(t).map((v) => v.toLowerCase()), negated: t.negated }];
   if (key === "project") return [{ kind: "project", values: valuesOf(t).map((v) => v.toLowerCase()), negated: t.negated }];
   if (key === "assigned" || key === "assigned_to") return [{ kind: "assigned", values: valuesOf(t), negated: t.negated }];
   if (key === "has") {

@@ -12,15 +12,22 @@ describe("Sentry's issue-list parameters", () => {
     expect(() => parse("project=web")).toThrow(/project/);
   });
 
-  test("query: default is:unresolved, issue.category stripped and judged", () => {
+  test("query: default is:unresolved, issue.category rewritten to issue kinds and judged", () => {
     expect(parse("").query).toBe("is:unresolved");
     expect(parse("query=").query).toBe("");
     const judged = parse("query=is:unresolved issue.category:error boom");
-    expect(judged.query.split(/\s+/)).toEqual(["is:unresolved", "boom"]);
+    // Errors are every issue but cron and uptime failures.
+    expect(judged.query.split(/\s+/)).toEqual(["is:unresolved", "!issue.type:[monitor_check_in_failure,uptime_domain_failure]", "boom"]);
     expect(judged.categoryMatches).toBe(true);
-    expect(parse("query=issue.category:feedback").categoryMatches).toBe(false);
-    expect(parse("query=issue.category:[error,feedback]").categoryMatches).toBe(true);
-    expect(parse("query=!issue.category:error").categoryMatches).toBe(false);
+    expect(judged.feedback).toBe(false);
+    const feedback = parse("query=issue.category:feedback");
+    expect(feedback.categoryMatches).toBe(false);
+    expect(feedback.feedback).toBe(true);
+    expect(parse("query=issue.category:[error,feedback]")).toMatchObject({ categoryMatches: true, feedback: false });
+    expect(parse("query=!issue.category:error").query).toBe("issue.type:[monitor_check_in_failure,uptime_domain_failure]");
+    expect(parse("query=issue.category:cron").query).toBe("issue.type:[monitor_check_in_failure]");
+    expect(parse("query=!issue.category:feedback")).toMatchObject({ query: "", categoryMatches: true, feedback: false });
+    expect(parse("query=issue.category:performance").categoryMatches).toBe(false);
   });
 
   test("window: statsPeriod or start+end on the org list; the series on the project list", () => {

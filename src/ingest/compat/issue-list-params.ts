@@ -6,8 +6,9 @@
  * - `environment` repeatable (OR'ed);
  * - `statsPeriod` (`24h`, `14d`, `90m`, `2w`) or `start`/`end` (ISO): issues seen in that window;
  * - `sort`: date, new, freq, user (Sentry's priority, trends and inbox sort by last seen here);
- * - `query`: the search language; `issue.category:error` is every issue Errata groups (errors and
- *   default-level messages), any other category matches none; a bare event id or short id is a lookup;
+ * - `query`: the search language; `issue.category:error` is every issue but cron and uptime failures
+ *   (`cron`, `uptime` those), `feedback` the user feedback (not stored as issues), any other category
+ *   matches none; a bare event id or short id is a lookup;
  * - `groupStatsPeriod`: which `stats` series to attach (`24h`, `14d`, `auto`/absent both, `""` none);
  *   the project-level list's `statsPeriod` means that series (not a window), as in Sentry;
  * - `limit` (1–100), `cursor`.
@@ -31,6 +32,8 @@ export interface SentryIssueListParams {
   stats: StatsSeries[];
   /** false when `issue.category:` names only categories Errata does not keep as issues */
   categoryMatches: boolean;
+  /** `issue.category:feedback`: the list is user feedback, shaped as Sentry's feedback issues */
+  feedback: boolean;
   shortIdLookup: boolean;
 }
 
@@ -44,7 +47,6 @@ const SORTS: Record<string, SentryIssueListParams["sort"]> = {
   trends: "date",
   inbox: "date",
 };
-const ERROR_CATEGORIES = new Set(["error", "errors"]);
 
 function bad(field: string, message: string): AppError {
   return AppError.field(field, "format", `${field}: ${message}`);
@@ -76,19 +78,50 @@ export function timeWindow(url: URLSearchParams, now: number): { start: number; 
   return { start, end };
 }
 
-/** Strips `issue.category:…` terms, telling whether any category they name is kept as issues. */
-function categoryTerms(query: string): { rest: string; matches: boolean } {
+/** Errata's issue kinds by Sentry category: errors are every issue not a cron or uptime failure. */
+const KIND_TYPES = { cron: "monitor_check_in_failure", uptime: "uptime_domain_failure" } as const;
+type Kind = "error" | keyof typeof KIND_TYPES;
+const KINDS: readonly Kind[] = ["error", "cron", "uptime"];
+const CATEGORY_KINDS: Record<string, Kind> = {
+  error: "error",
+  errors: "error",
+  cron: "cron",
+  crons: "cron",
+  monitor: "cron",
+  uptime: "uptime",
+};
+const FEEDBACK_CATEGORIES = new Set(["feedback", "user_feedback"]);
+
+/** The kinds as a search term over `issue.type` ("" when every kind). */
+function kindsTerm(kinds: Set<Kind>): string {
+  if (kinds.size === KINDS.length) return "";
+  if (kinds.has("error")) {
+    const others = (["cron", "uptime"] as const).filter((k) => !kinds.has(k)).map((k) => KIND_TYPES[k]);
+    return `!issue.type:[${others.join(",")}]`;
+  }
+  return `issue.type:[${[...kinds].map((k) => KIND_TYPES[k as keyof typeof KIND_TYPES]).join(",")}]`;
+}
+
+/**
+ * Rewrites `issue.category:…` terms into `issue.type` conditions, telling whether any category
+ * named is kept as issues, and whether the query asks for user feedback alone (not stored as issues).
+ */
+function categoryTerms(query: string): { rest: string; matches: boolean; feedback: boolean } {
   let matches = true;
+  let feedback = false;
   const rest = query.replace(/(^|\s)(!?)issue\.category:(\[[^\]]*\]|"[^"]*"|\S+)/g, (_all, lead: string, neg: string, value: string) => {
     const names = value
       .replace(/^[["]|[\]"]$/g, "")
       .split(",")
       .map((s) => s.trim().toLowerCase());
-    const hit = names.some((n) => ERROR_CATEGORIES.has(n));
-    if (neg ? hit : !hit) matches = false;
-    return lead;
+    const named = new Set(names.map((n) => CATEGORY_KINDS[n]).filter((k): k is Kind => k !== undefined));
+    const kinds = new Set(KINDS.filter((k) => named.has(k) !== Boolean(neg)));
+    if (!neg && names.some((n) => FEEDBACK_CATEGORIES.has(n)) && named.size === 0) feedback = true;
+    if (kinds.size === 0) matches = false;
+    const term = kindsTerm(kinds);
+    return term ? `${lead}${term}` : lead;
   });
-  return { rest: rest.trim(), matches };
+  return { rest: rest.trim(), matches, feedback };
 }
 
 function statsSeries(url: URLSearchParams, field: string): StatsSeries[] {
@@ -128,6 +161,7 @@ export function sentryIssueListParams(
     cursor: url.get("cursor") || null,
     stats: statsSeries(url, level === "org" ? "groupStatsPeriod" : "statsPeriod"),
     categoryMatches: category.matches,
+    feedback: category.feedback,
     shortIdLookup: ["1", "true"].includes(url.get("shortIdLookup") ?? ""),
   };
 }

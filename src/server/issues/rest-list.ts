@@ -16,7 +16,18 @@ export async function listIssues(req: Request, scope: { org: string; project?: s
   const services = app();
   const p = sentryIssueListParams(url.searchParams, Date.now(), "is:unresolved", scope.project ? "project" : "org");
   // A project (by slug) the caller cannot see answers 404 before any search.
-  if (scope.project) await services.projects.get(viewer, scope.org, scope.project);
+  const project = scope.project ? await services.projects.get(viewer, scope.org, scope.project) : null;
+  if (p.feedback) {
+    const items = await services.userFeedbackApi.feedbackIssues(viewer, scope.org, {
+      projectIds: project ? [project.id] : p.projectIds,
+      range: p.range,
+      query: p.query,
+      limit: p.limit,
+      publicUrl: services.publicUrl,
+    });
+    // One page: feedback is listed newest first up to `limit`, without a next cursor.
+    return Response.json(items, { headers: { link: sentryLinkHeader(services.publicUrl, url, null) } });
+  }
   const page = p.categoryMatches
     ? await services.issues.list(viewer, scope.org, {
         project: scope.project,

@@ -29,6 +29,7 @@ import type { Db } from "../../storage/db";
 import { isUniqueViolation, type Tx, writeTx } from "../../storage/dialect";
 import { listRecentProjectEvents } from "../../storage/events/events";
 import { addToDefaultTeam, listTeams, setTeamProject } from "../../storage/members/teams";
+import { deleteProjectAndData } from "../../storage/orgs/project-delete";
 import { readProjectProcessing, switchGroupingVersion } from "../../storage/orgs/project-processing";
 import {
   findKey,
@@ -121,6 +122,8 @@ export interface ProjectAdminServices {
    * when the body changes nothing. Answers the project's slug as it is now.
    */
   updateFromSentry(viewer: Viewer, orgSlug: string, projectSlug: string, body: unknown): Promise<string>;
+  /** Sentry's project deletion: the project, its keys (the DSN stops accepting) and all its data. */
+  remove(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<void>;
   /** Name, slug and platform (admins and owners; a taken slug is a conflict). Answers the project as it is now. */
   rename(
     viewer: Viewer,
@@ -372,6 +375,13 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       const identity = projectIdentityPatch(body);
       if (Object.keys(identity).length === 0 && grouping) return projectSlug;
       return (await projects.rename(viewer, orgSlug, projectSlug, identity as Record<string, string>)).slug;
+    },
+
+    async remove(viewer, orgSlug, projectSlug) {
+      const { project } = await access(viewer, orgSlug, projectSlug, "project.write");
+      await writeTx(db, (tx) => deleteProjectAndData(tx, project.id));
+      // The ingest's cached key answers would accept events for a few more seconds.
+      invalidate();
     },
 
     async rename(viewer, orgSlug, projectSlug, patch) {

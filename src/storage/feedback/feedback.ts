@@ -50,13 +50,17 @@ export async function upsertFeedback(tx: Tx, f: NewFeedback): Promise<void> {
 }
 
 /** Feedback of these projects, newest first; optionally only what names one event. */
-export async function listFeedback(db: Db, q: { projectIds: number[]; eventId?: string; limit?: number }): Promise<FeedbackRow[]> {
+export async function listFeedback(
+  db: Db,
+  q: { projectIds: number[]; eventId?: string; limit?: number; range?: { start: number; end: number } },
+): Promise<FeedbackRow[]> {
   if (q.projectIds.length === 0) return [];
   let query = db.kysely
     .selectFrom("user_feedback")
     .select(["id", "project_id", "feedback_id", "event_id", "name", "email", "comments", "url", "source", "created_at"])
     .where("project_id", "in", q.projectIds);
   if (q.eventId !== undefined) query = query.where("event_id", "=", q.eventId);
+  if (q.range) query = query.where("created_at", ">=", q.range.start).where("created_at", "<=", q.range.end);
   const rows = await query
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")

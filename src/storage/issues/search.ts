@@ -70,6 +70,8 @@ function conditionExpr(eb: EB, c: StorageCondition, projectIds: number[]): Expre
       return not(statusExpr(eb, c.values));
     case "level":
       return not(eb("level", "in", c.values));
+    case "type":
+      return not(eb("type", "in", c.values));
     case "assigned":
       // coalesce: NOT must hold for unassigned issues too (NULL would drop them).
       return not(

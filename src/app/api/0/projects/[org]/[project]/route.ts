@@ -26,4 +26,10 @@ export const PUT = apiRoute<P>("project.write", async (req, { params }) => {
   const slug = await app().projects.updateFromSentry(viewer, params.org, params.project, await readJson(req));
   return Response.json(await detail(req, params.org, slug));
 });
+// Sentry's project deletion (admins and owners): 204; its events, issues and keys go with it.
+export const DELETE = apiRoute<P>("project.write", async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  await app().projects.remove(viewer, params.org, params.project);
+  return new Response(null, { status: 204 });
+});
 export const dynamic = "force-dynamic";
