@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, test } from "vitest";
 import { corpusFiles, corpusJson } from "../../../test/pipeline/corpus";
 import type { NormalizedEvent } from "../event";
+import { annotateNextjs } from "../nextjs/index";
 import { normalizeEvent } from "../normalize-event";
 import { compileGroupingRules, groupEvent, NO_GROUPING_RULES, type ProjectGroupingRules } from "./index";
 
@@ -246,6 +247,31 @@ describe("v3: JavaScript", () => {
     expect(a.components.join("\n")).toContain("built-in fingerprint rule");
     // Not for other platforms.
     expect(group({ ...chunk("17", "a"), platform: "python" }).source).not.toBe("fingerprint");
+  });
+
+  test("the Next.js rules and the SDK's fingerprint win over the built-in fingerprints", () => {
+    const chunk = (release: string, extra: F = {}) => ({
+      ...exc("javascript", "ChunkLoadError", "Loading chunk 17 failed.", [{ function: "a", abs_path: "https://shop.example/app.js" }]),
+      release,
+      ...extra,
+    });
+    // As the digest runs them: the Next.js rules first, then grouping.
+    const digested = (raw: unknown) => {
+      const e = norm(raw);
+      annotateNextjs(e);
+      return groupEvent(e, "v3", sha256);
+    };
+    const r1 = digested(chunk("web@1"));
+    expect(r1.components.join("\n")).not.toContain("built-in fingerprint rule");
+    // Deploy skew stays one issue per release, as the Next.js rules intend.
+    expect(r1.hashes).toEqual(digested(chunk("web@1")).hashes);
+    expect(r1.hashes).not.toEqual(digested(chunk("web@2")).hashes);
+    // A fingerprint the SDK sent is kept too.
+    const custom = group(chunk("web@1", { fingerprint: ["checkout-chunks"] }));
+    expect(custom.components.join("\n")).not.toContain("built-in fingerprint rule");
+    expect(custom.hashes).toEqual(group(chunk("web@2", { fingerprint: ["checkout-chunks"] })).hashes);
+    // `{{ default }}` alone is no fingerprint of its own: the built-in one applies.
+    expect(group(chunk("web@1", { fingerprint: ["{{ default }}"] })).components.join("\n")).toContain("built-in fingerprint rule");
   });
 });
 
