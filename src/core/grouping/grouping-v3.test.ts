@@ -58,6 +58,11 @@ describe("v3: generated JVM names join their original", () => {
       jf("com.shop.OrderService$$EnhancerBySpringCGLIB$$9f8e7d6c_2", "place", true),
     ],
     [
+      "Guice proxies (nested too)",
+      jf("com.shop.web.CartController$$EnhancerByGuice$$5e6f7a8b$$FastClassByGuice$$0a1b2c3d", "view", true),
+      jf("com.shop.web.CartController$$EnhancerByGuice$$99aa00bb$$FastClassByGuice$$feedf00d", "view", true),
+    ],
+    [
       "HibernateProxy",
       jf("com.shop.Order$HibernateProxy$ZIFtUTMC", "getTotal", true),
       jf("com.shop.Order$HibernateProxy$Q7kd02Lb", "getTotal", true),
