@@ -126,6 +126,25 @@ describe("v3: generated JVM names join their original", () => {
     expect(g.components.some((c) => c.startsWith("system:") && c.includes("ThreadPoolExecutor"))).toBe(false);
   });
 
+  test("the JDK calling itself: only its outermost frame groups, so a JDK update does not split issues", () => {
+    const build = jf("com.shop.Report", "build", true);
+    const crash = jf("com.shop.Report", "addLine", true);
+    const jdk17 = javaEvent([build, jf("java.util.ArrayList", "forEach"), jf("java.util.ArrayList$Itr", "forEachRemaining"), crash]);
+    const jdk21 = javaEvent([build, jf("java.util.ArrayList", "forEach"), jf("java.util.Iterator", "forEachRemaining"), crash]);
+    expect(group(jdk21).hashes).toEqual(group(jdk17).hashes);
+    const lines = group(jdk17).components.join("\n");
+    expect(lines).toContain("system: frame[5] module=java.util.ArrayList function=forEach");
+    expect(lines).toContain('built-in rule "category:internals -group"');
+    // A different outermost JDK entry point is a different path.
+    const viaStream = javaEvent([
+      build,
+      jf("java.util.stream.ReferencePipeline", "forEach"),
+      jf("java.util.Iterator", "forEachRemaining"),
+      crash,
+    ]);
+    expect(group(viaStream).hashes[1]).not.toEqual(group(jdk17).hashes[1]);
+  });
+
   test("Kotlin: kotlin.* and kotlinx.* are never in-app", () => {
     const kt = (extra: F[]) =>
       exc("java", "kotlin.KotlinNullPointerException", "", [...extra, jf("com.shop.CartViewModel", "refresh", true, "CartViewModel.kt")]);
