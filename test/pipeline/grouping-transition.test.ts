@@ -67,7 +67,7 @@ describe.each(await dialects())("grouping transition on %s", (dialect) => {
   test("new projects get the default version; existing ones keep theirs", async () => {
     const fresh = await createProject(db, "fresh");
     expect((await findProjectById(db, fresh))?.groupingVersion).toBe(DEFAULT_GROUPING_VERSION);
-    expect(DEFAULT_GROUPING_VERSION).toBe("v2");
+    expect(DEFAULT_GROUPING_VERSION).toBe("v3");
     const old = await projectOnV1("old");
     expect((await findProjectById(db, old))?.groupingVersion).toBe("v1");
   });

@@ -123,7 +123,7 @@ describe.each(await dialects())("project admin, releases and feedback on %s", (d
     expect(before.canManage).toBe(false);
     expect(before.retention).toMatchObject({ days: null, eventCap: null, defaultDays: 90 });
     expect(before.scrubbing).toEqual({ enabled: true, scrubIp: false, extraKeys: [], safeKeys: [] });
-    expect(before.grouping.version).toBe("v2");
+    expect(before.grouping.version).toBe("v3");
 
     const after = await s.projects.updateSettings(admin, "acme", "web-app", {
       retentionDays: 30,
@@ -135,7 +135,7 @@ describe.each(await dialects())("project admin, releases and feedback on %s", (d
     expect(after.canManage).toBe(true);
     expect(after.retention).toMatchObject({ days: 30, eventCap: 5000 });
     expect(after.scrubbing).toEqual({ enabled: true, scrubIp: true, extraKeys: ["ssn", "iban"], safeKeys: [] });
-    expect(after.grouping).toMatchObject({ version: "v1", previous: "v2", switchedAt: NOW });
+    expect(after.grouping).toMatchObject({ version: "v1", previous: "v3", switchedAt: NOW });
     expect(after.rateLimit.eventsPerMinute).toBe(120);
 
     const stored = (await readProjectProcessing(db, [after.project.id])).get(after.project.id);

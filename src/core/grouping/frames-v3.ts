@@ -26,7 +26,9 @@ const BASENAME_SPLIT = /[/\\]/;
 
 // Generated JVM class names: the generated part becomes `<auto>`.
 const JAVA_REFLECT_CTOR = /(sun\.reflect\.Generated(?:Serialization)?ConstructorAccessor)\d+/g;
-const JAVA_CGLIB = /(\$\$[\w]+?CGLIB\$\$)[a-fA-F0-9]+(_[0-9]+)?/g;
+// Spring's CGLIB (`$$EnhancerBySpringCGLIB$$1ebdddb0`) and Guice's (`$$EnhancerByGuice$$…`,
+// `$$FastClassByGuice$$…`, also nested) proxies.
+const JAVA_CGLIB = /(\$\$(?:\w+?CGLIB|EnhancerBy\w+?|FastClassBy\w+?)\$\$)[a-fA-F0-9]+(_[0-9]+)?/g;
 const JAVA_JAVASSIST = /(\$\$_javassist)(?:_seam)?(?:_[0-9]+)?/g;
 const JAVA_HIBERNATE = /(\$HibernateProxy\$)\w+/g;
 const CLOJURE_FN = /(\$fn__)\d+/g;

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, test } from "vitest";
 import { corpusFiles, corpusJson } from "../../../test/pipeline/corpus";
 import type { NormalizedEvent } from "../event";
+import { annotateNextjs } from "../nextjs/index";
 import { normalizeEvent } from "../normalize-event";
 import { compileGroupingRules, groupEvent, NO_GROUPING_RULES, type ProjectGroupingRules } from "./index";
 
@@ -55,6 +56,11 @@ describe("v3: generated JVM names join their original", () => {
       "CGLIB",
       jf("com.shop.OrderService$$EnhancerBySpringCGLIB$$a1b2c3d4", "place", true),
       jf("com.shop.OrderService$$EnhancerBySpringCGLIB$$9f8e7d6c_2", "place", true),
+    ],
+    [
+      "Guice proxies (nested too)",
+      jf("com.shop.web.CartController$$EnhancerByGuice$$5e6f7a8b$$FastClassByGuice$$0a1b2c3d", "view", true),
+      jf("com.shop.web.CartController$$EnhancerByGuice$$99aa00bb$$FastClassByGuice$$feedf00d", "view", true),
     ],
     [
       "HibernateProxy",
@@ -118,6 +124,25 @@ describe("v3: generated JVM names join their original", () => {
     expect(g.components.join("\n")).toContain('built-in rule "module:io.sentry.* category=framework -group"');
     expect(g.components.join("\n")).toContain('built-in rule "category:threadbase -group v-group"');
     expect(g.components.some((c) => c.startsWith("system:") && c.includes("ThreadPoolExecutor"))).toBe(false);
+  });
+
+  test("the JDK calling itself: only its outermost frame groups, so a JDK update does not split issues", () => {
+    const build = jf("com.shop.Report", "build", true);
+    const crash = jf("com.shop.Report", "addLine", true);
+    const jdk17 = javaEvent([build, jf("java.util.ArrayList", "forEach"), jf("java.util.ArrayList$Itr", "forEachRemaining"), crash]);
+    const jdk21 = javaEvent([build, jf("java.util.ArrayList", "forEach"), jf("java.util.Iterator", "forEachRemaining"), crash]);
+    expect(group(jdk21).hashes).toEqual(group(jdk17).hashes);
+    const lines = group(jdk17).components.join("\n");
+    expect(lines).toContain("system: frame[5] module=java.util.ArrayList function=forEach");
+    expect(lines).toContain('built-in rule "category:internals -group"');
+    // A different outermost JDK entry point is a different path.
+    const viaStream = javaEvent([
+      build,
+      jf("java.util.stream.ReferencePipeline", "forEach"),
+      jf("java.util.Iterator", "forEachRemaining"),
+      crash,
+    ]);
+    expect(group(viaStream).hashes[1]).not.toEqual(group(jdk17).hashes[1]);
   });
 
   test("Kotlin: kotlin.* and kotlinx.* are never in-app", () => {
@@ -246,6 +271,31 @@ describe("v3: JavaScript", () => {
     expect(a.components.join("\n")).toContain("built-in fingerprint rule");
     // Not for other platforms.
     expect(group({ ...chunk("17", "a"), platform: "python" }).source).not.toBe("fingerprint");
+  });
+
+  test("the Next.js rules and the SDK's fingerprint win over the built-in fingerprints", () => {
+    const chunk = (release: string, extra: F = {}) => ({
+      ...exc("javascript", "ChunkLoadError", "Loading chunk 17 failed.", [{ function: "a", abs_path: "https://shop.example/app.js" }]),
+      release,
+      ...extra,
+    });
+    // As the digest runs them: the Next.js rules first, then grouping.
+    const digested = (raw: unknown) => {
+      const e = norm(raw);
+      annotateNextjs(e);
+      return groupEvent(e, "v3", sha256);
+    };
+    const r1 = digested(chunk("web@1"));
+    expect(r1.components.join("\n")).not.toContain("built-in fingerprint rule");
+    // Deploy skew stays one issue per release, as the Next.js rules intend.
+    expect(r1.hashes).toEqual(digested(chunk("web@1")).hashes);
+    expect(r1.hashes).not.toEqual(digested(chunk("web@2")).hashes);
+    // A fingerprint the SDK sent is kept too.
+    const custom = group(chunk("web@1", { fingerprint: ["checkout-chunks"] }));
+    expect(custom.components.join("\n")).not.toContain("built-in fingerprint rule");
+    expect(custom.hashes).toEqual(group(chunk("web@2", { fingerprint: ["checkout-chunks"] })).hashes);
+    // `{{ default }}` alone is no fingerprint of its own: the built-in one applies.
+    expect(group(chunk("web@1", { fingerprint: ["{{ default }}"] })).components.join("\n")).toContain("built-in fingerprint rule");
   });
 });
 

@@ -27,7 +27,7 @@ describe("grouping v1: golden fixtures", () => {
 
   test("the registry is versioned and unknown versions fall back to the default", () => {
     expect(Object.keys(GROUPING_VERSIONS)).toEqual(["v1", "v2", "v3"]);
-    expect(DEFAULT_GROUPING_VERSION).toBe("v2");
+    expect(DEFAULT_GROUPING_VERSION).toBe("v3");
     const e = normalizeEvent({ message: "x" }, ctx);
     expect(groupEvent(e, "v999", sha256).version).toBe(DEFAULT_GROUPING_VERSION);
   });

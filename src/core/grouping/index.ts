@@ -28,12 +28,12 @@ export const GROUPING_VERSIONS: Readonly<Record<string, GroupingAlgorithm>> = {
 };
 
 /**
- * The version NEW projects get; existing projects keep the one they recorded. Still v2: v3's
- * built-in fingerprints (ChunkLoadError, hydration errors) disagree with the Next.js rules that
- * group deploy skew per release and React errors by code; an admin opts a project into v3 in
- * its settings until the two agree.
+ * The version NEW projects get; existing projects keep the one they recorded (switching is the
+ * settings page's job, with the transition period below). v3's built-in fingerprints yield to
+ * any fingerprint already on the event, so the Next.js rules (deploy skew per release, React
+ * errors by code) keep deciding for Next.js events.
  */
-export const DEFAULT_GROUPING_VERSION = "v2";
+export const DEFAULT_GROUPING_VERSION = "v3";
 
 /** A project's own grouping rules (Sentry's `fingerprintingRules` and `groupingEnhancements`), parsed. */
 export interface ProjectGroupingRules {
@@ -90,6 +90,12 @@ export function compareGroupingVersions(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Does the event carry a fingerprint of its own (anything beyond `{{ default }}`)? */
+function hasCustomFingerprint(event: NormalizedEvent): boolean {
+  for (const f of event.fingerprint ?? []) if (!/^\{\{\s*default\s*\}\}$/i.test(f)) return true;
+  return false;
+}
+
 /** Groups an event with the given version (unknown versions fall back to the default). */
 export function groupEvent(
   event: NormalizedEvent,
@@ -98,8 +104,12 @@ export function groupEvent(
   rules: ProjectGroupingRules = NO_GROUPING_RULES,
 ): GroupingResult {
   const algo = GROUPING_VERSIONS[version] ?? (GROUPING_VERSIONS[DEFAULT_GROUPING_VERSION] as GroupingAlgorithm);
-  // Server-side fingerprint rules replace what the SDK sent (v2+; the project's rules first).
-  const lists = algo.version === "v1" ? [] : algo.builtinFingerprints ? [rules.fingerprint, algo.builtinFingerprints] : [rules.fingerprint];
+  // Server-side fingerprint rules replace what the SDK sent (v2+; the project's rules first). The
+  // built-in ones only fill in for a default fingerprint: one the SDK sent, or one Errata's Next.js
+  // rules chose (deploy skew per release, React errors by code), says more than a catch-all
+  // `chunkloaderror`, so it wins (Sentry lets its built-ins override even the SDK's).
+  const builtin = algo.builtinFingerprints && !hasCustomFingerprint(event) ? algo.builtinFingerprints : undefined;
+  const lists = algo.version === "v1" ? [] : builtin ? [rules.fingerprint, builtin] : [rules.fingerprint];
   const matched = lists.some((l) => l.length > 0) ? matchFingerprintRules(lists, event) : undefined;
   const grouped = matched ? { ...event, fingerprint: matched.fingerprint } : event;
   const keyed = algo.key(grouped, algo.stackRules ? { stackRules: rules.stack } : undefined);

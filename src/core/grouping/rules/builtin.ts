@@ -39,6 +39,21 @@ function:processTicksAndRejections -app -group
 function:runNextTicks -app -group
 function:nextTick -app -group
 
+# JVM: the standard library calling itself is plumbing (only its outermost frame groups),
+# Android's OS frames are never the app
+module:java.* category=std
+module:javax.crypto.* category=std
+module:android.* category=std
+module:androidx.* category=std
+module:android.os.* category=system
+module:dalvik.system.* category=system
+module:com.android.* category=system
+category:system -app
+[ category:std ] | category:std category=internals
+[ category:std ] | category:system category=internals
+[ category:system ] | category:system category=internals
+category:internals -group
+
 # JVM: thread bases and everything that calls them, reflection, the SDK, frameworks
 module:java.util.concurrent.ThreadPoolExecutor* function:runWorker category=threadbase
 module:java.lang.reflect.* category=indirection

@@ -313,7 +313,14 @@ function all(ms: Matcher[], s: FrameState | undefined, e: RuleException | undefi
 export function applyStackRules(rules: StackRule[], frames: RuleFrame[], inApp: boolean[], exc?: RuleException): StackDecision {
   const states: FrameState[] = frames.map((rf, i) => ({ rf, inApp: inApp[i] === true, group: true, category: undefined }));
   const out: StackDecision = { frames: [] };
-  for (const rule of rules) {
+  const builtin = builtinPrefix(rules);
+  // Which built-in rules the frames' own fields (module, function, path…) allow, from the cache.
+  const allowed = builtin ? states.map((s) => staticMatches(builtin, s)) : undefined;
+  // Most built-in rules match no frame of a stack: skip those whole.
+  const anyFrame = builtin ? new Uint8Array(builtin.rules.length) : undefined;
+  if (anyFrame && allowed) for (const bits of allowed) for (let r = 0; r < bits.length; r++) anyFrame[r] |= bits[r] as number;
+  for (let r = 0; r < rules.length; r++) {
+    const rule = rules[r] as StackRule;
     if (rule.exceptionOnly) {
       // Decided once for the stack; frame-less actions only make sense here, flags hit every frame.
       if (!all(rule.matchers, states[0] ?? EMPTY_STATE, exc)) continue;
@@ -321,11 +328,15 @@ export function applyStackRules(rules: StackRule[], frames: RuleFrame[], inApp: 
       if (states.length === 0) applyActions(rule, states, -1, out, true);
       continue;
     }
+    const cached = builtin !== undefined && r < builtin.rules.length;
+    if (cached && anyFrame?.[r] === 0) continue;
+    const matchers = cached ? (builtin.dynamic[r] as Matcher[]) : rule.matchers;
     for (let i = 0; i < states.length; i++) {
       const s = states[i] as FrameState;
       // Native frames keep v2's treatment: built-in rules are for the other families.
       if (rule.builtin && s.rf.family === "native") continue;
-      if (!all(rule.matchers, s, exc)) continue;
+      if (cached && (allowed?.[i] as Uint8Array)[r] === 0) continue;
+      if (!all(matchers, s, exc)) continue;
       if (rule.caller.length > 0 && !all(rule.caller, states[i - 1], exc)) continue;
       if (rule.callee.length > 0 && !all(rule.callee, states[i + 1], exc)) continue;
       applyActions(rule, states, i, out, false);
@@ -336,6 +347,58 @@ export function applyStackRules(rules: StackRule[], frames: RuleFrame[], inApp: 
 }
 
 const EMPTY_STATE: FrameState = { rf: { frame: {}, family: "other" }, inApp: false, group: true, category: undefined };
+
+// The built-in rules run over every frame of every event. What a rule's matchers on the frame's
+// own fields (family, module, function, path, package) decide depends on those fields alone, and
+// the same frames come back event after event, so it is cached per frame signature; matchers on
+// state (app, category) and on the exception still run each time.
+const STATIC_FIELDS = new Set<string>(["family", "module", "function", "path", "package"]);
+const SIGNATURES_MAX = 4096;
+
+interface BuiltinCache {
+  rules: StackRule[];
+  /** per rule: its matchers that read state or the exception */
+  dynamic: Matcher[][];
+  /** per rule: its matchers on the frame's own fields */
+  fixed: Matcher[][];
+  bySignature: Map<string, Uint8Array>;
+}
+
+const builtinCaches = new WeakMap<StackRule, BuiltinCache>();
+
+/** The cache for the leading built-in rules of `rules` (how grouping passes them: built-ins first). */
+function builtinPrefix(rules: StackRule[]): BuiltinCache | undefined {
+  let n = 0;
+  while (n < rules.length && (rules[n] as StackRule).builtin) n++;
+  if (n === 0) return undefined;
+  const first = rules[0] as StackRule;
+  const hit = builtinCaches.get(first);
+  if (hit && hit.rules.length === n && hit.rules[n - 1] === rules[n - 1]) return hit;
+  const prefix = rules.slice(0, n);
+  const cache: BuiltinCache = {
+    rules: prefix,
+    dynamic: prefix.map((r) => r.matchers.filter((m) => !STATIC_FIELDS.has(m.field))),
+    fixed: prefix.map((r) => r.matchers.filter((m) => STATIC_FIELDS.has(m.field))),
+    bySignature: new Map(),
+  };
+  builtinCaches.set(first, cache);
+  return cache;
+}
+
+/** A field in a frame signature; absent (or not a string) differs from empty. */
+const part = (v: unknown): string => (typeof v === "string" ? v : "\u0001");
+
+function staticMatches(cache: BuiltinCache, s: FrameState): Uint8Array {
+  const f = s.rf.frame;
+  const sig = `${s.rf.family}\u0000${part(f.module)}\u0000${part(f.function ?? f.raw_function)}\u0000${part(f.abs_path)}\u0000${part(f.filename)}\u0000${part(f.package)}`;
+  const hit = cache.bySignature.get(sig);
+  if (hit) return hit;
+  const bits = new Uint8Array(cache.rules.length);
+  for (let r = 0; r < bits.length; r++) bits[r] = all(cache.fixed[r] as Matcher[], s, undefined) ? 1 : 0;
+  if (cache.bySignature.size >= SIGNATURES_MAX) cache.bySignature.clear();
+  cache.bySignature.set(sig, bits);
+  return bits;
+}
 
 function applyActions(rule: StackRule, states: FrameState[], i: number, out: StackDecision, selfOnly: boolean): void {
   for (const a of rule.actions) {
