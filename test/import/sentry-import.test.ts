@@ -548,6 +548,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     const link = await db.kysely
       .selectFrom("import_links")
       .select("local_id")
+      .where("kind", "=", "issue")
       .where("source_key", "=", `web/${sourceIssue.id}`)
       .executeTakeFirstOrThrow();
     const issueId = Number(link.local_id);
