@@ -21,6 +21,9 @@ interface ImportOptions {
   into?: string;
   dryRun?: boolean;
   json?: boolean;
+  issues?: boolean;
+  since?: string;
+  eventsPerIssue?: string;
 }
 
 export function registerImportCommands(cli: Command): void {
@@ -32,6 +35,9 @@ export function registerImportCommands(cli: Command): void {
     .requiredOption("--token <token>", "an auth token with org:read, project:read, team:read and member:read (or SENTRY_AUTH_TOKEN)")
     .requiredOption("--org <slug>", "the organization's slug on the Sentry server")
     .option("--into <slug>", "an existing organization here to import into (default: the source's slug, created when missing)")
+    .option("--issues", "also import issues (status, assignee, counts) with their latest events")
+    .option("--since <period>", "with --issues: those last seen within this period (30d, 12h, 2w)", "30d")
+    .option("--events-per-issue <n>", "with --issues: the latest events kept per issue (1–100)", "10")
     .option("--dry-run", "read everything and report what would change, without writing")
     .option("--json", "print the report as JSON")
     .action(async (opts: ImportOptions) => {
@@ -51,7 +57,16 @@ export function registerImportCommands(cli: Command): void {
           membershipOrThrow: () => Promise.reject(new AppError("forbidden")),
         });
         const report = await imports.importAsOperator(
-          { url: opts.url, token: opts.token, org: opts.org, into: opts.into, dryRun: opts.dryRun },
+          {
+            url: opts.url,
+            token: opts.token,
+            org: opts.org,
+            into: opts.into,
+            dryRun: opts.dryRun,
+            issues: opts.issues,
+            since: opts.since,
+            eventsPerIssue: Number(opts.eventsPerIssue ?? 10) || 10,
+          },
           { onProgress: bar.progress, onWait: bar.wait },
         );
         bar.end();

@@ -25,6 +25,7 @@ import { createStatsApi } from "./events/stats-api";
 import { createTraceServices } from "./events/traces";
 import { createFeedbackServices } from "./feedback/inbox";
 import { createUserFeedbackApi } from "./feedback/user-feedback-api";
+import { createImportRunServices } from "./import/import-runs";
 import { createImportServices } from "./import/sentry-import";
 import { createHealthServices } from "./installation/health";
 import { createOperatorServices, type OperatorServices } from "./installation/operator";
@@ -80,6 +81,7 @@ export function createServices(deps: {
     toEventDetail,
   });
   const admin = createProjectAdmin({ db, config, now, membershipOrThrow, requireScope, projectSummary });
+  const imports = createImportServices({ db, now, policy: config.import, invitationDays: config.invitationDays, membershipOrThrow });
   const sso = createSsoServices({ db, auth, config, log: deps.log, now, membershipOrThrow });
 
   const services: AppServices & { operator: OperatorServices } = {
@@ -101,7 +103,14 @@ export function createServices(deps: {
     feedback: createFeedbackServices({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
     monitors: createMonitorServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
     uptime: createUptimeServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
-    imports: createImportServices({ db, now, policy: config.import, invitationDays: config.invitationDays, membershipOrThrow }),
+    imports,
+    importRuns: createImportRunServices({
+      db,
+      now,
+      imports,
+      membershipOrThrow,
+      log: (msg, fields) => deps.log.error(fields, msg),
+    }),
 
     issues: createIssueReads({ db, access, issueStream, now }),
 

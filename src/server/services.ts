@@ -16,6 +16,7 @@ import type { StatsApi } from "./events/stats-api";
 import type { TraceServices } from "./events/traces";
 import type { FeedbackServices } from "./feedback/inbox";
 import type { UserFeedbackApi } from "./feedback/user-feedback-api";
+import type { ImportRunServices } from "./import/import-runs";
 import type { ImportServices } from "./import/sentry-import";
 import type { IssueActions } from "./issues/actions";
 import type { IssueBulkServices } from "./issues/bulk";
@@ -180,6 +181,8 @@ export interface AppServices {
   uptime: UptimeServices;
   /** Importing an organization from Sentry's REST API — src/server/import/sentry-import.ts */
   imports: ImportServices;
+  /** The settings page's imports: started, polled, reported — src/server/import/import-runs.ts */
+  importRuns: ImportRunServices;
   /** Single sign-on (OpenID Connect) per organization — src/server/auth/sso.ts */
   sso: SsoServices;
 }

@@ -534,6 +534,34 @@ export interface InvitationTeamsTable {
   team_id: number;
 }
 
+/** What an import made of a source object without a natural key here (0041). */
+export interface ImportLinksTable {
+  org_id: number;
+  /** alert_rule | issue */
+  kind: string;
+  /** e.g. `project-slug/rule-id` on the source */
+  source_key: string;
+  local_id: number;
+  created_at: number;
+}
+
+/** An import started from the settings page (0041); never holds the token. */
+export interface ImportRunsTable {
+  id: string;
+  org_id: number;
+  user_id: string;
+  /** running | done | failed */
+  status: string;
+  /** JSON ImportProgress */
+  progress: string;
+  /** JSON ImportReport when done */
+  report: string | null;
+  /** the catalogue code and message when failed, JSON */
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface TeamProjectsTable {
   team_id: number;
   project_id: number;
@@ -775,6 +803,8 @@ export interface Database {
   team_members: TeamMembersTable;
   team_projects: TeamProjectsTable;
   invitation_teams: InvitationTeamsTable;
+  import_links: ImportLinksTable;
+  import_runs: ImportRunsTable;
   alert_channels: AlertChannelsTable;
   alert_rules: AlertRulesTable;
   alert_rule_issues: AlertRuleIssuesTable;

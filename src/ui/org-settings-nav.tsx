@@ -8,6 +8,7 @@ const SECTIONS = [
   { path: "/teams", label: "Teams" },
   { path: "/tokens", label: "Tokens" },
   { path: "/sso", label: "Single sign-on" },
+  { path: "/import", label: "Import from Sentry" },
 ] as const;
 
 /** The organization settings' sections: a column at wide widths, wrapping rows on narrow ones (a scrolling row hid the current one). */

@@ -115,6 +115,294 @@ const members = [
   member("103", "Carol@Globex.test", "manager", ["backend", "mobile_team"]),
 ];
 
+const C = "sentry.rules.conditions.";
+const F = "sentry.rules.filters.";
+const ruleBase = {
+  actionMatch: "any",
+  filterMatch: "all",
+  frequency: 30,
+  environment: null,
+  status: "active",
+  owner: null,
+  createdBy: null,
+  projects: ["ios-app"],
+  snooze: false,
+  dateCreated: iso,
+};
+
+/** Sentry's issue alert rules (ProjectRulesEndpoint): two that move, two that cannot. */
+export const IOS_RULES = [
+  {
+    ...ruleBase,
+    id: "901",
+    name: "New or regressed crash on iPhone in production",
+    environment: "production",
+    frequency: 60,
+    conditions: [
+      { id: `${C}first_seen_event.FirstSeenEventCondition`, name: "A new issue is created" },
+      { id: `${C}regression_event.RegressionEventCondition`, name: "The issue changes state from resolved to unresolved" },
+    ],
+    filters: [
+      {
+        id: `${F}tagged_event.TaggedEventFilter`,
+        key: "device",
+        match: "eq",
+        value: "iPhone",
+        name: "The event's tags match device equals iPhone",
+      },
+      { id: `${F}level.LevelFilter`, match: "gte", level: "40", name: "The event's level is greater than or equal to error" },
+    ],
+    actions: [
+      {
+        id: "sentry.mail.actions.NotifyEmailAction",
+        targetType: "IssueOwners",
+        targetIdentifier: "",
+        fallthroughType: "ActiveMembers",
+        uuid: "a1",
+      },
+      {
+        id: "sentry.integrations.slack.notify_action.SlackNotifyServiceAction",
+        workspace: "77",
+        channel: "#ios-alerts",
+        channel_id: "C01",
+        uuid: "a2",
+      },
+      { id: "sentry.rules.actions.notify_event_service.NotifyEventServiceAction", service: "webhooks", uuid: "a3" },
+    ],
+  },
+  {
+    ...ruleBase,
+    id: "902",
+    name: "Spike",
+    conditions: [
+      { id: `${C}event_frequency.EventFrequencyCondition`, value: 100, interval: "1h", comparisonType: "count" },
+      { id: `${C}event_frequency.EventUniqueUserFrequencyCondition`, value: 20, interval: "1h", comparisonType: "count" },
+    ],
+    filters: [],
+    actions: [
+      { id: "sentry.mail.actions.NotifyEmailAction", targetType: "Member", targetIdentifier: "u101", uuid: "b1" },
+      { id: "sentry.mail.actions.NotifyEmailAction", targetType: "Team", targetIdentifier: "32", uuid: "b2" },
+    ],
+  },
+  {
+    ...ruleBase,
+    id: "903",
+    name: "Send a notification for high priority issues",
+    conditions: [
+      { id: `${C}high_priority_issue.NewHighPriorityIssueCondition` },
+      { id: `${C}high_priority_issue.ExistingHighPriorityIssueCondition` },
+    ],
+    filters: [],
+    actions: [
+      { id: "sentry.mail.actions.NotifyEmailAction", targetType: "IssueOwners", targetIdentifier: "", fallthroughType: "ActiveMembers" },
+    ],
+  },
+  {
+    ...ruleBase,
+    id: "904",
+    name: "Latest release only",
+    conditions: [{ id: `${C}first_seen_event.FirstSeenEventCondition` }],
+    filters: [{ id: `${F}latest_release.LatestReleaseFilter` }],
+    actions: [],
+  },
+];
+
+const release = (version: string, projects: Array<{ slug: string }>, dateCreated: string, more: Record<string, unknown> = {}) => ({
+  id: version.length,
+  version,
+  shortVersion: version,
+  status: "open",
+  ref: null,
+  url: null,
+  dateCreated,
+  dateReleased: null,
+  dateStarted: null,
+  data: {},
+  newGroups: 0,
+  owner: null,
+  commitCount: 0,
+  lastCommit: null,
+  deployCount: 0,
+  lastDeploy: null,
+  authors: [],
+  projects: projects.map((p) => ({ ...p, name: p.slug, newGroups: 0, platform: null, platforms: [], hasHealthData: false })),
+  versionInfo: { package: null, version: { raw: version }, description: version, buildHash: null },
+  ...more,
+});
+export const RELEASES = [
+  release("ios@2.0.0", [{ slug: "ios-app" }], "2024-03-05T09:00:00.000000Z", {
+    ref: "v2.0.0",
+    url: "https://apps.globex.test/ios/2.0.0",
+    dateReleased: "2024-03-05T12:00:00.000000Z",
+  }),
+  release("payments@1.4.0", [{ slug: "payments" }], "2024-03-04T09:00:00.000000Z"),
+];
+export const IOS_DEPLOYS = [
+  {
+    id: "61",
+    environment: "production",
+    name: "ios 2.0.0 to the App Store",
+    url: null,
+    dateStarted: "2024-03-05T11:00:00Z",
+    dateFinished: "2024-03-05T12:00:00Z",
+  },
+  { id: "60", environment: "staging", name: null, url: null, dateStarted: null, dateFinished: "2024-03-05T10:00:00Z" },
+];
+export const IOS_COMMITS = [
+  {
+    id: "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+    message: "Fix the crash on launch",
+    dateCreated: "2024-03-05T08:00:00Z",
+    suspectCommitType: "",
+    repository: {
+      id: "5",
+      name: "globex/ios",
+      url: "https://github.com/globex/ios",
+      provider: { id: "integrations:github", name: "GitHub" },
+      status: "active",
+    },
+    author: { id: "u101", name: "Ada", email: "ada@globex.test" },
+    releases: [],
+  },
+  {
+    id: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c",
+    message: "Bump version",
+    dateCreated: "2024-03-04T17:00:00Z",
+    repository: { id: "5", name: "globex/ios" },
+    author: { name: "Carol", email: "carol@globex.test" },
+  },
+];
+
+const DAY = 86_400_000;
+/** One "now" for the whole replay: every run reads the same issue and event times. */
+const NOW = Date.now();
+const isoAgo = (ms: number) => new Date(NOW - ms).toISOString().replace("Z", "000Z");
+
+/** Sentry's issue list rows for ios-app: one seen 2 days ago (resolved, a team's), one 60 days ago (outside --since 30d). */
+export function iosIssues() {
+  const base = {
+    type: "error",
+    platform: "cocoa",
+    project: { id: "4242", slug: "ios-app", name: "iOS App" },
+    numComments: 0,
+    isBookmarked: false,
+    hasSeen: true,
+    annotations: [],
+    stats: {},
+  };
+  return [
+    {
+      ...base,
+      id: "5001",
+      shortId: "IOS-APP-7",
+      title: "TypeError: undefined is not an object",
+      culprit: "AppDelegate in didFinishLaunching",
+      level: "error",
+      status: "resolved",
+      substatus: null,
+      statusDetails: {},
+      firstSeen: isoAgo(20 * DAY),
+      lastSeen: isoAgo(2 * DAY),
+      count: "1234",
+      userCount: 56,
+      assignedTo: { type: "team", id: "31", name: "mobile_team" },
+      metadata: { type: "TypeError", value: "undefined is not an object", filename: "AppDelegate.swift", function: "didFinishLaunching" },
+    },
+    {
+      ...base,
+      id: "5000",
+      shortId: "IOS-APP-3",
+      title: "Old crash",
+      culprit: "",
+      level: "fatal",
+      status: "unresolved",
+      substatus: "ongoing",
+      firstSeen: isoAgo(90 * DAY),
+      lastSeen: isoAgo(60 * DAY),
+      count: "3",
+      userCount: 1,
+      assignedTo: null,
+      metadata: {},
+    },
+  ];
+}
+
+export const IOS_EVENT_IDS = ["e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1", "e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0"];
+
+/** Sentry's event serializer (`?full=true`): entries, tags as a list, camelCase frames, the release an object. */
+function iosEvent(eventId: string, agoMs: number) {
+  return {
+    id: eventId,
+    eventID: eventId,
+    groupID: "5001",
+    projectID: "4242",
+    dateCreated: isoAgo(agoMs),
+    dateReceived: isoAgo(agoMs - 1000),
+    platform: "cocoa",
+    message: "",
+    title: "TypeError: undefined is not an object",
+    culprit: "AppDelegate in didFinishLaunching",
+    type: "error",
+    size: 4096,
+    tags: [
+      { key: "device", value: "iPhone" },
+      { key: "environment", value: "production" },
+      { key: "level", value: "error" },
+      { key: "release", value: "ios@2.0.0" },
+      { key: "screen", value: "checkout" },
+    ],
+    entries: [
+      {
+        type: "exception",
+        data: {
+          values: [
+            {
+              type: "TypeError",
+              value: "undefined is not an object",
+              module: null,
+              mechanism: { type: "generic", handled: false },
+              stacktrace: {
+                frames: [
+                  {
+                    filename: "AppDelegate.swift",
+                    absPath: "/src/AppDelegate.swift",
+                    function: "didFinishLaunching",
+                    lineNo: 42,
+                    colNo: null,
+                    inApp: true,
+                    context: [
+                      [41, "  let x = y"],
+                      [42, "  x!.run()"],
+                      [43, "}"],
+                    ],
+                    vars: null,
+                  },
+                ],
+                framesOmitted: null,
+                hasSystemFrames: false,
+              },
+            },
+          ],
+          excOmitted: null,
+          hasSystemFrames: false,
+        },
+      },
+      {
+        type: "breadcrumbs",
+        data: {
+          values: [{ type: "navigation", category: "ui", message: "opened checkout", timestamp: isoAgo(agoMs + 5000), level: "info" }],
+        },
+      },
+    ],
+    contexts: { os: { name: "iOS", version: "17.2", type: "os" } },
+    user: { id: "u-1", email: "pat@example.com", ip_address: null },
+    sdk: { name: "sentry.cocoa", version: "8.20.0" },
+    release: { version: "ios@2.0.0", dateCreated: iso },
+    errors: [],
+    fingerprints: ["c5d6b9f0e1a2b3c4d5e6f708192a3b4c"],
+  };
+}
+
 export interface Replay {
   url: string;
   /** request paths (with query) in order */
@@ -217,6 +505,36 @@ export async function startReplay(): Promise<Replay> {
         return json(200, [key(IOS_OLD_KEY, 4242, "Old builds", false)], { link: link(p, null) });
       return json(200, [key(IOS_KEY, 4242, "Default", true)], { link: link(p, "100:1:0") });
     }
+    if (p === "/api/0/projects/globex/ios-app/rules/") return json(200, IOS_RULES);
+    if (p === "/api/0/projects/globex/payments/rules/") return json(200, []);
+    if (p === "/api/0/projects/globex/ios-app/issues/") {
+      if (url.searchParams.get("query") !== "") return json(400, { detail: "the importer asks for every status" });
+      return json(200, iosIssues(), { link: link(p, null) });
+    }
+    if (p === "/api/0/projects/globex/payments/issues/") return json(200, [], { link: link(p, null) });
+    if (p === "/api/0/organizations/globex/issues/5001/events/") {
+      return json(200, [iosEvent(IOS_EVENT_IDS[0], 2 * DAY), iosEvent(IOS_EVENT_IDS[1], 3 * DAY)], { link: link(p, null) });
+    }
+    if (p === "/api/0/organizations/globex/issues/5001/hashes/") {
+      return json(200, [{ id: "c5d6b9f0e1a2b3c4d5e6f708192a3b4c", latestEvent: null, mergedBySeer: false }], { link: link(p, null) });
+    }
+    if (p === "/api/0/projects/globex/ios-app/plugins/webhooks/") {
+      return json(200, {
+        id: "webhooks",
+        name: "WebHooks",
+        slug: "webhooks",
+        enabled: true,
+        config: [{ name: "urls", label: "Callback URLs", type: "textarea", value: "https://hooks.globex.test/sentry\n" }],
+      });
+    }
+    if (p === "/api/0/organizations/globex/releases/") {
+      if (url.searchParams.get("cursor") === "100:1:0") return json(200, [RELEASES[1]], { link: link(p, null) });
+      return json(200, [RELEASES[0]], { link: link(p, "100:1:0") });
+    }
+    if (p === "/api/0/organizations/globex/releases/ios%402.0.0/deploys/") return json(200, IOS_DEPLOYS, { link: link(p, null) });
+    if (p === "/api/0/organizations/globex/releases/ios%402.0.0/commits/") return json(200, IOS_COMMITS, { link: link(p, null) });
+    if (p === "/api/0/organizations/globex/releases/payments%401.4.0/deploys/") return json(200, [], { link: link(p, null) });
+    if (p === "/api/0/organizations/globex/releases/payments%401.4.0/commits/") return json(200, [], { link: link(p, null) });
     if (p === "/api/0/projects/globex/payments/keys/")
       return json(200, [key(PAYMENTS_KEY, 4243, "Default", true)], { link: link(p, null) });
     json(404, { detail: "The requested resource does not exist" });

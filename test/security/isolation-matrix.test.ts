@@ -295,6 +295,8 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       org: v.org,
       project: v.project,
       draft: { fingerprintingRules: "", groupingEnhancements: "" },
+      // an import run's id (issue 32): another organization's run is "not found"
+      runId: String(v.id),
     };
     return action.params.map((p) => {
       if (!(p in byName)) throw new Error(`no value for parameter ${p} of server action ${action.name}: add it to the matrix`);

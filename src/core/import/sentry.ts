@@ -62,7 +62,7 @@ export const sentryMemberSchema = z.object({
   /** team slugs */
   teams: z.array(z.string()).nullish(),
   teamRoles: z.array(z.object({ teamSlug: z.string() })).nullish(),
-  user: z.object({ email: z.string().nullish() }).nullish(),
+  user: z.object({ id: id.optional(), email: z.string().nullish() }).nullish(),
 });
 
 export type SentryMember = z.infer<typeof sentryMemberSchema>;
@@ -191,7 +191,7 @@ export function sourceProjectId(p: SentryProject, keys: SentryKey[]): number | n
 /** What happened to one object. */
 export type ImportAction = "created" | "updated" | "unchanged" | "skipped";
 
-export type ImportKind = "organization" | "team" | "project" | "key" | "member";
+export type ImportKind = "organization" | "team" | "project" | "key" | "member" | "alert_rule" | "release" | "issue";
 
 export interface ImportReportEntry {
   kind: ImportKind;

@@ -33,8 +33,8 @@ export interface SentryClient {
   /** The base URL requests go to (normalised). */
   readonly base: string;
   get<T>(path: string, schema: z.ZodType<T>, notFound?: AppError): Promise<T>;
-  /** Every row of a paginated list, page by page through `Link` cursors. */
-  list<T>(path: string, schema: z.ZodType<T>, notFound?: AppError): Promise<T[]>;
+  /** Every row of a paginated list, page by page through `Link` cursors; `enough` stops after the page where it holds. */
+  list<T>(path: string, schema: z.ZodType<T>, notFound?: AppError, enough?: (rows: T[]) => boolean): Promise<T[]>;
 }
 
 const MAX_PAGES = 10_000;
@@ -136,7 +136,7 @@ export function createSentryClient(o: SentryClientOptions): SentryClient {
     return parse(res, path, schema);
   }
 
-  async function list<T>(path: string, schema: z.ZodType<T>, notFound?: AppError): Promise<T[]> {
+  async function list<T>(path: string, schema: z.ZodType<T>, notFound?: AppError, enough?: (rows: T[]) => boolean): Promise<T[]> {
     const rows: T[] = [];
     const seen = new Set<string>();
     let url: string | null = `${base}${path}`;
@@ -147,6 +147,7 @@ export function createSentryClient(o: SentryClientOptions): SentryClient {
       check(res, path, notFound);
       const pageRows = parse(res, path, schema.array());
       rows.push(...pageRows);
+      if (enough?.(pageRows)) break;
       const next = nextPageUrl(res.headers.link);
       url = next && pageRows.length > 0 ? sameOrigin(next) : null;
     }

@@ -43,6 +43,7 @@ import {
   sentryTeamSchema,
   sourceProjectId,
 } from "../../core/import/sentry";
+import { sinceCutoff } from "../../core/import/sentry-issues";
 import { readScrubSettings, type ScrubSettings } from "../../core/scrub/scrub-event";
 import { invalidate } from "../../ingest/key-cache";
 import type { OutboundPolicy, Resolver } from "../../net/safe-request";
@@ -71,6 +72,9 @@ import { findOrgBySlug, insertOrg } from "../../storage/orgs/orgs";
 import { insertProject, readProjectSettings, writeProjectSettings } from "../../storage/orgs/projects";
 import type { OrgSummary, Viewer } from "../types";
 import { createSentryClient, type SentryClient } from "./sentry-client";
+import { applyIssue, readIssues, type SourceIssue } from "./sentry-import-issues";
+import { applyRelease, readReleases, type SourceRelease } from "./sentry-import-releases";
+import { applyRule, dropDefaultRules, emailDirectory, readProjectRules, type SourceRules } from "./sentry-import-rules";
 
 export interface SentryImportInput {
   url: string;
@@ -80,6 +84,12 @@ export interface SentryImportInput {
   /** an existing organization here to import into; default: one with the source's slug (created when missing) */
   into?: string;
   dryRun?: boolean;
+  /** also the issues last seen within `since` with their latest events */
+  issues?: boolean;
+  /** a period as Sentry writes it (`30d`, `12h`, `2w`); default 30d */
+  since?: string;
+  /** the latest events imported per issue (default 10) */
+  eventsPerIssue?: number;
 }
 
 export interface ImportHooks {
@@ -101,7 +111,15 @@ interface SourceSnapshot {
   teams: SentryTeam[];
   /** null: the token may not read members (reported as skipped) */
   members: SentryMember[] | null;
-  projects: Array<{ project: SentryProject; detail: SentryProjectDetail | null; keys: SentryKey[] }>;
+  projects: Array<{
+    project: SentryProject;
+    detail: SentryProjectDetail | null;
+    keys: SentryKey[];
+    rules: SourceRules;
+    issues: SourceIssue[];
+  }>;
+  /** null: the source has no release API for this token (reported as skipped) */
+  releases: SourceRelease[] | null;
 }
 
 interface ProjectPlan {
@@ -113,6 +131,10 @@ interface ProjectPlan {
   teamSlugs: string[];
   keys: ImportedKey[];
   skippedKeys: ImportReportEntry[];
+  rules: SourceRules;
+  issues: SourceIssue[];
+  /** the slug on the source (releases name their projects by it) */
+  sourceSlug: string;
 }
 
 class DryRunRollback extends Error {}
@@ -137,6 +159,13 @@ export function createImportServices(deps: {
   async function run(input: SentryImportInput, hooks: ImportHooks, intoRequired: boolean): Promise<ImportReport> {
     if (!input.token.trim()) throw AppError.field("token", "required", "An auth token from the Sentry server is required.");
     if (!input.org.trim()) throw AppError.field("org", "required", "The organization's slug on the Sentry server is required.");
+    const since = input.since ?? "30d";
+    const cutoff = sinceCutoff(since, now());
+    if (input.issues && cutoff === null) {
+      throw AppError.field("since", "invalid", `"${since}" is not a period: use e.g. 30d, 12h or 2w.`);
+    }
+    const issuesFrom = input.issues ? (cutoff as number) : null;
+    const cap = Math.min(Math.max(Math.floor(input.eventsPerIssue ?? 10), 1), 100);
     const client = createSentryClient({
       url: input.url,
       token: input.token.trim(),
@@ -145,7 +174,7 @@ export function createImportServices(deps: {
       sleep: deps.sleep,
       onWait: hooks.onWait,
     });
-    const source = await readSource(client, input.org.trim(), hooks);
+    const source = await readSource(client, input.org.trim(), hooks, issuesFrom === null ? null : { cutoff: issuesFrom, cap });
     const targetSlug = input.into ?? importedSlug(source.org.slug);
     const existingOrg = await findOrgBySlug(db, targetSlug);
     if (intoRequired && !existingOrg) throw new AppError("not_found", `No organization "${targetSlug}" here.`);
@@ -155,7 +184,11 @@ export function createImportServices(deps: {
     await checkConflicts(existingOrg?.id ?? null, plans);
 
     const report: ImportReport = { dryRun: input.dryRun === true, organization: targetSlug, entries: [] };
-    const total = 1 + source.teams.length + plans.length + (source.members?.length ?? 0);
+    const ruleCount = plans.reduce((n, p) => n + (p.rules.rules?.length ?? 0), 0);
+    const issueCount = plans.reduce((n, p) => n + p.issues.length, 0);
+    const total =
+      1 + source.teams.length + plans.length + (source.members?.length ?? 0) + ruleCount + (source.releases?.length ?? 0) + issueCount;
+    const directory = emailDirectory(source.members, source.teams);
     let done = 0;
     const step = async (name: string) => {
       hooks.onProgress?.({ step: name, done: ++done, total });
@@ -183,6 +216,47 @@ export function createImportServices(deps: {
         await write((tx) => applyMember(tx, orgId, m, teamIds, report));
         await step(`member ${m.email ?? m.id ?? "?"}`);
       }
+      const projectIds = new Map<string, number>();
+      for (const plan of plans) {
+        const projectId = await write(async (tx) => (await findProjectInOrg(tx, orgId, plan.slug))?.id);
+        if (projectId === undefined) continue;
+        projectIds.set(plan.sourceSlug, projectId);
+        if (plan.rules.rules === null) {
+          report.entries.push({
+            kind: "alert_rule",
+            name: `${plan.slug}/*`,
+            action: "skipped",
+            note: "the source did not answer its rules",
+          });
+        }
+        for (const rule of plan.rules.rules ?? []) {
+          const at = { orgId, projectId, projectSlug: plan.slug, now: now() };
+          await write((tx) => applyRule(tx, at, rule, plan.rules, directory, report));
+          await step(`alert rule ${plan.slug}/${rule.id}`);
+        }
+      }
+      if (source.releases === null) {
+        report.entries.push({
+          kind: "release",
+          name: "*",
+          action: "skipped",
+          note: "the source did not answer its releases (project:releases)",
+        });
+      }
+      for (const r of source.releases ?? []) {
+        await write((tx) => applyRelease(tx, { orgId, projectIds, now: now() }, r, report));
+        await step(`release ${r.release.version}`);
+      }
+      // Issues last: their events name releases, which now have the source's order.
+      for (const plan of plans) {
+        const projectId = projectIds.get(plan.sourceSlug);
+        if (projectId === undefined) continue;
+        for (const issue of plan.issues) {
+          const at = { orgId, projectId, projectSlug: plan.slug, now: now() };
+          await write((tx) => applyIssue(tx, at, issue, report));
+          await step(`issue ${plan.slug}/${issue.issue.shortId ?? issue.issue.id}`);
+        }
+      }
     };
 
     if (input.dryRun) {
@@ -203,7 +277,12 @@ export function createImportServices(deps: {
     return report;
   }
 
-  async function readSource(client: SentryClient, org: string, hooks: ImportHooks): Promise<SourceSnapshot> {
+  async function readSource(
+    client: SentryClient,
+    org: string,
+    hooks: ImportHooks,
+    issues: { cutoff: number; cap: number } | null,
+  ): Promise<SourceSnapshot> {
     const o = encodeURIComponent(org);
     const orgNotFound = new AppError(
       "import_source_not_found",
@@ -230,12 +309,15 @@ export function createImportServices(deps: {
         throw err;
       });
       const keys = await client.list(`/api/0/projects/${o}/${p}/keys/`, sentryKeySchema);
+      const rules = await readProjectRules(client, org, project.slug);
+      const projectIssues = issues ? await readIssues(client, org, project.slug, issues.cutoff, issues.cap) : [];
       // A team's own list of projects counts as a link too (Errata answers links only there).
       const teamSlugs = new Set((project.teams ?? []).map((t) => t.slug));
       for (const t of teams) if ((t.projects ?? []).some((tp) => tp.slug === project.slug)) teamSlugs.add(t.slug);
-      out.push({ project: { ...project, teams: [...teamSlugs].map((slug) => ({ slug })) }, detail, keys });
+      out.push({ project: { ...project, teams: [...teamSlugs].map((slug) => ({ slug })) }, detail, keys, rules, issues: projectIssues });
     }
-    return { org: { slug: orgRow.slug, name: importedName(orgRow.name, orgRow.slug) }, teams, members, projects: out };
+    const releases = await readReleases(client, org, (i, n) => hooks.onProgress?.({ step: "reading releases", done: i, total: n }));
+    return { org: { slug: orgRow.slug, name: importedName(orgRow.name, orgRow.slug) }, teams, members, projects: out, releases };
   }
 
   function planProject(s: SourceSnapshot["projects"][number]): ProjectPlan {
@@ -256,6 +338,9 @@ export function createImportServices(deps: {
       teamSlugs: (s.project.teams ?? []).map((t) => importedSlug(t.slug)),
       keys,
       skippedKeys,
+      rules: s.rules,
+      issues: s.issues,
+      sourceSlug: s.project.slug,
     };
   }
 
@@ -340,6 +425,8 @@ export function createImportServices(deps: {
     if (!project) {
       const keepId = plan.sourceId !== null && !(await isProjectIdTaken(tx, plan.sourceId)) ? plan.sourceId : undefined;
       project = await insertProject(tx, { orgId, slug: plan.slug, name: plan.name, platform: plan.platform, now: now(), id: keepId });
+      // The source's rules replace the one a new project starts with (its email channel stays).
+      if ((plan.rules.rules?.length ?? 0) > 0) await dropDefaultRules(tx, project.id);
       action = "created";
     } else if (project.name !== plan.name || project.platform !== plan.platform) {
       await updateProjectIdentity(tx, project.id, { name: plan.name, platform: plan.platform });

@@ -205,3 +205,135 @@ export async function setInvitationTeams(tx: Tx, invitationId: number, teamIds: 
     .values(teamIds.map((team_id) => ({ invitation_id: invitationId, team_id })))
     .execute();
 }
+
+/** The local row a source object without a natural key became on an earlier run (0041). */
+export async function findImportLink(tx: Tx, orgId: number, kind: string, sourceKey: string): Promise<number | undefined> {
+  const row = await tx
+    .selectFrom("import_links")
+    .select("local_id")
+    .where("org_id", "=", orgId)
+    .where("kind", "=", kind)
+    .where("source_key", "=", sourceKey)
+    .executeTakeFirst();
+  return row ? Number(row.local_id) : undefined;
+}
+
+export async function putImportLink(
+  tx: Tx,
+  l: { orgId: number; kind: string; sourceKey: string; localId: number; now: number },
+): Promise<void> {
+  await tx
+    .insertInto("import_links")
+    .values({ org_id: l.orgId, kind: l.kind, source_key: l.sourceKey, local_id: l.localId, created_at: l.now })
+    .onConflict((oc) => oc.columns(["org_id", "kind", "source_key"]).doUpdateSet({ local_id: l.localId }))
+    .execute();
+}
+
+/** How a project groups its events (version, transition, settings with its rules), read inside a transaction. */
+export async function projectGroupingOf(
+  tx: Tx,
+  projectId: number,
+): Promise<{ version: string; previous: string | null; switchedAt: number | null; settings: Record<string, unknown> }> {
+  const r = await tx
+    .selectFrom("projects")
+    .select(["grouping_version", "grouping_previous", "grouping_switched_at", "settings"])
+    .where("id", "=", projectId)
+    .executeTakeFirstOrThrow();
+  let settings: Record<string, unknown> = {};
+  try {
+    settings = JSON.parse(r.settings) as Record<string, unknown>;
+  } catch {
+    // a broken settings column groups with the defaults, as the digest does
+  }
+  return {
+    version: r.grouping_version,
+    previous: r.grouping_previous,
+    switchedAt: r.grouping_switched_at === null ? null : Number(r.grouping_switched_at),
+    settings,
+  };
+}
+
+/** The fields of an imported issue the source decides (compared on a second run). */
+export interface ImportedIssueFields {
+  title: string;
+  culprit: string;
+  level: string;
+  status: string;
+  substatus: string;
+  firstSeen: number;
+  lastSeen: number;
+  eventCount: number;
+  userCount: number;
+  resolution: string | null;
+  ignoreDetails: string | null;
+  resolvedAt: number | null;
+  assigneeUserId: string | null;
+  assigneeTeamId: number | null;
+  firstEventId: string | null;
+  lastEventId: string | null;
+}
+
+export async function readImportedIssue(tx: Tx, issueId: number): Promise<ImportedIssueFields | undefined> {
+  const r = await tx.selectFrom("issues").selectAll().where("id", "=", issueId).executeTakeFirst();
+  if (!r) return undefined;
+  const n = (v: number | null) => (v === null ? null : Number(v));
+  return {
+    title: r.title,
+    culprit: r.culprit,
+    level: r.level,
+    status: r.status,
+    substatus: r.substatus,
+    firstSeen: Number(r.first_seen),
+    lastSeen: Number(r.last_seen),
+    eventCount: Number(r.event_count),
+    userCount: Number(r.user_count),
+    resolution: r.resolution,
+    ignoreDetails: r.ignore_details,
+    resolvedAt: n(r.resolved_at),
+    assigneeUserId: r.assignee_user_id,
+    assigneeTeamId: n(r.assignee_team_id),
+    firstEventId: r.first_event_id,
+    lastEventId: r.last_event_id,
+  };
+}
+
+export async function writeImportedIssue(tx: Tx, issueId: number, f: ImportedIssueFields): Promise<void> {
+  await tx
+    .updateTable("issues")
+    .set({
+      title: f.title,
+      culprit: f.culprit,
+      level: f.level,
+      status: f.status,
+      substatus: f.substatus,
+      first_seen: f.firstSeen,
+      last_seen: f.lastSeen,
+      event_count: f.eventCount,
+      user_count: f.userCount,
+      resolution: f.resolution,
+      ignore_details: f.ignoreDetails,
+      resolved_at: f.resolvedAt,
+      status_changed_at: f.resolvedAt,
+      due_at: null,
+      assignee_user_id: f.assigneeUserId,
+      assignee_team_id: f.assigneeTeamId,
+      first_event_id: f.firstEventId,
+      last_event_id: f.lastEventId,
+    })
+    .where("id", "=", issueId)
+    .execute();
+}
+
+/** The oldest and newest stored event ids of an issue (by event time). */
+export async function issueEventBounds(tx: Tx, issueId: number): Promise<{ first: string | null; last: string | null }> {
+  const q = (dir: "asc" | "desc") =>
+    tx
+      .selectFrom("events")
+      .select("event_id")
+      .where("issue_id", "=", issueId)
+      .orderBy("timestamp", dir)
+      .orderBy("event_id", dir)
+      .limit(1)
+      .executeTakeFirst();
+  return { first: (await q("asc"))?.event_id ?? null, last: (await q("desc"))?.event_id ?? null };
+}

@@ -1,0 +1,41 @@
+import type { Metadata } from "next";
+import { ImportFromSentry } from "@/ui/settings-import";
+import { SettingsSection } from "@/ui/settings-section";
+import { errorCode, requireViewer, services } from "../../../_lib/server";
+import { importRunAction, startImportAction } from "./actions";
+
+export const metadata: Metadata = { title: "Import from Sentry" };
+
+/** Import an organization from Sentry's REST API into this one (owners only; the service decides). */
+export default async function ImportSettingsPage({ params }: { params: Promise<{ org: string }> }) {
+  const { org } = await params;
+  const viewer = await requireViewer(`/${encodeURIComponent(org)}/settings/import`);
+  let recent: Awaited<ReturnType<Awaited<ReturnType<typeof services>>["importRuns"]["recent"]>>;
+  try {
+    recent = await (await services()).importRuns.recent(viewer, org);
+  } catch (err) {
+    if (errorCode(err) !== "forbidden") throw err;
+    return (
+      <SettingsSection id="import" title="Import from Sentry">
+        <p className="text-[13px] text-fg-muted" data-testid="import-owners-only">
+          Only owners of this organization can import into it.
+        </p>
+      </SettingsSection>
+    );
+  }
+  return (
+    <SettingsSection
+      id="import"
+      title="Import from Sentry"
+      description={
+        <>
+          Moves teams, projects with their settings, DSN keys (unchanged: SDKs only need the new host), members as invitations, alert rules,
+          releases and, if you ask, recent issues from sentry.io, Sentry self-hosted, GlitchTip or another Errata. Safe to run again: it
+          updates, never duplicates. The token is used for this run only and never stored. docs/migrate.md explains each step.
+        </>
+      }
+    >
+      <ImportFromSentry org={org} start={startImportAction} poll={importRunAction} last={recent[0] ?? null} />
+    </SettingsSection>
+  );
+}
