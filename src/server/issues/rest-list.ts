@@ -15,11 +15,12 @@ export async function listIssues(req: Request, scope: { org: string; project?: s
   const url = new URL(req.url);
   const services = app();
   const p = sentryIssueListParams(url.searchParams, Date.now(), "is:unresolved", scope.project ? "project" : "org");
-  // A project (by slug) the caller cannot see answers 404 before any search.
-  if (scope.project) await services.projects.get(viewer, scope.org, scope.project);
+  // A project (by slug, or by id as Sentry's clients also send it) the caller cannot see answers
+  // 404 before any search.
+  const project = scope.project ? (await services.projects.get(viewer, scope.org, scope.project)).slug : undefined;
   const page = p.categoryMatches
     ? await services.issues.list(viewer, scope.org, {
-        project: scope.project,
+        project,
         projectIds: p.projectIds ?? undefined,
         environments: p.environments,
         seenWithin: p.range ?? undefined,
