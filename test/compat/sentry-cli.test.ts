@@ -60,6 +60,33 @@ const ROWS: Row[] = [
     },
   },
   {
+    // Needs the organization's dateCreated (its table prints it).
+    command: "organizations list",
+    verify: async (ctx, _v, { stdout }) => {
+      const today = new Date().toISOString().slice(0, 10);
+      expect(stdout).toMatch(new RegExp(`\\| \\d+ +\\| acme +\\| acme +\\| ${today} +\\| false +\\| false +\\|`));
+      const { body } = await ctx.api("/api/0/organizations/");
+      expect(body).toEqual([expect.objectContaining({ slug: "acme", dateCreated: expect.stringMatching(/^\d{4}-/) })]);
+    },
+  },
+  {
+    command: "events list",
+    setup: async (ctx, v) => {
+      await ctx.issue(`events list ${v}`);
+      return undefined;
+    },
+    verify: async (_ctx, v, { stdout }) => {
+      expect(stdout).toContain(`events list ${v}`);
+    },
+  },
+  {
+    // No repository integrations: an empty list, as a sentence.
+    command: "repos list",
+    verify: async (_ctx, _v, { stdout }) => {
+      expect(stdout).toContain("No repos found");
+    },
+  },
+  {
     command: "projects list",
     verify: async (ctx, _v, { stdout }) => {
       expect(stdout).toContain(ctx.project);

@@ -134,19 +134,21 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     return { issues, projects };
   }
 
-  async function assigneeFor(org: OrgSummary, value: string | null | undefined): Promise<UserRef | null | undefined> {
+  async function assigneeFor(viewer: Viewer, org: OrgSummary, value: string | null | undefined): Promise<UserRef | null | undefined> {
     if (value === undefined || value === null) return value;
-    // A team: Sentry's `team:<id>`, or `#slug` as its search and UI write it.
+    // A team: Sentry's `team:<id>`, `team:<slug>` as Sentry's MCP server documents it, or `#slug`
+    // as its search and UI write it.
     if (value.startsWith(TEAM_ACTOR_PREFIX) || value.startsWith("#")) {
       const target = parseAssignee(value);
+      const slug = value.startsWith("#") ? value.slice(1) : value.slice(TEAM_ACTOR_PREFIX.length);
       const teams = await listTeams(db, org.id);
-      const team = value.startsWith("#")
-        ? teams.find((t) => t.slug === value.slice(1))
-        : teams.find((t) => target?.kind === "team" && t.id === target.teamId);
+      const team = teams.find((t) => target?.kind === "team" && t.id === target.teamId) ?? teams.find((t) => t.slug === slug);
       if (!team) throw fieldError("assignedTo", "team", "no team of this organization has that id or slug");
       return teamRef(team);
     }
-    const member = await findOrgMember(db, org.id, value.startsWith("user:") ? value.slice(5) : value);
+    // `me`: the caller, as the MCP server's update_issue sends it.
+    const ref = value === "me" ? viewer.userId : value.startsWith("user:") ? value.slice(5) : value;
+    const member = await findOrgMember(db, org.id, ref);
     if (!member) throw fieldError("assignedTo", "member", "no member of this organization has that id or email");
     return member;
   }
@@ -211,7 +213,7 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     const at = now();
     const cmd = parseIssueUpdate(input, at);
     const { issues } = await issuesIn(org, ids, projectSlug);
-    const assignee = await assigneeFor(org, cmd.assignedTo);
+    const assignee = await assigneeFor(viewer, org, cmd.assignedTo);
     const lookup = releaseLookup(cmd, at);
     await writeTx(db, async (tx) => {
       for (const row of issues) {

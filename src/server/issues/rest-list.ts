@@ -15,11 +15,13 @@ export async function listIssues(req: Request, scope: { org: string; project?: s
   const url = new URL(req.url);
   const services = app();
   const p = sentryIssueListParams(url.searchParams, Date.now(), "is:unresolved", scope.project ? "project" : "org");
-  // A project (by slug) the caller cannot see answers 404 before any search.
-  const project = scope.project ? await services.projects.get(viewer, scope.org, scope.project) : null;
+  // A project (by slug, or by id as Sentry's clients also send it) the caller cannot see answers
+  // 404 before any search.
+  const found = scope.project ? await services.projects.get(viewer, scope.org, scope.project) : null;
+  const project = found?.slug;
   if (p.feedback) {
     const items = await services.userFeedbackApi.feedbackIssues(viewer, scope.org, {
-      projectIds: project ? [project.id] : p.projectIds,
+      projectIds: found ? [found.id] : p.projectIds,
       range: p.range,
       query: p.query,
       limit: p.limit,
@@ -30,7 +32,7 @@ export async function listIssues(req: Request, scope: { org: string; project?: s
   }
   const page = p.categoryMatches
     ? await services.issues.list(viewer, scope.org, {
-        project: scope.project,
+        project,
         projectIds: p.projectIds ?? undefined,
         environments: p.environments,
         seenWithin: p.range ?? undefined,

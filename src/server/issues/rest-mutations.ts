@@ -147,3 +147,21 @@ export async function bulkDelete(req: Request, scope: { org: string; project?: s
   await app().issueActions.delete(viewer, scope.org, issueIdsFromUrl(url), { projectSlug: scope.project });
   return new Response(null, { status: 204 });
 }
+
+/** Sentry's issue notes, `GET …/issues/{id}/comments/` (also served as `…/notes/`): newest first. */
+export async function listNotes(req: Request, params: { org: string; issueId: string }): Promise<Response> {
+  const viewer = await requireViewer(req);
+  const id = await issueIdFromPath(viewer, params.org, params.issueId);
+  const items = await app().issueActions.activity(viewer, params.org, id, { kinds: ["comment"] });
+  return Response.json(items.map(sentryActivity));
+}
+
+/** `POST …/issues/{id}/comments/` (or `…/notes/`) with `{"text": "…"}`; the service validates the text. */
+export async function addNote(req: Request, params: { org: string; issueId: string }): Promise<Response> {
+  const viewer = await requireViewer(req);
+  const body = await readJson(req);
+  const text = typeof body === "object" && body !== null ? (body as { text?: unknown }).text : undefined;
+  const id = await issueIdFromPath(viewer, params.org, params.issueId);
+  const item = await app().issueActions.comment(viewer, params.org, id, typeof text === "string" ? text : "");
+  return Response.json(sentryActivity(item), { status: 201 });
+}

@@ -9,10 +9,18 @@ import type { InvitationInfo, MemberInfo } from "./members";
 import type { TeamView } from "./teams";
 
 /**
- * Sentry's organization: `dateCreated` (sentry-cli's `organizations list` needs it) and `links`
- * from PUBLIC_URL (the JS `sentry` CLI and the MCP server send later requests to `regionUrl`; the
- * MCP server follows only an https one, so PUBLIC_URL must be https for its region-aware tools).
+ * `links.regionUrl`: where Sentry's clients send an organization's later requests. The official MCP
+ * server refuses any regionUrl that is not https (its SSRF guard, even for its own `--host`), and
+ * reads an empty one as "self-hosted: use the host you were given", as the JS `sentry` CLI and
+ * sentry-cli do. So PUBLIC_URL when it is https, else empty: over plain http every client then
+ * stays on the URL it was configured with.
  */
+export function regionUrlOf(publicUrl: string): string {
+  const url = publicUrl.replace(/\/+$/, "");
+  return url.startsWith("https://") ? url : "";
+}
+
+/** Sentry's organization: `dateCreated` (sentry-cli's `organizations list` needs it) and `links`. */
 export const sentryOrg = (o: OrgSummary, publicUrl: string) => ({
   id: String(o.id),
   slug: o.slug,
@@ -23,7 +31,7 @@ export const sentryOrg = (o: OrgSummary, publicUrl: string) => ({
   isEarlyAdopter: false,
   require2FA: false,
   avatar: { avatarType: "letter_avatar", avatarUuid: null },
-  links: { organizationUrl: publicUrl.replace(/\/+$/, ""), regionUrl: publicUrl.replace(/\/+$/, "") },
+  links: { organizationUrl: publicUrl.replace(/\/+$/, ""), regionUrl: regionUrlOf(publicUrl) },
   hasAuthProvider: false,
   features: [] as string[],
 });

@@ -35,8 +35,8 @@ export interface TeamServices {
   /** The settings page (admins and owners). */
   page(viewer: Viewer, orgSlug: string): Promise<TeamsPage>;
   create(viewer: Viewer, orgSlug: string, input: { name: string }): Promise<TeamView>;
-  /** Adds (`on`) or removes a member of the org to or from a team. */
-  setMember(viewer: Viewer, orgSlug: string, teamSlug: string, userId: string, on: boolean): Promise<void>;
+  /** Adds (`on`) or removes a member of the org to or from a team; returns the team after. */
+  setMember(viewer: Viewer, orgSlug: string, teamSlug: string, userId: string, on: boolean): Promise<TeamView>;
   /** Gives (`on`) or takes a project of the org to or from a team. */
   setProject(viewer: Viewer, orgSlug: string, teamSlug: string, projectSlug: string, on: boolean): Promise<void>;
   remove(viewer: Viewer, orgSlug: string, teamSlug: string): Promise<void>;
@@ -119,6 +119,7 @@ export function createTeamServices(deps: {
       const team = await teamOf(org, teamSlug);
       if (on && !(await listMembers(db, org.id)).some((m) => m.userId === userId)) throw new AppError("not_found", "Member not found.");
       await writeTx(db, (tx) => setTeamMember(tx, team.id, userId, on));
+      return teamOf(org, teamSlug);
     },
 
     async setProject(viewer, orgSlug, teamSlug, projectSlug, on) {

@@ -113,6 +113,8 @@ export interface ProjectAdminServices {
    * the org's default team. An org with teams needs at least one (else only admins would see it).
    */
   create(viewer: Viewer, orgSlug: string, input: { name: string; platform: string; teams?: string[] }): Promise<ProjectSummary>;
+  /** Sentry's `POST /teams/{org}/{team}/projects/`: an unknown team is not_found before anything is written. */
+  createInTeam(viewer: Viewer, orgSlug: string, teamSlug: string, input: { name: string; platform: string }): Promise<ProjectSummary>;
   settings(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSettingsView>;
   /** Validates (zod, `validation_failed` with fields) and stores a settings change. */
   updateSettings(viewer: Viewer, orgSlug: string, projectSlug: string, patch: unknown): Promise<ProjectSettingsView>;
@@ -366,6 +368,14 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       // The ingest may have cached "no such project" for this id (an SDK that raced the UI).
       invalidate();
       return deps.projectSummary(project);
+    },
+
+    async createInTeam(viewer, orgSlug, teamSlug, input) {
+      const org = await membershipOrThrow(viewer, orgSlug);
+      // Authorized before the lookup, so a refused caller learns nothing about the org's teams.
+      requirePermission(viewer, org, "project.write");
+      if (!(await listTeams(db, org.id)).some((t) => t.slug === teamSlug)) throw new AppError("not_found", "Team not found.");
+      return projects.create(viewer, orgSlug, { ...input, teams: [teamSlug] });
     },
 
     async updateFromSentry(viewer, orgSlug, projectSlug, body) {

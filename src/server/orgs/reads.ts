@@ -4,7 +4,7 @@ import type { Db } from "../../storage/db";
 import { firstSeenOfProject } from "../../storage/issues/issues";
 import { listTeams } from "../../storage/members/teams";
 import { listMemberships } from "../../storage/orgs/orgs";
-import { findProjectBySlug } from "../../storage/orgs/projects";
+import { findProjectById, findProjectBySlug, type ProjectRow } from "../../storage/orgs/projects";
 import type { Access } from "../access/access";
 import { canSeeProject } from "../access/visibility";
 import type { AppServices } from "../services";
@@ -28,6 +28,7 @@ export function createOrgServices(deps: { db: Db; now: () => number; access: Acc
 
 export interface ProjectReads {
   list(viewer: Viewer, orgSlug: string): Promise<ProjectSummary[]>;
+  /** A project by slug or, as Sentry takes it, by numeric id. */
   get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
   /** What Sentry's project detail adds: the teams that own it and when its first event came (null: none yet). */
   ownership(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectOwnership>;
@@ -41,9 +42,17 @@ export interface ProjectOwnership {
 export function createProjectReads(deps: { db: Db; access: Access }): ProjectReads {
   const { db, access } = deps;
 
+  /** Sentry's `project_id_or_slug`: the slug, else (all digits) the project's id in this org. */
+  async function byRef(orgId: number, ref: string): Promise<ProjectRow | undefined> {
+    const bySlug = await findProjectBySlug(db, orgId, ref);
+    if (bySlug || !/^\d{1,15}$/.test(ref)) return bySlug;
+    const byId = await findProjectById(db, Number(ref));
+    return byId?.orgId === orgId ? byId : undefined;
+  }
+
   async function visible(viewer: Viewer, orgSlug: string, projectSlug: string) {
     const org = await access.authorize(viewer, orgSlug, "project.read");
-    const p = await findProjectBySlug(db, org.id, projectSlug);
+    const p = await byRef(org.id, projectSlug);
     if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
     return { org, p };
   }
