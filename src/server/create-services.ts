@@ -41,6 +41,7 @@ import { createMonitorServices } from "./monitors/cron";
 import { createUptimeServices } from "./monitors/uptime";
 import { createProjectAdmin } from "./orgs/project-admin";
 import { createOrgServices, createProjectReads } from "./orgs/reads";
+import { createCodeownersServices } from "./ownership/codeowners";
 import { createOwnershipServices } from "./ownership/ownership";
 import { createArtifactServices } from "./releases/artifacts";
 import { createReleaseApi } from "./releases/release-api";
@@ -134,6 +135,7 @@ export function createServices(deps: {
     }),
     alerts: createAlertServices({ db, now, membershipOrThrow, requireScope, emailConfigured: config.smtp !== null }),
     ownership: createOwnershipServices({ db, now, membershipOrThrow, requireScope }),
+    codeowners: createCodeownersServices({ db, now, membershipOrThrow }),
 
     eventApi: createEventApi({
       db,

@@ -27,6 +27,7 @@ import type { MonitorServices } from "./monitors/cron";
 import type { UptimeServices } from "./monitors/uptime";
 import type { KeyServices, ProjectAdminServices } from "./orgs/project-admin";
 import type { ProjectReads } from "./orgs/reads";
+import type { CodeownersServices } from "./ownership/codeowners";
 import type { OwnershipServices } from "./ownership/ownership";
 import type { ArtifactServices } from "./releases/artifacts";
 import type { ReleaseApiServices } from "./releases/release-api";
@@ -165,6 +166,8 @@ export interface AppServices {
   alerts: AlertServices;
   /** Ownership rules, an issue's owners and suspect commits, Sentry's committers — src/server/ownership/ownership.ts */
   ownership: OwnershipServices;
+  /** CODEOWNERS files and external names — src/server/ownership/codeowners.ts */
+  codeowners: CodeownersServices;
   /** Cron monitors and their check-ins — src/server/monitors/cron.ts */
   monitors: MonitorServices;
   /** Uptime (HTTP) monitors — src/server/monitors/uptime.ts */

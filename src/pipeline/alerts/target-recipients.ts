@@ -16,9 +16,9 @@ import { projectRecipientEmails } from "../../storage/alerts/notifications";
 import type { Db } from "../../storage/db";
 import { getEvent } from "../../storage/events/events";
 import { firstEventRef, membersByEmail, projectOrgId, projectReleaseId } from "../../storage/ownership/ownership";
+import { projectOwnershipRules } from "../../storage/ownership/project-rules";
 import { activeMemberEmails, teamMemberEmails } from "../../storage/ownership/recipients";
 import { listCommitsWithFiles } from "../../storage/releases/meta";
-import { projectOwnershipRules } from "../ownership/project-rules";
 
 export interface TargetRecipients {
   to: string[];
@@ -76,7 +76,7 @@ async function findPeople(
   if (orgId === undefined || !stored) return undefined;
   const event = stored.event as unknown as NormalizedEvent;
   if (target.type === "issue_owners") {
-    const rules = await projectOwnershipRules(db, projectId, orgId);
+    const { rules } = await projectOwnershipRules(db, projectId, orgId);
     const last = matchingRules(rules, ownershipFactsOf(event)).at(-1);
     if (!last) return undefined;
     const emails = last.owners.filter((o) => o.type === "user").map((o) => o.identifier);
