@@ -33,6 +33,7 @@ import { createEventReads, createIssueReads } from "./issues/reads";
 import { createIssueRedirects } from "./issues/redirects";
 import { toEventDetail, toIssueDetail, toIssueSummary } from "./issues/shapes";
 import { createIssueStream } from "./issues/stream";
+import { createTrackerServices } from "./issues/trackers";
 import { createIssueUnmerge } from "./issues/unmerge";
 import { createMemberServices } from "./members/members";
 import { createTeamServices } from "./members/teams";
@@ -136,6 +137,7 @@ export function createServices(deps: {
     alerts: createAlertServices({ db, now, membershipOrThrow, requireScope, emailConfigured: config.smtp !== null }),
     ownership: createOwnershipServices({ db, now, membershipOrThrow, requireScope }),
     codeowners: createCodeownersServices({ db, now, membershipOrThrow }),
+    trackers: createTrackerServices({ db, now, publicUrl: config.publicUrl, access }),
 
     eventApi: createEventApi({
       db,

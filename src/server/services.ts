@@ -19,6 +19,7 @@ import type { IssueActions } from "./issues/actions";
 import type { IssueBulkServices } from "./issues/bulk";
 import type { IssueRedirects } from "./issues/redirects";
 import type { IssueSort, IssueStreamServices } from "./issues/stream";
+import type { TrackerServices } from "./issues/trackers";
 import type { IssueUnmerge } from "./issues/unmerge";
 import type { MemberServices } from "./members/members";
 import type { TeamServices } from "./members/teams";
@@ -168,6 +169,8 @@ export interface AppServices {
   ownership: OwnershipServices;
   /** CODEOWNERS files and external names — src/server/ownership/codeowners.ts */
   codeowners: CodeownersServices;
+  /** Issue tracker settings, "Create issue" links, linked tracker issues — src/server/issues/trackers.ts */
+  trackers: TrackerServices;
   /** Cron monitors and their check-ins — src/server/monitors/cron.ts */
   monitors: MonitorServices;
   /** Uptime (HTTP) monitors — src/server/monitors/uptime.ts */

@@ -98,3 +98,22 @@ export async function mapNameAction(_prev: FormResult, data: FormData): Promise<
     pathOf(org, project),
   );
 }
+
+/** The project's issue trackers (GitHub / GitLab repository, Jira site and project id); empty fields clear them. */
+export async function saveTrackersAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const org = text(data, "org", 100);
+  const project = text(data, "project", 100);
+  const body = {
+    github: text(data, "github", 600),
+    gitlab: text(data, "gitlab", 600),
+    jiraUrl: text(data, "jiraUrl", 600),
+    jiraProjectId: text(data, "jiraProjectId", 40),
+  };
+  return runForm(
+    async (viewer) => {
+      await (await services()).trackers.saveSettings(viewer, org, project, body);
+      return ok("Saved.");
+    },
+    pathOf(org, project),
+  );
+}

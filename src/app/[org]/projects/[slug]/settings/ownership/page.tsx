@@ -4,7 +4,7 @@ import { CodeownersMappingRow } from "@/ui/codeowners-mapping";
 import { SettingsForm } from "@/ui/settings-form";
 import { Field, ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
 import { orNotFound, requireViewer, services } from "../../../../../_lib/server";
-import { deleteCodeownersAction, mapNameAction, saveCodeownersAction, saveOwnershipAction } from "./actions";
+import { deleteCodeownersAction, mapNameAction, saveCodeownersAction, saveOwnershipAction, saveTrackersAction } from "./actions";
 
 export const metadata: Metadata = { title: "Ownership rules" };
 
@@ -23,6 +23,8 @@ export default async function OwnershipPage({ params }: { params: Promise<{ org:
   const co = await orNotFound(s.codeowners.page(viewer, org, slug));
   const pasted = co.files.find((f) => f.codeMappingId === null);
   const hidden = { org, project: project.slug };
+  const trackers = await orNotFound(s.trackers.settings(viewer, org, slug));
+  const t = trackers.settings;
   return (
     <div>
       {v.canManage ? null : <ReadOnlyNote role={v.role} />}
@@ -173,6 +175,67 @@ export default async function OwnershipPage({ params }: { params: Promise<{ org:
           </>
         )}
       </SettingsSection>
+      <SettingsSection
+        id="trackers"
+        title="Issue trackers"
+        description="Where this project's work is tracked. The issue page then offers “Create issue” links prefilled with the title, the Errata link and the top in-app frames; Errata only builds the links and never calls the tracker."
+      >
+        <SettingsForm
+          action={saveTrackersAction}
+          hidden={hidden}
+          canManage={trackers.canManage}
+          testId="trackers-form"
+          fieldLabels={TRACKER_LABELS}
+        >
+          <Field id="github" label="GitHub repository" hint="e.g. https://github.com/acme/shop">
+            <input
+              id="github"
+              name="github"
+              type="url"
+              className="input max-w-[460px]"
+              defaultValue={t.github ?? ""}
+              placeholder="https://github.com/owner/repo"
+            />
+          </Field>
+          <Field id="gitlab" label="GitLab project" hint="e.g. https://gitlab.com/acme/shop, self-hosted too">
+            <input
+              id="gitlab"
+              name="gitlab"
+              type="url"
+              className="input max-w-[460px]"
+              defaultValue={t.gitlab ?? ""}
+              placeholder="https://gitlab.com/group/project"
+            />
+          </Field>
+          <Field id="jiraUrl" label="Jira site or project" hint="e.g. https://acme.atlassian.net/browse/PAY">
+            <input
+              id="jiraUrl"
+              name="jiraUrl"
+              type="url"
+              className="input max-w-[460px]"
+              defaultValue={t.jiraUrl ?? ""}
+              placeholder="https://acme.atlassian.net/browse/PAY"
+            />
+          </Field>
+          <Field id="jiraProjectId" label="Jira project id" hint="The numeric id Jira's create screen needs (the pid in its URLs).">
+            <input
+              id="jiraProjectId"
+              name="jiraProjectId"
+              inputMode="numeric"
+              className="input w-[160px] tabular-nums"
+              defaultValue={t.jiraProjectId ?? ""}
+              placeholder="10001"
+            />
+          </Field>
+        </SettingsForm>
+      </SettingsSection>
     </div>
   );
 }
+
+const TRACKER_LABELS: Record<string, string> = {
+  github: "GitHub repository",
+  gitlab: "GitLab project",
+  jiraUrl: "Jira site or project",
+  jiraProjectId: "Jira project id",
+};
