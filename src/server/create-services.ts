@@ -38,6 +38,7 @@ import { createIssueUnmerge } from "./issues/unmerge";
 import { createMemberServices } from "./members/members";
 import { createTeamServices } from "./members/teams";
 import { createTokenServices } from "./members/tokens";
+import { createWeeklySummaryServices } from "./members/weekly-summary";
 import { createMonitorServices } from "./monitors/cron";
 import { createUptimeServices } from "./monitors/uptime";
 import { createProjectAdmin } from "./orgs/project-admin";
@@ -138,6 +139,7 @@ export function createServices(deps: {
     ownership: createOwnershipServices({ db, now, membershipOrThrow, requireScope }),
     codeowners: createCodeownersServices({ db, now, membershipOrThrow }),
     trackers: createTrackerServices({ db, now, publicUrl: config.publicUrl, access }),
+    weeklySummary: createWeeklySummaryServices({ db, now }),
 
     eventApi: createEventApi({
       db,

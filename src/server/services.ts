@@ -24,6 +24,7 @@ import type { IssueUnmerge } from "./issues/unmerge";
 import type { MemberServices } from "./members/members";
 import type { TeamServices } from "./members/teams";
 import type { TokenServices } from "./members/tokens";
+import type { WeeklySummaryServices } from "./members/weekly-summary";
 import type { MonitorServices } from "./monitors/cron";
 import type { UptimeServices } from "./monitors/uptime";
 import type { KeyServices, ProjectAdminServices } from "./orgs/project-admin";
@@ -171,6 +172,8 @@ export interface AppServices {
   codeowners: CodeownersServices;
   /** Issue tracker settings, "Create issue" links, linked tracker issues — src/server/issues/trackers.ts */
   trackers: TrackerServices;
+  /** The member's weekly summary email switch — src/server/members/weekly-summary.ts */
+  weeklySummary: WeeklySummaryServices;
   /** Cron monitors and their check-ins — src/server/monitors/cron.ts */
   monitors: MonitorServices;
   /** Uptime (HTTP) monitors — src/server/monitors/uptime.ts */

@@ -49,3 +49,12 @@ export async function revokePersonalTokenAction(_prev: FormResult, data: FormDat
     return ok("Revoked.");
   }, "/account");
 }
+
+/** The weekly summary email, on or off for the signed-in member. */
+export async function weeklySummaryAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const on = data.get("weeklySummary") === "on";
+  return runForm(async (viewer) => {
+    await (await services()).weeklySummary.setEnabled(viewer, on);
+    return ok(on ? "You will get the weekly summary." : "No more weekly summaries.");
+  }, "/account");
+}
