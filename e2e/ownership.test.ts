@@ -2,8 +2,10 @@
  * Ownership in real Chromium against the real build: the project's ownership settings refuse a
  * bad line and an unknown team with the line named, then save; a new issue in
  * src/checkout/pay.js shows its suggested assignees with the matching rule, the suspect commit of
- * its release with the author (a member), and the activity "by ownership rule …". Screenshots of
- * both screens (SCREENSHOTS=1).
+ * its release with the author (a member), and the activity "by ownership rule …". A pasted
+ * CODEOWNERS file lists its unmatched names, one is mapped to a team with its select; the project's
+ * GitHub tracker gives the issue page a prefilled "Create issue" link, and an existing issue linked
+ * there shows on the page and in the stream row. Screenshots of the screens (SCREENSHOTS=1).
  */
 import { randomUUID } from "node:crypto";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -145,5 +147,65 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     expect(suspect).toContain("9c1e4f2a0b7d");
     expect(await page.locator("#activity").innerText()).toContain("by ownership rule path:*/checkout/* #payments");
     await shoot(page, "issue-ownership");
+  });
+
+  test("CODEOWNERS: pasted, unmatched names listed, one mapped to a team", async () => {
+    await page.goto(`${server.url}/acme/projects/shop/settings/ownership`);
+    await page
+      .locator("textarea#codeowners")
+      .fill("# GitHub syntax\n*.css @pat\n/src/checkout/ @acme/payments\n[Docs]\ndocs/ ghost@example.com");
+    await page.getByTestId("codeowners-form").getByRole("button", { name: "Save" }).click();
+    await expect
+      .poll(async () => page.getByTestId("codeowners-form").innerText(), { timeout: 30_000 })
+      .toContain("3 names have no team or member yet");
+    await page.reload();
+    await expect.poll(async () => page.getByTestId("codeowners-summary").innerText(), { timeout: 30_000 }).toBe("3 unmatched of 3.");
+    expect(await page.getByTestId("codeowners-unknown-emails").innerText()).toContain("ghost@example.com");
+    const row = page.locator('[data-testid="codeowners-name"][data-name="@acme/payments"]');
+    await row.getByRole("combobox").selectOption("team:payments");
+    await row.getByRole("button", { name: /Save mapping/ }).click();
+    await expect.poll(async () => row.innerText(), { timeout: 30_000 }).toContain("@acme/payments → #payments");
+    await page.reload();
+    await expect.poll(async () => page.getByTestId("codeowners-summary").innerText(), { timeout: 30_000 }).toBe("2 unmatched of 3.");
+    const listed = await api("GET", "/api/0/projects/acme/shop/codeowners/");
+    expect(listed.body).toMatchObject([
+      { errors: { missing_external_teams: [], missing_external_users: ["@pat"], missing_user_emails: ["ghost@example.com"] } },
+    ]);
+    await page.locator("#codeowners").scrollIntoViewIfNeeded();
+    await shoot(page, "ownership-codeowners");
+  });
+
+  test("trackers: a prefilled Create issue link; an existing issue linked, shown in the stream, removed", async () => {
+    await page.goto(`${server.url}/acme/projects/shop/settings/ownership#trackers`);
+    await page.locator("input#github").fill("https://github.com/acme/shop");
+    await page.getByTestId("trackers-form").getByRole("button", { name: "Save" }).click();
+    await expect.poll(async () => page.getByTestId("trackers-form").innerText(), { timeout: 30_000 }).toContain("Saved.");
+    const list = (await api("GET", "/api/0/projects/acme/shop/issues/?query=")).body as unknown as Array<Record<string, unknown>>;
+    const issue = list.find((i) => String(i.title).startsWith("CardDeclined")) as Record<string, unknown>;
+    await page.goto(`${server.url}/acme/issues/${issue.id}`);
+    const panel = page.getByTestId("issue-trackers");
+    const href = (await panel.locator('a[data-tracker="github"]').getAttribute("href")) ?? "";
+    const url = new URL(href);
+    expect(url.origin + url.pathname).toBe("https://github.com/acme/shop/issues/new");
+    expect(url.searchParams.get("title")).toMatch(/^SHOP-\d+: CardDeclined: amount 10\.005 is not a valid charge$/);
+    expect(url.searchParams.get("body")).toContain(`${server.url}/acme/issues/${issue.id}`);
+    expect(url.searchParams.get("body")).toContain("at charge (/srv/shop/src/checkout/pay.js:12)");
+
+    await panel.getByLabel("Link an existing issue (URL)").fill("ftp://example.com/1");
+    await panel.getByRole("button", { name: "Link issue" }).click();
+    await expect.poll(async () => panel.getByRole("alert").innerText(), { timeout: 30_000 }).toContain("http(s)");
+    await panel.getByLabel("Link an existing issue (URL)").fill("https://github.com/acme/shop/issues/42");
+    await panel.getByRole("button", { name: "Link issue" }).click();
+    await expect.poll(async () => panel.getByTestId("linked-issue").innerText(), { timeout: 30_000 }).toContain("acme/shop#42");
+    await shoot(page, "issue-trackers");
+
+    await page.goto(`${server.url}/acme/issues`);
+    await expect
+      .poll(async () => page.getByTestId("row-linked-issue").first().getAttribute("href"), { timeout: 30_000 })
+      .toBe("https://github.com/acme/shop/issues/42");
+
+    await page.goto(`${server.url}/acme/issues/${issue.id}`);
+    await page.getByRole("button", { name: "Remove the linked issue" }).click();
+    await expect.poll(async () => page.getByTestId("linked-issue").count(), { timeout: 30_000 }).toBe(0);
   });
 });

@@ -21,6 +21,7 @@ import { runMonitorEvaluator } from "./monitor-evaluator";
 import { createSourcemapPipeline } from "./resymbolicate";
 import { runMaintenance } from "./retention";
 import { runUptimeLoop } from "./uptime-checker";
+import { runWeeklySummaryJob } from "./weekly-summary";
 
 /** Lets ingest cut the idle sleep short when it has just committed new rows. */
 export class Waker {
@@ -270,7 +271,38 @@ async function startPeriodicJobs(opts: WorkerOptions): Promise<void> {
         signal,
       })
     : undefined;
-  await Promise.all([maintenance, delivery, monitors, uptime]);
+  // The weekly summary email (issue 30): looked at hourly, each week's mails sent once.
+  const summaries = smtp && publicUrl ? runWeeklySummaryLoop({ db, smtp, publicUrl, log, now, signal }) : undefined;
+  await Promise.all([maintenance, delivery, monitors, uptime, summaries]);
+}
+
+async function runWeeklySummaryLoop(o: {
+  db: WorkerOptions["db"];
+  smtp: NonNullable<WorkerOptions["config"]["smtp"]>;
+  publicUrl: string;
+  log: WorkerOptions["log"];
+  now: () => number;
+  signal: AbortSignal;
+}): Promise<void> {
+  while (!o.signal.aborted) {
+    try {
+      const run = await runWeeklySummaryJob({ db: o.db, smtp: o.smtp, publicUrl: o.publicUrl, log: o.log, now: o.now() });
+      if (run && run.sent + run.failed > 0) o.log.info({ ...run }, "weekly summary");
+    } catch (err) {
+      o.log.error({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, "weekly summary failed");
+    }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, 3_600_000);
+      o.signal.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(t);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  }
 }
 
 /** Cron monitors' evaluator (and the test clock check-ins use), when the worker is configured for them. */

@@ -36,14 +36,17 @@ import { createEventReads, createIssueReads } from "./issues/reads";
 import { createIssueRedirects } from "./issues/redirects";
 import { toEventDetail, toIssueDetail, toIssueSummary } from "./issues/shapes";
 import { createIssueStream } from "./issues/stream";
+import { createTrackerServices } from "./issues/trackers";
 import { createIssueUnmerge } from "./issues/unmerge";
 import { createMemberServices } from "./members/members";
 import { createTeamServices } from "./members/teams";
 import { createTokenServices } from "./members/tokens";
+import { createWeeklySummaryServices } from "./members/weekly-summary";
 import { createMonitorServices } from "./monitors/cron";
 import { createUptimeServices } from "./monitors/uptime";
 import { createProjectAdmin } from "./orgs/project-admin";
 import { createOrgServices, createProjectReads } from "./orgs/reads";
+import { createCodeownersServices } from "./ownership/codeowners";
 import { createOwnershipServices } from "./ownership/ownership";
 import { createArtifactServices } from "./releases/artifacts";
 import { createReleaseApi } from "./releases/release-api";
@@ -148,6 +151,9 @@ export function createServices(deps: {
     }),
     alerts: createAlertServices({ db, now, membershipOrThrow, requireScope, emailConfigured: config.smtp !== null }),
     ownership: createOwnershipServices({ db, now, membershipOrThrow, requireScope }),
+    codeowners: createCodeownersServices({ db, now, membershipOrThrow }),
+    trackers: createTrackerServices({ db, now, publicUrl: config.publicUrl, access }),
+    weeklySummary: createWeeklySummaryServices({ db, now }),
 
     eventApi: createEventApi({
       db,

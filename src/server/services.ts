@@ -22,14 +22,17 @@ import type { IssueActions } from "./issues/actions";
 import type { IssueBulkServices } from "./issues/bulk";
 import type { IssueRedirects } from "./issues/redirects";
 import type { IssueSort, IssueStreamServices } from "./issues/stream";
+import type { TrackerServices } from "./issues/trackers";
 import type { IssueUnmerge } from "./issues/unmerge";
 import type { MemberServices } from "./members/members";
 import type { TeamServices } from "./members/teams";
 import type { TokenServices } from "./members/tokens";
+import type { WeeklySummaryServices } from "./members/weekly-summary";
 import type { MonitorServices } from "./monitors/cron";
 import type { UptimeServices } from "./monitors/uptime";
 import type { KeyServices, ProjectAdminServices } from "./orgs/project-admin";
 import type { ProjectReads } from "./orgs/reads";
+import type { CodeownersServices } from "./ownership/codeowners";
 import type { OwnershipServices } from "./ownership/ownership";
 import type { ArtifactServices } from "./releases/artifacts";
 import type { ReleaseApiServices } from "./releases/release-api";
@@ -175,6 +178,12 @@ export interface AppServices {
   alerts: AlertServices;
   /** Ownership rules, an issue's owners and suspect commits, Sentry's committers — src/server/ownership/ownership.ts */
   ownership: OwnershipServices;
+  /** CODEOWNERS files and external names — src/server/ownership/codeowners.ts */
+  codeowners: CodeownersServices;
+  /** Issue tracker settings, "Create issue" links, linked tracker issues — src/server/issues/trackers.ts */
+  trackers: TrackerServices;
+  /** The member's weekly summary email switch — src/server/members/weekly-summary.ts */
+  weeklySummary: WeeklySummaryServices;
   /** Cron monitors and their check-ins — src/server/monitors/cron.ts */
   monitors: MonitorServices;
   /** Uptime (HTTP) monitors — src/server/monitors/uptime.ts */

@@ -13,12 +13,13 @@
 import { sql } from "kysely";
 import type { Db } from "./db";
 
-export type InstallationJob = "lifecycle-sweep" | "retention";
+export type InstallationJob = "lifecycle-sweep" | "retention" | "weekly-summary";
 
 /** Arbitrary constants shared by every Errata process ("errata-" + job). */
 const LOCK_KEYS: Record<InstallationJob, number> = {
   "lifecycle-sweep": 0x65726c73,
   retention: 0x65727274,
+  "weekly-summary": 0x65727773,
 };
 
 export type LockedRun<T> = { ran: true; value: T } | { ran: false };

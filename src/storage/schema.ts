@@ -474,6 +474,49 @@ export interface ProjectOwnershipTable {
   updated_at: number;
 }
 
+/** A CODEOWNERS file of a project (0039), as pasted or posted through Sentry's codeowners API. */
+export interface ProjectCodeownersTable {
+  id: Generated<number>;
+  project_id: number;
+  raw: string;
+  code_mapping_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An organization's name for a CODEOWNERS handle (0039): `@acme/payments` → a team, `@pat` → a member. */
+export interface ExternalNamesTable {
+  id: Generated<number>;
+  org_id: number;
+  /** github | gitlab */
+  provider: string;
+  external_name: string;
+  team_id: number | null;
+  user_id: string | null;
+  created_at: number;
+}
+
+/** The existing tracker issue linked to an issue (0039). */
+export interface IssueLinksTable {
+  issue_id: number;
+  url: string;
+  user_id: string | null;
+  created_at: number;
+}
+
+/** Weekly summary emails sent (0039): one row per member, organization and week. */
+export interface WeeklySummarySendsTable {
+  user_id: string;
+  org_id: number;
+  week_start: number;
+  sent_at: number;
+}
+
+export interface WeeklySummaryOptoutsTable {
+  user_id: string;
+  created_at: number;
+}
+
 export interface ReleaseDeploysTable {
   id: Generated<number>;
   release_id: number;
@@ -588,6 +631,8 @@ export interface AlertRulesTable {
   channel_ids: string;
   throttle_minutes: number;
   hourly_cap: number;
+  /** JSON RuleTarget[] (0039): email to issue owners / suspect commit authors */
+  targets: Generated<string>;
   created_at: number;
   updated_at: number;
 }
@@ -634,6 +679,8 @@ export interface NotificationsTable {
   last_error: string | null;
   response_status: number | null;
   response_body: string | null;
+  /** JSON RuleTarget (0039) when the row goes to people (channel_id 0), resolved at delivery */
+  target: string | null;
   /** idempotency key sent with the message; unique */
   delivery_id: string;
   created_at: number;
@@ -795,6 +842,11 @@ export interface Database {
   release_commits: ReleaseCommitsTable;
   release_commit_files: ReleaseCommitFilesTable;
   project_ownership: ProjectOwnershipTable;
+  project_codeowners: ProjectCodeownersTable;
+  external_names: ExternalNamesTable;
+  issue_links: IssueLinksTable;
+  weekly_summary_sends: WeeklySummarySendsTable;
+  weekly_summary_optouts: WeeklySummaryOptoutsTable;
   release_deploys: ReleaseDeploysTable;
   login_failures: LoginFailuresTable;
   issue_redirects: IssueRedirectsTable;

@@ -6,7 +6,7 @@
  * validates (src/core/alerts/rule-input.ts) and its field errors are shown by label.
  */
 import { useRef, useState } from "react";
-import type { RuleSettings, TagFilter } from "@/core/alerts/types";
+import type { Fallthrough, RuleSettings, RuleTarget, TagFilter, TargetType } from "@/core/alerts/types";
 import { type FormAction, SettingsForm } from "./settings-form";
 import { Field } from "./settings-section";
 
@@ -31,9 +31,43 @@ const FIELD_LABELS: Record<string, string> = {
   "filters.tags": "Tag filters",
   "filters.maxIssueAgeMinutes": "Issue age",
   channelIds: "Send to",
+  targets: "Send to",
   throttleMinutes: "Throttle",
   hourlyCap: "Hourly cap",
 };
+
+export const TARGET_LABELS: Record<TargetType, string> = {
+  issue_owners: "Issue owners",
+  suspect_commits: "Suspect commit authors",
+};
+export const FALLTHROUGH_LABELS: Record<Fallthrough, string> = {
+  active_members: "recently active members",
+  all_members: "all members",
+  no_one: "no one",
+};
+
+/** "Issue owners (email) — when nobody matches: …", a checkbox and its fallthrough. */
+function TargetRow({ prefix, type, current }: { prefix: string; type: TargetType; current: RuleTarget | undefined }) {
+  const name = type === "issue_owners" ? "targetOwners" : "targetSuspects";
+  return (
+    <span className="flex flex-wrap items-center gap-2" data-testid={`target-${type}`}>
+      <label className="flex items-center gap-2">
+        <input id={`${prefix}-${name}`} type="checkbox" name={name} defaultChecked={Boolean(current)} /> {TARGET_LABELS[type]}
+        <span className="text-fg-dim">(email)</span>
+      </label>
+      <label className="flex items-center gap-1.5 text-fg-muted">
+        when nobody is found, send to
+        <select name={`${name}Fallthrough`} className="input w-[210px]" defaultValue={current?.fallthrough ?? "active_members"}>
+          {(Object.keys(FALLTHROUGH_LABELS) as Fallthrough[]).map((f) => (
+            <option key={f} value={f}>
+              {FALLTHROUGH_LABELS[f]}
+            </option>
+          ))}
+        </select>
+      </label>
+    </span>
+  );
+}
 
 type Unit = "minutes" | "hours" | "days";
 const UNIT_MINUTES: Record<Unit, number> = { minutes: 1, hours: 60, days: 1440 };
@@ -291,7 +325,11 @@ export function RuleForm({
           units={["minutes", "hours", "days"]}
         />
       </Field>
-      <Field id={`${prefix}-channel-0`} label="Send to">
+      <Field
+        id={`${prefix}-channel-0`}
+        label="Send to"
+        hint="Issue owners are the owners of the last ownership rule (or CODEOWNERS line) the issue's first event matches; suspect commit authors are members whose commit in the event's release changed one of its files."
+      >
         <div className="flex flex-col gap-1.5">
           {channels.map((c, i) => (
             <label key={c.id} className="flex items-center gap-2">
@@ -307,7 +345,9 @@ export function RuleForm({
               {c.name.toLowerCase().includes(c.kind) ? null : <span className="text-fg-dim">({c.kind})</span>}
             </label>
           ))}
-          {channels.length === 0 ? <span className="text-fg-muted">Add a channel first.</span> : null}
+          {channels.length === 0 ? <span className="text-fg-muted">No channel yet; people can still be emailed:</span> : null}
+          <TargetRow prefix={prefix} type="issue_owners" current={rule?.targets.find((t) => t.type === "issue_owners")} />
+          <TargetRow prefix={prefix} type="suspect_commits" current={rule?.targets.find((t) => t.type === "suspect_commits")} />
         </div>
       </Field>
       <Field

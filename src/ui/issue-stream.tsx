@@ -413,6 +413,19 @@ function Row({
         <div className="flex min-w-0 gap-2 text-[11.5px] leading-[15px] text-fg-dim">
           <span className="shrink-0 font-mono">{r.shortId}</span>
           <span className="truncate font-mono">{r.culprit}</span>
+          {r.linked ? (
+            // above the row's stretched link, so it opens the tracker
+            <a
+              href={r.linked.url}
+              target="_blank"
+              rel="noopener noreferrer"
+              className="relative z-10 shrink-0 text-fg-muted underline hover:text-fg"
+              title={`Linked issue: ${r.linked.url}`}
+              data-testid="row-linked-issue"
+            >
+              ↗ {r.linked.label}
+            </a>
+          ) : null}
         </div>
       </td>
       <td className="hidden px-2 md:table-cell">

@@ -29,6 +29,8 @@ export interface StreamRow {
   spark: string;
   sparkLabel: string;
   assignee: { name: string; initials: string } | null;
+  /** the linked tracker issue */
+  linked: { url: string; label: string } | null;
 }
 
 export function initials(name: string): string {
@@ -53,6 +55,7 @@ export function toStreamRow(
   page: Pick<StreamPage, "period">,
   members: Map<string, UserRef>,
   now: number,
+  linked: { url: string; label: string } | null = null,
 ): StreamRow {
   const badges = [statusBadge(i.status, i.substatus), ...(i.flags ?? []), i.hasDigest ? "digest" : null].filter(
     (b): b is string => b !== null,
@@ -77,6 +80,7 @@ export function toStreamRow(
     badges,
     spark: sparkBars(i.spark, SPARK_W, SPARK_H),
     sparkLabel: `${countOf(inPeriod, "event")} in the last ${page.period === "14d" ? "14 days" : "24 hours"}`,
+    linked,
     assignee: assignee
       ? { name: assignee.name || assignee.email, initials: initials(assignee.name || assignee.email) }
       : i.assigneeUserId

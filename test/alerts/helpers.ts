@@ -17,6 +17,8 @@ export interface AlertEvent {
   user?: string;
   release?: string;
   inApp?: boolean;
+  /** the in-app frame's file (default src/handler.ts) */
+  filename?: string;
 }
 
 /** One session as an SDK reports it: its `init` update, then how it ended. */
@@ -89,7 +91,7 @@ export async function createAlertWorld(dialect: "sqlite" | "postgres", env: Reco
                     // grouping follows the frames: one function per message keeps one issue per message
                     {
                       function: `handle_${e.message.replace(/\W/g, "_")}`,
-                      filename: "src/handler.ts",
+                      filename: e.filename ?? "src/handler.ts",
                       lineno: 42,
                       in_app: e.inApp ?? true,
                     },
@@ -202,6 +204,7 @@ export async function createAlertWorld(dialect: "sqlite" | "postgres", env: Reco
       deliveryId: r.delivery_id,
       createdAt: Number(r.created_at),
       sentAt: r.sent_at === null ? null : Number(r.sent_at),
+      target: r.target ?? null,
     }));
   };
   return Object.assign(w, { sendEvents, sendSessions, sendSessionAggregates, resend: enqueueEnvelopes, sentEnvelopes, outbox });

@@ -76,6 +76,8 @@ const SELF_SERVICE = new Set([
   "createPersonalTokenAction",
   "revokePersonalTokenAction",
   "revokeAllPersonalTokensAction",
+  // the weekly summary email switch (issue 30): the caller's own, for every organization
+  "weeklySummaryAction",
 ]);
 /** A member's own preference for a project of their organization (any role may set it). */
 const OWN_PREFERENCE = new Set(["emailOptOutAction"]);
@@ -297,6 +299,8 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       draft: { fingerprintingRules: "", groupingEnhancements: "" },
       // an import run's id (issue 32): another organization's run is "not found"
       runId: String(v.id),
+      // linking a tracker issue (issue 30)
+      url: "https://github.com/evil/repo/issues/1",
     };
     return action.params.map((p) => {
       if (!(p in byName)) throw new Error(`no value for parameter ${p} of server action ${action.name}: add it to the matrix`);
@@ -360,7 +364,19 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       .where("org_id", "=", org.id)
       .orderBy("user_id")
       .execute();
+    // Issue 30: tracker links, CODEOWNERS files and the organization's external names.
+    const links = await db.kysely.selectFrom("issue_links").select(["issue_id", "url"]).orderBy("issue_id").execute();
+    const codeowners = await db.kysely
+      .selectFrom("project_codeowners")
+      .innerJoin("projects", "projects.id", "project_codeowners.project_id")
+      .select(["project_codeowners.raw"])
+      .where("projects.org_id", "=", org.id)
+      .execute();
+    const names = await db.kysely.selectFrom("external_names").select("external_name").where("org_id", "=", org.id).execute();
     return {
+      links: links.map((l) => `${l.issue_id}:${l.url}`),
+      codeowners: codeowners.map((c) => c.raw),
+      externalNames: names.map((n) => n.external_name),
       issues: issues.map((i) => `${i.id}:${i.status}`).sort(),
       comments: comments.map((c) => c.data.text).sort(),
       keys: keys.map((k) => `${k.public_key}:${k.label}:${Number(k.active)}`),
@@ -394,7 +410,9 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       .orderBy("id")
       .execute();
     const mutes = await db.kysely.selectFrom("alert_mutes").selectAll().where("issue_id", "=", Number(hidden.values.id)).execute();
+    const link = await db.kysely.selectFrom("issue_links").select("url").where("issue_id", "=", Number(hidden.values.id)).execute();
     return {
+      link: link.map((l) => l.url),
       mutes: mutes.map((m) => JSON.stringify(m)),
       settings: JSON.stringify(project.settings),
       keys: keys.map((k) => `${k.public_key}:${k.label}:${Number(k.active)}`),

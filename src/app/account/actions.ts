@@ -64,3 +64,13 @@ export async function revokeAllPersonalTokensAction(_prev: FormResult, data: For
     return ok(n === 1 ? "1 token revoked." : `${n} tokens revoked.`);
   }, "/account");
 }
+
+/** The weekly summary email, on or off for the signed-in member. */
+// permission: signed-in
+export async function weeklySummaryAction(_prev: FormResult, data: FormData): Promise<FormResult> {
+  const on = data.get("weeklySummary") === "on";
+  return runForm(async (viewer) => {
+    await (await services()).weeklySummary.setEnabled(viewer, on);
+    return ok(on ? "You will get the weekly summary." : "No more weekly summaries.");
+  }, "/account");
+}

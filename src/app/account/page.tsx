@@ -14,6 +14,7 @@ import {
   revokeAllPersonalTokensAction,
   revokePersonalTokenAction,
   signOutEverywhereAction,
+  weeklySummaryAction,
 } from "./actions";
 
 export const metadata: Metadata = { title: "Account" };
@@ -22,13 +23,14 @@ export const metadata: Metadata = { title: "Account" };
 export default async function AccountPage() {
   const viewer = await requireViewer("/account");
   const s = await services();
-  const [account, orgs, tokens, ssoLinks, scopes, resetNotice] = await Promise.all([
+  const [account, orgs, tokens, ssoLinks, scopes, resetNotice, weekly] = await Promise.all([
     s.account.get(viewer, await headers()),
     s.orgs.listForViewer(viewer),
     s.tokens.listPersonal(viewer),
     s.sso.accountLinks(viewer),
     s.tokens.personalScopes(viewer),
     s.tokens.resetNotice(viewer),
+    s.weeklySummary.enabled(viewer),
   ]);
   const now = Date.now();
   const home = orgs[0] ? `/${orgs[0].slug}/issues` : "/";
@@ -56,6 +58,17 @@ export default async function AccountPage() {
               className="input w-[280px] max-w-full"
             />
           </Field>
+        </SettingsForm>
+      </SettingsSection>
+      <SettingsSection
+        id="weekly-summary"
+        title="Weekly summary"
+        description="Every Monday, one email per organization about your teams' projects: new issues, regressions, the busiest issues and crash-free sessions per release."
+      >
+        <SettingsForm action={weeklySummaryAction} hidden={{}} canManage testId="weekly-summary-form">
+          <label className="flex items-center gap-2">
+            <input type="checkbox" name="weeklySummary" defaultChecked={weekly} /> Send me the weekly summary
+          </label>
         </SettingsForm>
       </SettingsSection>
       {ssoLinks.length > 0 ? (

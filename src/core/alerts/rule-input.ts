@@ -85,6 +85,16 @@ const ruleSchema = z.object({
     })
     .prefault({}),
   channelIds: z.array(z.number().int().positive()).max(20).default([]),
+  targets: z
+    .array(
+      z.object({
+        type: z.enum(["issue_owners", "suspect_commits"], "issue_owners or suspect_commits"),
+        fallthrough: z.enum(["all_members", "active_members", "no_one"], "all_members, active_members or no_one").default("active_members"),
+      }),
+    )
+    .max(2)
+    .refine((t) => new Set(t.map((x) => x.type)).size === t.length, "each target once")
+    .default([]),
   throttleMinutes: z
     .number()
     .int()
@@ -194,6 +204,7 @@ export function defaultRule(emailChannelId: number | undefined): RuleSettings {
     triggers: { newIssue: true, regression: true, unignored: false, frequency: null, crashFree: null },
     filters: { environments: [], levels: [], tags: [], maxIssueAgeMinutes: null, inAppOnly: false, query: "" },
     channelIds: emailChannelId === undefined ? [] : [emailChannelId],
+    targets: [],
     throttleMinutes: DEFAULT_THROTTLE_MINUTES,
     hourlyCap: DEFAULT_HOURLY_CAP,
   };

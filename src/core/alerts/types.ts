@@ -54,6 +54,19 @@ export interface RuleFilters {
   query: string;
 }
 
+/**
+ * An email target resolved to people when the message is delivered (issue 30): the issue's owners
+ * by the ownership rules (the last matching rule's owners; a team is its members), or the members
+ * who authored its suspect commits. When nobody is found the fallthrough decides: every project
+ * member, the recently active ones, or no one (Sentry's `fallthroughType`).
+ */
+export type TargetType = "issue_owners" | "suspect_commits";
+export type Fallthrough = "all_members" | "active_members" | "no_one";
+export interface RuleTarget {
+  type: TargetType;
+  fallthrough: Fallthrough;
+}
+
 export interface RuleSettings {
   name: string;
   enabled: boolean;
@@ -61,6 +74,8 @@ export interface RuleSettings {
   filters: RuleFilters;
   /** channel ids of the project this rule sends to */
   channelIds: number[];
+  /** email to people found per issue (issue owners, suspect commit authors) */
+  targets: RuleTarget[];
   /** at most one message per issue every this many minutes (0 = no limit) */
   throttleMinutes: number;
   /** messages per hour for the whole rule; beyond it they are held and summarised (SPEC §9: 60) */

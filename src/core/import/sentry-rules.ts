@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_HOURLY_CAP, DEFAULT_THROTTLE_MINUTES } from "../alerts/rule-input";
-import type { ChannelConfig, ChannelKind, CrashFreeTrigger, RuleSettings, TagFilter } from "../alerts/types";
+import type { ChannelConfig, ChannelKind, CrashFreeTrigger, Fallthrough, RuleSettings, RuleTarget, TagFilter } from "../alerts/types";
 
 const id = z.union([z.string(), z.number()]).transform(String);
 const item = z.record(z.string(), z.unknown());
@@ -223,15 +223,18 @@ export function translateSentryRule(rule: SentryRule, dir: EmailDirectory, webho
   if (reasons.length > 0) return { ok: false, reasons };
 
   const channels: ChannelSpec[] = [];
+  const targets: RuleTarget[] = [];
   for (const a of rule.actions ?? []) {
     const r = channelsOf(a, dir, webhookUrls);
     if (typeof r === "string") notes.push(`action ${shortId(a.id)} not moved: ${r}`);
     else {
       channels.push(...r.channels);
+      for (const t of r.targets ?? []) if (!targets.some((x) => x.type === t.type)) targets.push(t);
       if (r.note) notes.push(r.note);
     }
   }
-  if ((rule.actions ?? []).length > 0 && channels.length === 0) notes.push("it sends nowhere until a channel is attached");
+  if ((rule.actions ?? []).length > 0 && channels.length === 0 && targets.length === 0)
+    notes.push("it sends nowhere until a channel is attached");
 
   let throttleMinutes = rule.frequency ?? DEFAULT_THROTTLE_MINUTES;
   if (!Number.isInteger(throttleMinutes) || throttleMinutes < 0) throttleMinutes = DEFAULT_THROTTLE_MINUTES;
@@ -254,6 +257,7 @@ export function translateSentryRule(rule: SentryRule, dir: EmailDirectory, webho
         inAppOnly: rule.inAppOnly === true,
         query: rule.query ?? "",
       },
+      targets,
       throttleMinutes,
       hourlyCap: rule.hourlyCap ?? DEFAULT_HOURLY_CAP,
     },
@@ -291,11 +295,14 @@ function levelsOf(match: string, level: string): string[] | null {
   return null;
 }
 
+/** Sentry's `fallthroughType` of a mail-to-issue-owners action (ActiveMembers is its default). */
+const FALLTHROUGH: Record<string, Fallthrough> = { AllMembers: "all_members", ActiveMembers: "active_members", NoOne: "no_one" };
+
 function channelsOf(
   a: Record<string, unknown>,
   dir: EmailDirectory,
   webhookUrls: string[] | null,
-): { channels: ChannelSpec[]; note?: string } | string {
+): { channels: ChannelSpec[]; targets?: RuleTarget[]; note?: string } | string {
   const aid = str(a.id);
   if (aid === ACTION.email) {
     const type = str(a.targetType);
@@ -314,11 +321,8 @@ function channelsOf(
       };
     }
     if (type === "IssueOwners" || type === "") {
-      if (str(a.fallthroughType) === "NoOne") return "it mails issue owners only, and Errata mails the project's members";
-      return {
-        channels: [{ kind: "email", name: "Project members (email)", config: { to: [] } }],
-        note: "mail to issue owners became mail to the project's members (Errata's email channel)",
-      };
+      // Errata mails issue owners itself (ownership rules, CODEOWNERS), with Sentry's fallthrough.
+      return { channels: [], targets: [{ type: "issue_owners", fallthrough: FALLTHROUGH[str(a.fallthroughType)] ?? "active_members" }] };
     }
     return `email target “${type}” is not one Errata knows`;
   }

@@ -105,7 +105,12 @@ export function codeownersRegExp(pattern: string): RegExp {
 export function ruleMatches(rule: OwnershipRule, facts: OwnershipFacts): boolean {
   const { type, pattern } = rule.matcher;
   if (type === "path") return facts.paths.some((v) => compiled("glob", pattern).test(v));
-  if (type === "codeowners") return facts.paths.some((v) => compiled("codeowners", pattern).test(v));
+  if (type === "codeowners") {
+    // CODEOWNERS paths are from the repository root, frame paths from wherever the app ran
+    // (/srv/app/src/…): without a code mapping, any directory of the frame's path may be the root.
+    const re = compiled("codeowners", pattern);
+    return facts.paths.some((v) => repoSuffixes(v).some((p) => re.test(p)));
+  }
   if (type === "module") return facts.modules.some((v) => compiled("glob", pattern).test(v));
   if (type === "url") return facts.urls.some((v) => compiled("glob", pattern).test(v));
   const key = type.slice("tags.".length);
@@ -115,4 +120,12 @@ export function ruleMatches(rule: OwnershipRule, facts: OwnershipFacts): boolean
 /** The rules that match, in file order (the last one wins). */
 export function matchingRules(rules: OwnershipRule[], facts: OwnershipFacts): OwnershipRule[] {
   return rules.filter((r) => ruleMatches(r, facts));
+}
+
+/** `a/b/c.js`, `b/c.js`, `c.js`: the path from each of its directories (at most 30). */
+function repoSuffixes(path: string): string[] {
+  const parts = path.replace(/^\/+/, "").split("/");
+  const out: string[] = [];
+  for (let i = 0; i < parts.length && out.length < 30; i++) out.push(parts.slice(i).join("/"));
+  return out;
 }

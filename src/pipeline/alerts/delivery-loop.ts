@@ -83,7 +83,7 @@ export async function deliverDue(db: Db, deps: SendDeps, log: Logger): Promise<n
 
 async function deliverOne(db: Db, row: NotificationRow, deps: SendDeps, log: Logger): Promise<void> {
   const channel = await findChannel(db, row.channelId);
-  const kind = channel?.kind ?? "unknown";
+  const kind = row.target ? "email" : (channel?.kind ?? "unknown");
   const out = await sendNotification(row, channel, deps);
   const at = deps.now();
   if (out.ok) {

@@ -175,12 +175,15 @@ export async function queueMessages(
   message: IssueAlert | ReleaseAlert,
   input: { projectId: number; issueId: number | null; now: number },
 ): Promise<void> {
-  if (rule.channelIds.length === 0) return;
+  // People targets (issue owners, suspect commit authors) are about an issue: a release alert has none.
+  const targets = input.issueId === null ? [] : (rule.targets ?? []);
+  const outputs = rule.channelIds.length + targets.length;
+  if (outputs === 0) return;
   // The cap counts messages per channel: a rule with two channels may send 2 × cap an hour.
   const recent = await ruleMessagesSince(tx, rule.id, input.now - HOUR);
-  const held = !underHourlyCap(recent, rule.hourlyCap * rule.channelIds.length);
+  const held = !underHourlyCap(recent, rule.hourlyCap * outputs);
   const payload = JSON.stringify(message);
-  const rows: NewNotification[] = rule.channelIds.map((channelId) => ({
+  const row = (channelId: number, target: string | null): NewNotification => ({
     projectId: input.projectId,
     ruleId: rule.id,
     channelId,
@@ -191,8 +194,11 @@ export async function queueMessages(
     status: held ? "held" : "pending",
     deliveryId: randomUUID(),
     now: input.now,
-  }));
-  await insertNotifications(tx, rows);
+    target,
+  });
+  // Channel 0: no channel; the recipients are found from the target when the row is delivered,
+  // so a rule or team changed in between is honoured.
+  await insertNotifications(tx, [...rule.channelIds.map((id) => row(id, null)), ...targets.map((t) => row(0, JSON.stringify(t)))]);
 }
 
 /** Reads the issue's extras (short id, mute, tags) only once something fires. */

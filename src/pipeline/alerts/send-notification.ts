@@ -17,6 +17,7 @@ import { MailNotConfiguredError, sendMail } from "../../net/mailer";
 import { OutboundError, safeRequest } from "../../net/safe-request";
 import { projectRecipientEmails } from "../../storage/alerts/notifications";
 import type { Db } from "../../storage/db";
+import { parseTarget, targetRecipients } from "./target-recipients";
 
 export interface SendDeps {
   db: Db;
@@ -33,10 +34,12 @@ export type SendOutcome =
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export async function sendNotification(
-  n: { deliveryId: string; projectId: number; payload: string; kind?: string },
+  n: { deliveryId: string; projectId: number; payload: string; kind?: string; issueId?: number | null; target?: string | null },
   channel: AlertChannel | undefined,
   deps: SendDeps,
 ): Promise<SendOutcome> {
+  // A row for people (issue owners, suspect commit authors) has no channel: it is an email.
+  if (n.target) channel = { id: 0, projectId: n.projectId, name: "people", kind: "email", config: {}, createdAt: 0 };
   if (!channel) return { ok: false, retryable: false, error: "the channel was deleted", status: null, body: null };
   let message: AlertMessage | IncidentResolve;
   try {
@@ -50,15 +53,30 @@ export async function sendNotification(
   return sendWebhook(n.deliveryId, channel, message, deps);
 }
 
+async function recipients(
+  n: { projectId: number; issueId?: number | null; target?: string | null },
+  channel: AlertChannel,
+  db: Db,
+): Promise<{ to: string[]; reason: string | null; error?: string }> {
+  if (n.target) {
+    const target = parseTarget(n.target);
+    if (!target) return { to: [], reason: null, error: "the stored target is unreadable" };
+    const found = await targetRecipients(db, n.projectId, n.issueId ?? null, target);
+    return { to: found.to, reason: found.reason, ...(found.to.length === 0 ? { error: `no recipients: ${found.reason}` } : {}) };
+  }
+  const to = channel.config.to?.length ? channel.config.to : await projectRecipientEmails(db, n.projectId);
+  return { to, reason: null, ...(to.length === 0 ? { error: "no recipients (every member opted out)" } : {}) };
+}
+
 async function sendEmail(
-  n: { deliveryId: string; projectId: number },
+  n: { deliveryId: string; projectId: number; issueId?: number | null; target?: string | null },
   channel: AlertChannel,
   m: AlertMessage | IncidentResolve,
   deps: SendDeps,
 ): Promise<SendOutcome> {
   if (m.kind === "resolve") return { ok: false, retryable: false, error: "only incident channels resolve", status: null, body: null };
-  const to = channel.config.to?.length ? channel.config.to : await projectRecipientEmails(deps.db, n.projectId);
-  if (to.length === 0) return { ok: false, retryable: false, error: "no recipients (every member opted out)", status: null, body: null };
+  const { to, reason, error } = await recipients(n, channel, deps.db);
+  if (error) return { ok: false, retryable: false, error, status: null, body: null };
   try {
     const info = await sendMail(
       deps.smtp,
@@ -71,7 +89,8 @@ async function sendEmail(
       },
       deps.alerts.timeoutMs,
     );
-    return { ok: true, status: null, body: info.response };
+    // The log says who got it and why (owners by which rule, or the fallthrough).
+    return { ok: true, status: null, body: reason ? `${info.response} — to ${to.join(", ")} (${reason})` : info.response };
   } catch (err) {
     if (err instanceof MailNotConfiguredError) return { ok: false, retryable: false, error: err.message, status: null, body: null };
     const e = err as { responseCode?: number; message?: string; code?: string };

@@ -9,19 +9,13 @@
 import { teamRef } from "../../core/assignee";
 import type { NormalizedEvent } from "../../core/event";
 import { matchingRules, ownershipFactsOf } from "../../core/ownership/match";
-import { type OwnershipRule, ownerIdentifiers, parseOwnershipRules, resolveOwners } from "../../core/ownership/rules";
+import { type OwnershipRule, ownerIdentifiers, resolveOwners } from "../../core/ownership/rules";
 import { inAppPaths, suspectCommits } from "../../core/ownership/suspect-commits";
 import type { Tx } from "../../storage/dialect";
 import { insertActivities } from "../../storage/issues/activity";
 import { setAssignee } from "../../storage/issues/lifecycle";
-import {
-  findOwnership,
-  membersByEmail,
-  type OwnershipRow,
-  projectOrgId,
-  projectReleaseId,
-  teamsBySlug,
-} from "../../storage/ownership/ownership";
+import { membersByEmail, type OwnershipRow, projectOrgId, projectReleaseId, teamsBySlug } from "../../storage/ownership/ownership";
+import { projectOwnershipRules } from "../../storage/ownership/project-rules";
 import { listCommitsWithFiles } from "../../storage/releases/meta";
 
 interface ProjectOwnership {
@@ -42,10 +36,11 @@ async function projectOwnership(tx: Tx, projectId: number): Promise<ProjectOwner
   }
   const known = byProject.get(projectId);
   if (known) return known;
-  const settings = await findOwnership(tx, projectId);
-  // Saved rules parsed; a line a later parser refuses disarms only that line.
-  const rules = settings ? parseOwnershipRules(settings.raw).rules : [];
-  const out = { settings, rules, orgId: settings ? await projectOrgId(tx, projectId) : undefined };
+  // Saved rules parsed (CODEOWNERS lines first); a line a later parser refuses disarms only that line.
+  const loaded = await projectOwnershipRules(tx, projectId);
+  const armed = loaded.rules.length > 0 || loaded.settings?.autoAssignment === "suspect";
+  const orgId = armed ? await projectOrgId(tx, projectId) : undefined;
+  const out = { settings: loaded.settings, rules: loaded.rules, orgId };
   byProject.set(projectId, out);
   return out;
 }
@@ -59,8 +54,10 @@ export interface NewIssueFacts {
 
 export async function assignNewIssue(tx: Tx, f: NewIssueFacts): Promise<void> {
   const p = await projectOwnership(tx, f.projectId);
-  if (!p.settings || p.settings.autoAssignment === "off" || p.orgId === undefined) return;
-  if (p.settings.autoAssignment === "suspect" && (await assignToSuspect(tx, f, p.orgId))) return;
+  // No settings saved (CODEOWNERS only): Sentry's default, assign to the issue owner.
+  const mode = p.settings?.autoAssignment ?? "owner";
+  if (mode === "off" || p.orgId === undefined) return;
+  if (mode === "suspect" && (await assignToSuspect(tx, f, p.orgId))) return;
   const last = matchingRules(p.rules, ownershipFactsOf(f.event)).at(-1);
   if (!last) return;
   const ids = ownerIdentifiers([last]);

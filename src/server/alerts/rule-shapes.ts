@@ -3,7 +3,7 @@
  * sentry provider and scripts read and write it, mapped to and from Errata's rules. Conditions
  * and filters Errata does not know are refused by name (validation_failed), never silently dropped.
  */
-import type { AlertRule } from "../../core/alerts/types";
+import type { AlertRule, Fallthrough, RuleTarget } from "../../core/alerts/types";
 import { AppError } from "../../core/errors";
 
 const C = {
@@ -19,6 +19,14 @@ const F = {
   age: "sentry.rules.filters.age_comparison.AgeComparisonFilter",
 };
 const CHANNEL_ACTION = "errata.rules.actions.NotifyChannelAction";
+/** Sentry's email action; `targetType` "IssueOwners" (Sentry's) or "SuspectCommitAuthors" (Errata's). */
+const EMAIL_ACTION = "sentry.mail.actions.NotifyEmailAction";
+const TARGET_TYPES: Record<RuleTarget["type"], string> = { issue_owners: "IssueOwners", suspect_commits: "SuspectCommitAuthors" };
+const FALLTHROUGHS: Record<Fallthrough, string> = { all_members: "AllMembers", active_members: "ActiveMembers", no_one: "NoOne" };
+const reverse = <T extends string>(m: Record<T, string>) =>
+  Object.fromEntries(Object.entries(m).map(([a, b]) => [b, a])) as Record<string, T>;
+const TARGET_OF = reverse(TARGET_TYPES);
+const FALLTHROUGH_OF = reverse(FALLTHROUGHS);
 
 /** Sentry's numeric levels. */
 const LEVELS: Record<string, string> = { "50": "fatal", "40": "error", "30": "warning", "20": "info", "10": "debug" };
@@ -53,7 +61,15 @@ export function sentryRule(r: AlertRule) {
     environment: r.filters.environments[0] ?? null,
     conditions,
     filters,
-    actions: r.channelIds.map((id) => ({ id: CHANNEL_ACTION, channelId: id })),
+    actions: [
+      ...r.channelIds.map((id) => ({ id: CHANNEL_ACTION, channelId: id })),
+      ...(r.targets ?? []).map((t) => ({
+        id: EMAIL_ACTION,
+        targetType: TARGET_TYPES[t.type],
+        targetIdentifier: "",
+        fallthroughType: FALLTHROUGHS[t.fallthrough],
+      })),
+    ],
     status: r.enabled ? "active" : "disabled",
     dateCreated: new Date(r.createdAt).toISOString(),
     // Errata's own: the search-language filter, in-app frames only, the hourly cap, and the
@@ -126,10 +142,20 @@ export function fromSentryRule(body: unknown): unknown {
       maxIssueAgeMinutes = Number(f.value) * unit;
     } else throw unknownId(`filters.${i}.id`, f.id);
   }
-  const channelIds = list(body.actions).map((a, i) => {
-    if (a.id !== CHANNEL_ACTION || typeof a.channelId !== "number") throw unknownId(`actions.${i}.id`, a.id);
-    return a.channelId;
-  });
+  const channelIds: number[] = [];
+  const targets: Array<{ type: unknown; fallthrough: unknown }> = [];
+  for (const [i, a] of list(body.actions).entries()) {
+    if (a.id === CHANNEL_ACTION && typeof a.channelId === "number") channelIds.push(a.channelId);
+    else if (a.id === EMAIL_ACTION) {
+      // Sentry's Team and Member targets are not Errata's (a channel with addresses is): refused by name.
+      const type = TARGET_OF[String(a.targetType)];
+      if (!type) throw unknownId(`actions.${i}.targetType`, a.targetType);
+      const fallthrough =
+        a.fallthroughType === undefined || a.fallthroughType === null ? "active_members" : FALLTHROUGH_OF[String(a.fallthroughType)];
+      if (!fallthrough) throw unknownId(`actions.${i}.fallthroughType`, a.fallthroughType);
+      targets.push({ type, fallthrough });
+    } else throw unknownId(`actions.${i}.id`, a.id);
+  }
   return {
     name: body.name,
     enabled: body.status === undefined ? true : body.status !== "disabled",
@@ -143,6 +169,7 @@ export function fromSentryRule(body: unknown): unknown {
       inAppOnly: body.inAppOnly === true,
     },
     channelIds,
+    targets,
     ...(typeof body.frequency === "number" ? { throttleMinutes: body.frequency } : {}),
     ...(typeof body.hourlyCap === "number" ? { hourlyCap: body.hourlyCap } : {}),
   };

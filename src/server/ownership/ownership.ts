@@ -37,6 +37,7 @@ import {
   saveOwnership,
   teamsBySlug,
 } from "../../storage/ownership/ownership";
+import { projectOwnershipRules } from "../../storage/ownership/project-rules";
 import { listCommitsWithFiles } from "../../storage/releases/meta";
 import { canSeeProject } from "../access/visibility";
 import type { OrgSummary, UserRef, Viewer } from "../types";
@@ -240,8 +241,7 @@ export function createOwnershipServices(deps: OwnershipDeps): OwnershipServices 
       const stored = ref ? await getEvent(db, ref.projectId, ref.eventId) : undefined;
       if (!stored) return { owners: [], suspects: [], release: null };
       const event = stored.event as unknown as NormalizedEvent;
-      const settings = await findOwnership(db, project.id);
-      const rules = settings ? parseOwnershipRules(settings.raw).rules : [];
+      const { rules } = await projectOwnershipRules(db, project.id, org.id);
       const matched = matchingRules(rules, ownershipFactsOf(event)).reverse();
       const dir = await directory(org.id, matched);
       const owners: IssueOwner[] = [];

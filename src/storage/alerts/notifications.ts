@@ -21,6 +21,8 @@ export interface NewNotification {
   status: "pending" | "held";
   deliveryId: string;
   now: number;
+  /** JSON RuleTarget: the row goes to people (channelId 0), found when it is delivered */
+  target?: string | null;
 }
 
 export interface NotificationRow {
@@ -41,6 +43,7 @@ export interface NotificationRow {
   deliveryId: string;
   createdAt: number;
   sentAt: number | null;
+  target: string | null;
 }
 
 type Row = Omit<NotificationsTable, "id" | "attempts"> & { id: number; attempts: number };
@@ -65,6 +68,7 @@ function toRow(r: Row): NotificationRow {
     deliveryId: r.delivery_id,
     createdAt: Number(r.created_at),
     sentAt: n(r.sent_at),
+    target: r.target ?? null,
   };
 }
 
@@ -85,6 +89,7 @@ export async function insertNotifications(tx: Tx, rows: NewNotification[]): Prom
         next_attempt_at: r.now,
         delivery_id: r.deliveryId,
         created_at: r.now,
+        target: r.target ?? null,
       })),
     )
     .execute();

@@ -10,6 +10,7 @@ import type {
   ChannelKind,
   RuleReleaseState,
   RuleSettings,
+  RuleTarget,
   RuleTriggers,
 } from "../../core/alerts/types";
 import type { Db } from "../db";
@@ -36,6 +37,7 @@ interface RuleRow {
   channel_ids: string;
   throttle_minutes: number;
   hourly_cap: number;
+  targets: string;
   created_at: number;
   updated_at: number;
 }
@@ -52,6 +54,7 @@ function toRule(r: RuleRow): AlertRule {
     triggers: { ...NO_TRIGGERS, ...parse<Partial<RuleTriggers>>(r.triggers, {}) },
     filters: parse(r.filters, { environments: [], levels: [], tags: [], maxIssueAgeMinutes: null, inAppOnly: false, query: "" }),
     channelIds: parse<number[]>(r.channel_ids, []),
+    targets: parse<RuleTarget[]>(r.targets ?? "[]", []),
     throttleMinutes: Number(r.throttle_minutes),
     hourlyCap: Number(r.hourly_cap),
     createdAt: Number(r.created_at),
@@ -66,6 +69,7 @@ function ruleColumns(s: RuleSettings) {
     triggers: JSON.stringify(s.triggers),
     filters: JSON.stringify(s.filters),
     channel_ids: JSON.stringify(s.channelIds),
+    targets: JSON.stringify(s.targets ?? []),
     throttle_minutes: s.throttleMinutes,
     hourly_cap: s.hourlyCap,
   };

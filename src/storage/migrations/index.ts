@@ -33,6 +33,7 @@ import * as m0027queueDone from "./0027-queue-done";
 import * as m0028eventsInlinePayload from "./0028-events-inline-payload";
 import * as m0032ownership from "./0032-ownership";
 import * as m0034importedKeys from "./0034-imported-keys";
+import * as m0039ownerRouting from "./0039-owner-routing";
 import * as m0041importLinks from "./0041-import-links";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
@@ -66,6 +67,7 @@ const steps: Record<string, Step> = {
   "0028-events-inline-payload": m0028eventsInlinePayload,
   "0032-ownership": m0032ownership,
   "0034-imported-keys": m0034importedKeys,
+  "0039-owner-routing": m0039ownerRouting,
   "0041-import-links": m0041importLinks,
 };
 

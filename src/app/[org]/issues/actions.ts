@@ -171,3 +171,26 @@ export async function unmuteIssueAlerts(orgSlug: string, issueId: number): Promi
     return { muted: false, until: null };
   });
 }
+
+/** Links an existing tracker issue (an http(s) URL) to the issue (members and up; the service validates and refuses viewers). */
+export async function linkTrackerIssue(
+  orgSlug: string,
+  issueId: number,
+  url: string,
+): Promise<ActionResult<{ url: string; label: string }>> {
+  return run(async (viewer) =>
+    (await services()).trackers.link(
+      viewer,
+      org.parse(orgSlug),
+      z.number().int().positive().parse(issueId),
+      z.string().max(4000).parse(url),
+    ),
+  );
+}
+
+export async function unlinkTrackerIssue(orgSlug: string, issueId: number): Promise<ActionResult<null>> {
+  return run(async (viewer) => {
+    await (await services()).trackers.unlink(viewer, org.parse(orgSlug), z.number().int().positive().parse(issueId));
+    return null;
+  });
+}

@@ -90,7 +90,8 @@ export default async function IssuesPage({
   ]);
   const { page, queryError } = result;
   const members = new Map(options.members.map((m) => [m.id, m]));
-  const rows = page ? page.items.map((i) => toStreamRow(org, i, page, members, now)) : [];
+  const links = page ? await s.trackers.linksOf(page.items.map((i) => i.id)) : new Map();
+  const rows = page ? page.items.map((i) => toStreamRow(org, i, page, members, now, links.get(i.id) ?? null)) : [];
   const filtered = Boolean(
     v.query || v.project || v.environment || v.release || v.level || v.assigned || (v.status && v.status !== "unresolved") || cursor,
   );

@@ -13,6 +13,7 @@ import { IssueActionsBar } from "@/ui/issue-actions-bar";
 import { FeedbackList } from "@/ui/issue-feedback";
 import { IssueHeader } from "@/ui/issue-header";
 import { IssueOwnershipPanel } from "@/ui/issue-ownership";
+import { IssueTrackersPanel } from "@/ui/issue-trackers";
 import { TagDistributions } from "@/ui/tag-distribution";
 import { TracePanel, traceIdOf } from "@/ui/trace-panel";
 import { TrendChart } from "@/ui/trend-chart";
@@ -20,9 +21,11 @@ import { currentViewer, errorCode, orNotFound, param, redirectShortId, requireVi
 import {
   commentOnIssue,
   deleteIssues,
+  linkTrackerIssue,
   mergeInto,
   mergeIssues,
   muteIssueAlerts,
+  unlinkTrackerIssue,
   unmergeHash,
   unmuteIssueAlerts,
   updateIssues,
@@ -66,7 +69,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
   const issuePath = `${orgPath}/issues/${issueId}`;
   const viewer = await requireViewer(`${issuePath}${eventParam ? `?event=${encodeURIComponent(eventParam)}` : ""}`);
   const s = await services();
-  const [data, digestLinks, hashes, alertMute, ownership] = await Promise.all([
+  const [data, digestLinks, hashes, alertMute, ownership, trackers] = await Promise.all([
     orNotFound(
       s.issueStream.issuePage(viewer, org, issueId, { event: eventParam }).catch(async (err: unknown) => {
         // A merged issue's URL leads to the issue that absorbed it.
@@ -81,6 +84,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
     s.alerts.issueMute(viewer, org, issueId).catch(() => null),
     // Secondary too: owners and suspect commits.
     s.ownership.forIssue(viewer, org, issueId).catch(() => null),
+    s.trackers.forIssue(viewer, org, issueId).catch(() => null),
   ]);
   const { issue, event } = data;
   const traceId = event ? traceIdOf(event.event) : null;
@@ -174,6 +178,17 @@ export default async function IssuePage({ params, searchParams }: { params: Para
                 data.role === "owner" || data.role === "admin"
                   ? `${orgPath}/projects/${encodeURIComponent(issue.projectSlug)}/settings/ownership`
                   : null
+              }
+            />
+          ) : null}
+          {trackers ? (
+            <IssueTrackersPanel
+              org={org}
+              issueId={issue.id}
+              data={trackers}
+              actions={{ link: linkTrackerIssue, unlink: unlinkTrackerIssue }}
+              settingsHref={
+                trackers.canConfigure ? `${orgPath}/projects/${encodeURIComponent(issue.projectSlug)}/settings/ownership#trackers` : null
               }
             />
           ) : null}

@@ -117,6 +117,12 @@ function ruleInput(data: FormData) {
       .getAll("channelIds")
       .map((v) => Number(v))
       .filter((n) => Number.isSafeInteger(n)),
+    targets: (["targetOwners", "targetSuspects"] as const)
+      .filter((name) => data.get(name) === "on")
+      .map((name) => ({
+        type: name === "targetOwners" ? "issue_owners" : "suspect_commits",
+        fallthrough: text(data, `${name}Fallthrough`, 20) || "active_members",
+      })),
     throttleMinutes: minutesOf(data, "throttle") ?? undefined,
     hourlyCap: optionalNumber(data, "hourlyCap") ?? undefined,
   };

@@ -3,7 +3,7 @@ import Link from "next/link";
 import type { AlertRule } from "@/core/alerts/types";
 import type { ChannelView, DeliveryView } from "@/server/alerts/alerts";
 import { ActionButton, NewChannelForm } from "@/ui/alert-forms";
-import { RuleForm } from "@/ui/alert-rule-form";
+import { FALLTHROUGH_LABELS, RuleForm, TARGET_LABELS } from "@/ui/alert-rule-form";
 import { countOf, durationText } from "@/ui/format";
 import { ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
 import { TimeAgo } from "@/ui/time-ago";
@@ -150,7 +150,12 @@ export default async function AlertsPage({
                 <dt className="text-fg-muted">Only</dt>
                 <dd className="font-mono text-[12px]">{filterText(r)}</dd>
                 <dt className="text-fg-muted">Send to</dt>
-                <dd>{r.channelIds.map((id) => channels.get(id)?.name ?? `deleted channel #${id}`).join(", ") || "nowhere yet"}</dd>
+                <dd>
+                  {[
+                    ...r.channelIds.map((id) => channels.get(id)?.name ?? `deleted channel #${id}`),
+                    ...r.targets.map((t) => `${TARGET_LABELS[t.type]} (or ${FALLTHROUGH_LABELS[t.fallthrough]})`),
+                  ].join(", ") || "nowhere yet"}
+                </dd>
               </dl>
               {canManage && editing === r.id ? (
                 <div className="mt-3 border-t border-border pt-3">
@@ -261,7 +266,7 @@ export default async function AlertsPage({
                     {d.title}
                   </td>
                   <td className="px-3 py-1.5 whitespace-nowrap" data-label="Channel">
-                    {channels.get(d.channelId)?.name ?? `#${d.channelId}`}
+                    {d.channelId === 0 ? "People (email)" : (channels.get(d.channelId)?.name ?? `#${d.channelId}`)}
                   </td>
                   <td className="px-3 py-1.5 whitespace-nowrap" data-label="Result">
                     <span className="flex items-center gap-2">

@@ -1,0 +1,11 @@
+import { app } from "@/server/app-context";
+import { apiRoute, requireViewer } from "@/server/http/api-route";
+
+type P = { org: string; id: string };
+
+export const DELETE = apiRoute<P>("team.write", async (req, { params }) => {
+  const viewer = await requireViewer(req);
+  await app().codeowners.unmapName(viewer, params.org, Number(params.id));
+  return new Response(null, { status: 204 });
+});
+export const dynamic = "force-dynamic";
