@@ -66,7 +66,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
   const issuePath = `${orgPath}/issues/${issueId}`;
   const viewer = await requireViewer(`${issuePath}${eventParam ? `?event=${encodeURIComponent(eventParam)}` : ""}`);
   const s = await services();
-  const [data, digestLinks, hashes, alertMute, ownership] = await Promise.all([
+  const [data, digestLinks, hashes, alertMute, ownership, can] = await Promise.all([
     orNotFound(
       s.issueStream.issuePage(viewer, org, issueId, { event: eventParam }).catch(async (err: unknown) => {
         // A merged issue's URL leads to the issue that absorbed it.
@@ -81,6 +81,8 @@ export default async function IssuePage({ params, searchParams }: { params: Para
     s.alerts.issueMute(viewer, org, issueId).catch(() => null),
     // Secondary too: owners and suspect commits.
     s.ownership.forIssue(viewer, org, issueId).catch(() => null),
+    // What the role allows (the permission table): only those controls are shown.
+    orNotFound(s.orgs.can(viewer, org)),
   ]);
   const { issue, event } = data;
   const traceId = event ? traceIdOf(event.event) : null;
@@ -123,8 +125,8 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             }}
             members={data.members}
             meId={viewer.userId}
-            canDelete={data.role === "owner" || data.role === "admin"}
-            readOnly={data.role === "viewer"}
+            canDelete={can["issue.delete"]}
+            readOnly={!can["issue.update"]}
             alertMute={alertMute}
             actions={{ updateIssues, mergeIssues, deleteIssues, commentOnIssue, mergeInto, muteIssueAlerts, unmuteIssueAlerts }}
             streamHref={`${orgPath}/issues`}
@@ -159,7 +161,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             <h2 id="activity-title" className="section-title mb-2">
               Activity
             </h2>
-            {data.role === "viewer" ? null : <CommentForm org={org} issueId={issue.id} comment={commentOnIssue} />}
+            {can["issue.comment"] ? <CommentForm org={org} issueId={issue.id} comment={commentOnIssue} /> : null}
             <div className="mt-4">
               <ActivityLog items={data.activity} now={now} />
             </div>
@@ -170,11 +172,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             <IssueOwnershipPanel
               data={ownership}
               now={now}
-              settingsHref={
-                data.role === "owner" || data.role === "admin"
-                  ? `${orgPath}/projects/${encodeURIComponent(issue.projectSlug)}/settings/ownership`
-                  : null
-              }
+              settingsHref={can["project.write"] ? `${orgPath}/projects/${encodeURIComponent(issue.projectSlug)}/settings/ownership` : null}
             />
           ) : null}
           <DigestIssuePanel org={org} issue={issue} latestEvent={event?.event} links={digestLinks} now={now} />
@@ -193,7 +191,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
                 org={org}
                 issueId={issue.id}
                 hashes={hashes}
-                canUnmerge={data.role !== "viewer"}
+                canUnmerge={can["issue.update"]}
                 unmerge={unmergeHash}
                 streamHref={`${orgPath}/issues`}
               />

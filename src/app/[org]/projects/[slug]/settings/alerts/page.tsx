@@ -31,7 +31,7 @@ function triggerText(r: AlertRule): string {
     parts.push(`more than ${what} in ${f.minutes} min`);
   }
   const c = t.crashFree;
-  if (c) parts.push(`crash-free sessions below ${c.belowPercent}% (≥ ${c.minSessions} sessions)`);
+  if (c) parts.push(`crash-free sessions below ${c.belowPercent}% (≥ ${countOf(c.minSessions, "session")})`);
   return parts.join(" · ");
 }
 

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { countOf } from "@/ui/format";
 import { SettingsForm } from "@/ui/settings-form";
 import { Field, ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
 import { orNotFound, requireViewer, services } from "../../../../../_lib/server";
@@ -39,7 +40,7 @@ export default async function OwnershipPage({ params }: { params: Promise<{ org:
             label="Rules"
             hint={
               <>
-                {rules} {rules === 1 ? "rule" : "rules"} saved.
+                {countOf(rules, "rule")} saved.
                 {v.teams.length > 0 ? ` Teams: ${v.teams.map((t) => `#${t}`).join(", ")}.` : " The organization has no teams yet."}
               </>
             }
