@@ -84,6 +84,9 @@ describe.skipIf(!canRun)("alerts in the browser", () => {
     const note = page.getByTestId("no-mail-note");
     expect(await note.innerText()).toMatch(/Email is not set up[\s\S]*SMTP_HOST[\s\S]*add a channel/);
     expect(await page.getByTestId("channel-row").count()).toBe(0);
+    // no empty list box, but words; and the opt-out does not claim mail that cannot be sent
+    expect(await page.getByTestId("no-channels").innerText()).toContain("No channels yet");
+    expect(await page.getByRole("region", { name: "Your email from this project" }).innerText()).toContain("nobody gets alert emails yet");
     await shoot(page, "alerts-without-smtp");
 
     const form = page.getByTestId("new-channel");

@@ -3,7 +3,7 @@
  * these, and each checks the viewer's access itself (authorization lives here, not in routes).
  */
 import type { Logger } from "pino";
-import type { Action } from "./access/permissions";
+import type { Action, Permits } from "./access/permissions";
 import type { AlertServices } from "./alerts/alerts";
 import type { AccountServices } from "./auth/account";
 import type { PasswordResetServices } from "./auth/password-reset";
@@ -99,6 +99,12 @@ export interface AppServices {
     listForViewer(viewer: Viewer): Promise<OrgSummary[]>;
     /** Throws not_found when the org does not exist or the viewer is not a member. */
     get(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+    /**
+     * What the viewer may do in the organization, action by action, straight from the permission
+     * table (src/server/access/permissions.ts): the screens show a control only when this says yes,
+     * so they never repeat a role check. Throws not_found like `get`.
+     */
+    can(viewer: Viewer, orgSlug: string): Promise<Permits>;
     /** An owner of any organization creates another, as its owner (src/server/orgs/create.ts). */
     create(viewer: Viewer, input: { name: string; slug: string }): Promise<{ slug: string }>;
   };

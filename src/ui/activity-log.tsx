@@ -1,5 +1,5 @@
 import type { ActivityItem } from "@/server/types";
-import { absoluteTime } from "./format";
+import { absoluteTime, countOf } from "./format";
 import { Markdown } from "./markdown";
 import { TimeAgo } from "./time-ago";
 
@@ -63,7 +63,7 @@ export function describeActivity(a: ActivityItem): string {
     }
     case "merge": {
       const merged = Array.isArray(d.merged) ? d.merged.map((m) => str(obj(m).title) ?? "an issue") : [];
-      return `merged ${merged.length} ${merged.length === 1 ? "issue" : "issues"} into this one${merged.length ? `: ${merged.slice(0, 3).join("; ")}` : ""}`;
+      return `merged ${countOf(merged.length, "issue")} into this one${merged.length ? `: ${merged.slice(0, 3).join("; ")}` : ""}`;
     }
     case "first_seen_in_release":
       // Written for every new issue; events without a release said "in release ?".
@@ -71,7 +71,7 @@ export function describeActivity(a: ActivityItem): string {
     case "unmerge": {
       const n = typeof d.events === "number" ? d.events : 0;
       const hash = typeof d.hash === "string" ? d.hash.slice(0, 12) : "a hash";
-      return `split grouping hash ${hash} off into a new issue (${n} ${n === 1 ? "event" : "events"})`;
+      return `split grouping hash ${hash} off into a new issue (${countOf(n, "event")})`;
     }
     default:
       return a.kind;

@@ -64,8 +64,8 @@ const KIND_HELP: Record<string, string> = {
 /** The new-channel form: the fields follow the chosen kind. */
 export function NewChannelForm({ action, hidden }: { action: FormAction; hidden: Record<string, string> }) {
   const [state, formAction, pending] = useActionState(action, IDLE);
-  const form = useResetOnSuccess(state);
   const [kind, setKind] = useState("slack");
+  const form = useResetOnSuccess(state, () => setKind("slack"));
   const errors = state.status === "error" ? Object.entries(state.fields) : [];
   return (
     <form

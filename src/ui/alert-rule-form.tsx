@@ -208,7 +208,15 @@ export function RuleForm({
   const freq = rule?.triggers.frequency;
   const crashFree = rule?.triggers.crashFree;
   return (
-    <SettingsForm action={action} hidden={hidden} canManage submitLabel={submitLabel} testId={testId} fieldLabels={FIELD_LABELS}>
+    <SettingsForm
+      action={action}
+      hidden={hidden}
+      canManage
+      submitLabel={submitLabel}
+      testId={testId}
+      fieldLabels={FIELD_LABELS}
+      resetOnSuccess={!rule}
+    >
       <Field id={`${prefix}-name`} label="Name">
         <input
           id={`${prefix}-name`}

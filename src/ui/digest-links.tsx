@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { DigestEvent, IssueDetail } from "@/server/types";
 import { IssueFlagBadges } from "./digest-badges";
 import { DigestSideBadge } from "./digest-events";
+import { countOf } from "./format";
 import { TimeAgo } from "./time-ago";
 
 interface EventDigest {
@@ -121,7 +122,7 @@ function LinkedDigestRow({ link: l, orgPath, now }: { link: DigestEvent; orgPath
           title={`event ${l.eventId}`}
           data-testid="linked-time"
         >
-          {l.count > 1 ? `${l.count} events · ` : ""}
+          {l.count > 1 ? `${countOf(l.count, "event")} · ` : ""}
           <TimeAgo ms={l.receivedAt} now={now} />
         </span>
       </div>

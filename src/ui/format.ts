@@ -41,9 +41,14 @@ export function relativeTime(ms: number, now: number = Date.now()): string {
   return diff >= 0 ? `${text} ago` : `in ${text}`;
 }
 
+/** The noun for `n` of it: singular for exactly one ("event" / "events"); the one plural rule of the screens. */
+export function nounFor(n: number, noun: string, plural = `${noun}s`): string {
+  return n === 1 ? noun : plural;
+}
+
 /** "1 event", "1,234 events": a count with its noun, singular for exactly one. */
 export function countOf(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n.toLocaleString("en")} ${n === 1 ? noun : plural}`;
+  return `${n.toLocaleString("en")} ${nounFor(n, noun, plural)}`;
 }
 
 /** 1234 → "1.2k", 1234567 → "1.2M"; small numbers as they are. */

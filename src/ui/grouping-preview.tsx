@@ -7,6 +7,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { GroupingPreview as Preview } from "@/core/grouping/preview";
+import { countOf } from "./format";
 
 type Result = { ok: true; preview: Preview } | { ok: false; message: string; fields: Record<string, string> };
 export type PreviewAction = (
@@ -48,8 +49,8 @@ export function GroupingPreview({ org, project, action }: { org: string; project
         {result === null ? null : result.ok ? (
           <div data-testid="grouping-preview-result">
             <p>
-              {result.preview.events.toLocaleString("en-US")} events: <strong>{result.preview.currentIssues}</strong> issues now,{" "}
-              <strong>{result.preview.draftIssues}</strong> with these rules.
+              {countOf(result.preview.events, "event")}: {countOf(result.preview.currentIssues, "issue")} now,{" "}
+              {countOf(result.preview.draftIssues, "issue")} with these rules.
             </p>
             {result.preview.merges.length > 0 ? (
               <ul className="mt-1 list-disc pl-5">

@@ -259,7 +259,7 @@ export function IssueStream({
   return (
     <>
       <p className="tabular mb-1.5 text-[12px] text-fg-muted" data-testid="stream-count">
-        {visible.length === 1 ? "1 issue" : `${visible.length}${more ? "+" : ""} issues`}
+        {more ? `${visible.length}+ issues` : countOf(visible.length, "issue")}
         {more ? " (older ones on the next page)" : ""}
       </p>
       <div className="overflow-hidden rounded-md border border-border">

@@ -6,6 +6,7 @@
  */
 import { useRouter } from "next/navigation";
 import { useEffect, useState, useTransition } from "react";
+import { countOf } from "./format";
 
 export default function LivePill({ org, since, project, auto }: { org: string; since: number; project: string; auto?: boolean }) {
   const router = useRouter();
@@ -34,8 +35,8 @@ export default function LivePill({ org, since, project, auto }: { org: string; s
   if (!changes) return null;
   const text =
     changes.created > 0
-      ? `${changes.created} new ${changes.created === 1 ? "issue" : "issues"}${changes.updated > changes.created ? `, ${changes.updated - changes.created} updated` : ""}`
-      : `${changes.updated} ${changes.updated === 1 ? "issue" : "issues"} updated`;
+      ? `${countOf(changes.created, "new issue")}${changes.updated > changes.created ? `, ${changes.updated - changes.created} updated` : ""}`
+      : `${countOf(changes.updated, "issue")} updated`;
   return (
     <div className="pointer-events-none absolute inset-x-0 top-1 z-10 flex justify-center">
       <button

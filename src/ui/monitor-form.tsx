@@ -9,6 +9,7 @@ import { Cron } from "croner";
 import { type ReactNode, useActionState, useMemo, useState } from "react";
 import { type MonitorConfig, type ScheduleUnit, slugify as slugOf } from "@/core/monitors/checkin";
 import { CodeBlock } from "./code-block";
+import { countOf } from "./format";
 import { monitorRunLine } from "./monitor-run-line";
 import { type FormAction, FormStatus, IDLE, submitWithoutReset } from "./settings-form";
 
@@ -280,7 +281,7 @@ export function MonitorForm({
               <>
                 <span className="text-fg-muted">
                   {type === "interval"
-                    ? `Expected every ${every} ${unit}${Number(every) === 1 ? "" : "s"} after each check-in; from now:`
+                    ? `Expected every ${countOf(Number(every), unit)} after each check-in; from now:`
                     : `Next runs (${timezone.trim()}):`}
                 </span>
                 <ol className="mt-1 flex flex-wrap gap-x-4 gap-y-0.5 font-mono text-[12px]">

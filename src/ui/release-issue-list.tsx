@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { IssueSummary } from "@/server/types";
-import { compactCount, countOf } from "./format";
+import { compactCount, countOf, nounFor } from "./format";
 import { LevelBar } from "./level";
 import { TimeAgo } from "./time-ago";
 
@@ -37,7 +37,7 @@ export function ReleaseIssueList({
             <span className="hidden w-[88px] shrink-0 self-center font-mono text-[12px] text-fg-muted sm:block">{issue.shortId}</span>
             <span className="tabular w-[40px] shrink-0 self-center text-right sm:w-[64px]" title={countOf(issue.count, "event")}>
               {compactCount(issue.count)}
-              <span className="sr-only"> {issue.count === 1 ? "event" : "events"}</span>
+              <span className="sr-only"> {nounFor(issue.count, "event")}</span>
             </span>
             <span className="w-[64px] shrink-0 self-center text-right text-[12px] text-fg-muted sm:w-[84px]">
               <span className="sr-only">{whenLabel} </span>

@@ -37,19 +37,23 @@ export function SettingsForm({
   fieldLabels = {},
   children,
   testId,
+  resetOnSuccess = false,
 }: {
   action: FormAction;
   hidden: Record<string, string>;
   canManage: boolean;
+  /** a create form: empty it after a success (an edit form keeps the saved values) */
+  resetOnSuccess?: boolean;
   submitLabel?: string;
   fieldLabels?: Record<string, string>;
   children: ReactNode;
   testId?: string;
 }) {
   const [state, formAction, pending] = useActionState(action, IDLE);
+  const created = useResetOnSuccess(resetOnSuccess ? state : IDLE);
   const fieldErrors = state.status === "error" ? Object.entries(state.fields) : [];
   return (
-    <form action={formAction} onSubmit={submitWithoutReset(formAction)} className="flex flex-col gap-3" data-testid={testId}>
+    <form ref={created} action={formAction} onSubmit={submitWithoutReset(formAction)} className="flex flex-col gap-3" data-testid={testId}>
       {Object.entries(hidden).map(([k, v]) => (
         <input key={k} type="hidden" name={k} value={v} />
       ))}
@@ -85,25 +89,46 @@ const OK_VISIBLE_MS = 5_000;
  * A create form empties itself after a success (its values would otherwise invite a duplicate);
  * failures keep them to be corrected. Returns the ref to put on the <form>.
  */
-export function useResetOnSuccess(state: FormResult): RefObject<HTMLFormElement | null> {
+export function useResetOnSuccess(state: FormResult, also?: () => void): RefObject<HTMLFormElement | null> {
   const form = useRef<HTMLFormElement>(null);
+  // The latest callback without re-running the effect when the caller passes a new closure.
+  const after = useRef(also);
+  after.current = also;
   useEffect(() => {
-    if (state.status === "ok") form.current?.reset();
+    if (state.status !== "ok") return;
+    form.current?.reset();
+    // Controlled fields (a typed confirmation, a chosen item) are state: reset() does not reach them.
+    after.current?.();
   }, [state]);
   return form;
 }
 
-/** "Saved." / the failure, announced politely; keyed by time so the same message re-announces. A success fades after a few seconds. */
+/**
+ * "Saved." / the failure, announced politely; keyed by time so the same message re-announces.
+ * A success never outlives what it describes: it goes after a few seconds, as soon as its form is
+ * edited again, and when any form on the page is submitted (a "✓ Added" beside a list someone
+ * just removed from would be a lie).
+ */
 export function FormStatus({ state }: { state: FormResult }) {
   const at = state.status === "idle" ? 0 : state.at;
   const [expired, setExpired] = useState<number | null>(null);
+  const here = useRef<HTMLSpanElement>(null);
   useEffect(() => {
     if (state.status !== "ok") return;
-    const t = setTimeout(() => setExpired(at), OK_VISIBLE_MS);
-    return () => clearTimeout(t);
+    const expire = () => setExpired(at);
+    const t = setTimeout(expire, OK_VISIBLE_MS);
+    const form = here.current?.closest("form");
+    form?.addEventListener("input", expire);
+    // Capture: the submit handlers of the forms stop nothing, but run after this one either way.
+    document.addEventListener("submit", expire, true);
+    return () => {
+      clearTimeout(t);
+      form?.removeEventListener("input", expire);
+      document.removeEventListener("submit", expire, true);
+    };
   }, [state.status, at]);
   return (
-    <span aria-live="polite" className="text-[12.5px]">
+    <span ref={here} aria-live="polite" className="text-[12.5px]" data-form-status="">
       {state.status === "ok" && expired !== at ? (
         <span key={state.at} className="text-fg-muted">
           ✓ {state.message}

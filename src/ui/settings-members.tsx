@@ -1,8 +1,8 @@
 "use client";
 
-import { useActionState, useEffect, useRef, useState } from "react";
+import { useActionState, useRef, useState } from "react";
 import { CopyButton } from "./copy-button";
-import { type FormAction, type FormResult, FormStatus, IDLE, submitWithoutReset } from "./settings-form";
+import { type FormAction, type FormResult, FormStatus, IDLE, submitWithoutReset, useResetOnSuccess } from "./settings-form";
 
 type LinkResult = FormResult & { link?: string };
 type LinkAction = (prev: LinkResult, data: FormData) => Promise<LinkResult>;
@@ -38,11 +38,8 @@ function OnceLink({ link }: { link: string }) {
 /** Invite by email (mailed when SMTP is configured) or by a link to copy. */
 export function InviteForm({ action, org, roles, mail }: { action: LinkAction; org: string; roles: string[]; mail: boolean }) {
   const [state, formAction, pending] = useActionState(action, IDLE as LinkResult);
-  const form = useRef<HTMLFormElement>(null);
   const [role, setRole] = useState("member");
-  useEffect(() => {
-    if (state.status === "ok") form.current?.reset();
-  }, [state]);
+  const form = useResetOnSuccess(state, () => setRole("member"));
   const emailError = state.status === "error" ? state.fields.email : undefined;
   return (
     <form
@@ -221,9 +218,20 @@ export function RemoveMemberForm({
   const [confirm, setConfirm] = useState("");
   const chosen = members.find((m) => m.userId === userId);
   const armed = chosen !== undefined && confirm.trim().toLowerCase() === chosen.email.toLowerCase();
+  // The removed member leaves the list: choose one of those left and clear the confirmation.
+  const form = useResetOnSuccess(state, () => {
+    setConfirm("");
+    setUserId(members.find((m) => m.userId !== userId)?.userId ?? "");
+  });
   if (members.length === 0) return <p className="text-fg-muted">Nobody else to remove.</p>;
   return (
-    <form action={formAction} onSubmit={submitWithoutReset(formAction)} className="flex flex-col gap-2" data-testid="remove-member-form">
+    <form
+      ref={form}
+      action={formAction}
+      onSubmit={submitWithoutReset(formAction)}
+      className="flex flex-col gap-2"
+      data-testid="remove-member-form"
+    >
       <Hidden values={{ org }} />
       <div className="flex flex-wrap items-end gap-2">
         <div className="flex flex-col gap-1">

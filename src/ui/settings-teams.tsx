@@ -107,8 +107,13 @@ export function DeleteTeamForm({ action, org, teams }: { action: FormAction; org
   const [state, formAction, pending] = useActionState(action, IDLE);
   const [team, setTeam] = useState(teams[0] ?? "");
   const [confirm, setConfirm] = useState("");
+  // The deleted team is gone from the list: choose the first of those left and clear the confirmation.
+  const form = useResetOnSuccess(state, () => {
+    setConfirm("");
+    setTeam(teams.find((t) => t !== team) ?? "");
+  });
   return (
-    <form action={formAction} onSubmit={submitWithoutReset(formAction)} className="flex flex-wrap items-end gap-2">
+    <form ref={form} action={formAction} onSubmit={submitWithoutReset(formAction)} className="flex flex-wrap items-end gap-2">
       <Hidden values={{ org }} />
       <div className="flex flex-col gap-1">
         <label htmlFor="delete-team" className="text-[13px] font-medium">

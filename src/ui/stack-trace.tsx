@@ -1,4 +1,5 @@
 import type { FrameView } from "./event-model";
+import { countOf } from "./format";
 import { KvTable } from "./kv-table";
 import { SourceContext } from "./source-context";
 
@@ -37,12 +38,8 @@ export function StackTrace({ frames, crashLabel = "crashed here" }: { frames: Fr
             <details className="group/more">
               <summary className="flex h-7 list-none items-center gap-2 bg-subtle px-3 text-[12px] text-fg-muted hover:text-fg [&::-webkit-details-marker]:hidden">
                 <Chevron className="group-open/more:rotate-90" />
-                <span className="group-open/more:hidden">
-                  {item.frames.length} more {item.frames.length === 1 ? "frame" : "frames"}
-                </span>
-                <span className="hidden group-open/more:inline">
-                  Hide {item.frames.length} library {item.frames.length === 1 ? "frame" : "frames"}
-                </span>
+                <span className="group-open/more:hidden">{countOf(item.frames.length, "more frame", "more frames")}</span>
+                <span className="hidden group-open/more:inline">Hide {countOf(item.frames.length, "library frame")}</span>
               </summary>
               <ol>
                 {item.frames.map((f, j) => (

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { TagDistribution } from "@/server/issues/stream";
 import { quoteValue } from "../core/search/suggest";
+import { countOf } from "./format";
 
 /**
  * Tag value distributions of an issue: per key, the top values as bars (share of the events that
@@ -62,7 +63,7 @@ function Bar({ label, count, total, mark, href }: { label: string; count: number
       </span>
       <span className="tabular relative ml-auto shrink-0 text-[11.5px] text-fg-muted">{share}</span>
       <span className="sr-only">
-        {`: ${count.toLocaleString("en")} ${count === 1 ? "event" : "events"}`}
+        {`: ${countOf(count, "event")}`}
         {mark ? ", the latest event's value" : ""}
       </span>
     </>

@@ -20,9 +20,19 @@ const SETTINGS = [
 ] as const;
 
 /** The one slim bar of the signed-in pages: wordmark, organization (switcher when several), sections, user. */
-export function TopBar({ orgs, current, email }: { orgs: OrgSummary[]; current: OrgSummary; email: string }) {
+export function TopBar({
+  orgs,
+  current,
+  email,
+  settings: manages,
+}: {
+  orgs: OrgSummary[];
+  current: OrgSummary;
+  email: string;
+  /** whether the organization's settings are the viewer's to open (the permission table says) */
+  settings: boolean;
+}) {
   const others = orgs.filter((o) => o.slug !== current.slug);
-  const manages = current.role === "owner" || current.role === "admin";
   return (
     <header className="sticky top-0 z-20 border-b border-border bg-bg">
       <PopoverEscape />

@@ -8,7 +8,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import type { LatencySlot, UptimeState } from "@/core/monitors/uptime";
 import type { UptimeDetail, UptimeSummary } from "@/server/monitors/uptime";
-import { absoluteTime } from "./format";
+import { absoluteTime, countOf } from "./format";
 import { formatDuration, StatusDot } from "./monitor-parts";
 import { TimeAgo } from "./time-ago";
 
@@ -107,7 +107,7 @@ export function ResponseTimeChart({ slots }: { slots: LatencySlot[] }) {
   const n = Math.max(slots.length, 60);
   const slot = W / n;
   const bar = Math.max(1, slot - Math.min(2, slot * 0.25));
-  const summary = `Response times, last 24 h: ${checks} check${checks === 1 ? "" : "s"}, ${failures} failed${mean !== null ? `, mean ${formatDuration(mean)}` : ""}, slowest ${formatDuration(worst)}`;
+  const summary = `Response times, last 24 h: ${countOf(checks, "check")}, ${failures} failed${mean !== null ? `, mean ${formatDuration(mean)}` : ""}, slowest ${formatDuration(worst)}`;
   const first = slots[0];
   const last = slots[slots.length - 1];
   const span = (s: LatencySlot) => (s.from === s.to ? absoluteTime(s.from) : `${absoluteTime(s.from)} – ${hm(s.to)}`);
@@ -136,7 +136,7 @@ export function ResponseTimeChart({ slots }: { slots: LatencySlot[] }) {
             const failed = s.failures > 0;
             // A failure without a measured time (older results) fills the height, faintly.
             const h = s.avgMs !== null ? Math.max(1, (Math.min(s.avgMs, max) / max) * (H - 2)) : failed ? H - 2 : 0;
-            const tip = `${span(s)}: ${s.checks} check${s.checks === 1 ? "" : "s"}${failed ? `, ${s.failures} failed` : ""}${s.avgMs !== null ? `, ${s.checks > 1 ? "mean " : ""}${formatDuration(s.avgMs)}` : ""}${s.checks > 1 && s.maxMs !== null ? `, slowest ${formatDuration(s.maxMs)}` : ""}`;
+            const tip = `${span(s)}: ${countOf(s.checks, "check")}${failed ? `, ${s.failures} failed` : ""}${s.avgMs !== null ? `, ${s.checks > 1 ? "mean " : ""}${formatDuration(s.avgMs)}` : ""}${s.checks > 1 && s.maxMs !== null ? `, slowest ${formatDuration(s.maxMs)}` : ""}`;
             return (
               <g key={s.from} data-failed={failed || undefined}>
                 <title>{tip}</title>

@@ -86,6 +86,14 @@ describe.each(await dialects())("services on %s", (dialect) => {
 
     expect((await services.orgs.listForViewer(viewerA)).map((o) => o.slug)).toEqual(["org-a"]);
     expect(await codeOf(services.orgs.get(viewerA, "org-b"))).toBe("not_found");
+    // What a screen asks before it shows a control: the owner may everything at home, nothing elsewhere.
+    const can = await services.orgs.can(viewerA, "org-a");
+    expect(Object.values(can).every(Boolean)).toBe(true);
+    expect(await codeOf(services.orgs.can(viewerA, "org-b"))).toBe("not_found");
+    // A personal token narrows it to its scopes: the screens would show what the token may do.
+    const tokenCan = await services.orgs.can({ ...viewerA, scopes: ["event:read", "event:write"] }, "org-a");
+    expect(tokenCan["issue.update"]).toBe(true);
+    expect(tokenCan["project.write"]).toBe(false);
     expect(await codeOf(services.projects.list(viewerA, "org-b"))).toBe("not_found");
     expect(await codeOf(services.issues.list(viewerA, "org-b", {}))).toBe("not_found");
     expect(await codeOf(services.issues.get(viewerA, "org-b", 1))).toBe("not_found");

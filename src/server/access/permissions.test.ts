@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { ACTIONS, denial, PERMISSIONS, permits, roleTableMarkdown, scopesForRole } from "./permissions";
+import { ACTIONS, denial, PERMISSIONS, permits, permitsAll, roleTableMarkdown, scopesForRole } from "./permissions";
 
 const cells = (table: string) =>
   table.split("\n").map((line) =>
@@ -58,5 +58,16 @@ describe("the permission table", () => {
       cells(between ?? ""),
       `README.md's role table differs from src/server/access/permissions.ts; it should read:\n${roleTableMarkdown()}`,
     ).toEqual(cells(roleTableMarkdown()));
+  });
+
+  test("what a screen asks (permitsAll) is the table, action by action, for every role", () => {
+    for (const role of ["viewer", "member", "admin", "owner"] as const) {
+      const can = permitsAll(role, { kind: "session" });
+      expect(Object.keys(can).sort()).toEqual([...ACTIONS].sort());
+      for (const a of ACTIONS) expect(can[a]).toBe(permits(role, { kind: "session" }, a));
+    }
+    expect(permitsAll("member", { kind: "session" })["issue.update"]).toBe(true);
+    expect(permitsAll("member", { kind: "session" })["monitor.write"]).toBe(false);
+    expect(permitsAll("viewer", { kind: "session" })["issue.update"]).toBe(false);
   });
 });

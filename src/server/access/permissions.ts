@@ -115,6 +115,13 @@ export function permits(role: Role, credential: Credential, action: Action): boo
   return denial(role, credential, action) === null;
 }
 
+/** Every action with whether it is allowed: what a screen asks before it shows a control. */
+export type Permits = Readonly<Record<Action, boolean>>;
+
+export function permitsAll(role: Role, credential: Credential): Permits {
+  return Object.fromEntries(ACTIONS.map((a) => [a, permits(role, credential, a)])) as Record<Action, boolean>;
+}
+
 /** The scopes a role's members may give a personal token (no scope above what the role can use). */
 export function scopesForRole(role: Role): TokenScope[] {
   return TOKEN_SCOPES.filter((scope) =>

@@ -38,6 +38,7 @@ import { writeTx } from "../../storage/dialect";
 import { getIssue } from "../../storage/issues/issues";
 import { findProjectById, findProjectBySlug, type ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
+import { permits } from "../access/permissions";
 import { canSeeProject } from "../access/visibility";
 import type { OrgSummary, Viewer } from "../types";
 
@@ -117,7 +118,8 @@ export interface AlertServiceDeps {
   pollMs?: number;
 }
 
-const canManage = (org: OrgSummary) => org.role === "owner" || org.role === "admin";
+// The permission table decides; a screen shows the rule and channel controls only when this is true.
+const canManage = (org: OrgSummary) => permits(org.role, { kind: "session" }, "alert.write");
 
 export function channelView(c: AlertChannel): ChannelView {
   let target = "";

@@ -26,8 +26,8 @@ import {
 import { countOwners, deleteMember, findMemberRole, listMembers, setMemberRole } from "../../storage/members/members";
 import { joinInvitedTeams } from "../../storage/members/teams";
 import { upsertMember } from "../../storage/orgs/orgs";
-import { requirePermission } from "../access/access";
-import type { Action } from "../access/permissions";
+import { credentialOf, requirePermission } from "../access/access";
+import { type Action, permits } from "../access/permissions";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions } from "../auth/auth";
 import type { LoginThrottle } from "../auth/login-throttle";
 import type { OrgSummary, Role, Viewer } from "../types";
@@ -217,7 +217,11 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
         org,
         members: (await listMembers(db, org.id)).map((m) => ({ ...m })),
         invitations: recent,
-        can: { invite: true, inviteOwners: org.role === "owner", manage: org.role === "owner" },
+        can: {
+          invite: true,
+          inviteOwners: permits(org.role, credentialOf(viewer), "member.admin"),
+          manage: permits(org.role, credentialOf(viewer), "member.admin"),
+        },
         mail: deps.mailer !== null,
       };
     },

@@ -5,7 +5,8 @@ import { firstSeenOfProject } from "../../storage/issues/issues";
 import { listTeams } from "../../storage/members/teams";
 import { listMemberships } from "../../storage/orgs/orgs";
 import { findProjectById, findProjectBySlug, type ProjectRow } from "../../storage/orgs/projects";
-import type { Access } from "../access/access";
+import { type Access, credentialOf } from "../access/access";
+import { permitsAll } from "../access/permissions";
 import { canSeeProject } from "../access/visibility";
 import type { AppServices } from "../services";
 import type { ProjectSummary, Viewer } from "../types";
@@ -21,6 +22,10 @@ export function createOrgServices(deps: { db: Db; now: () => number; access: Acc
     },
     async get(viewer, orgSlug) {
       return access.authorize(viewer, orgSlug, "org.read");
+    },
+    async can(viewer, orgSlug) {
+      const org = await access.membershipOrThrow(viewer, orgSlug);
+      return permitsAll(org.role, credentialOf(viewer));
     },
     create: (viewer, input) => createOrganization(db, now, viewer, input),
   };

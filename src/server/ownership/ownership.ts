@@ -39,6 +39,7 @@ import {
 } from "../../storage/ownership/ownership";
 import { projectOwnershipRules } from "../../storage/ownership/project-rules";
 import { listCommitsWithFiles } from "../../storage/releases/meta";
+import { permits } from "../access/permissions";
 import { canSeeProject } from "../access/visibility";
 import type { OrgSummary, UserRef, Viewer } from "../types";
 
@@ -114,7 +115,7 @@ export interface OwnershipDeps {
   requireScope(viewer: Viewer, scope: string): void;
 }
 
-const canManage = (org: OrgSummary) => org.role === "owner" || org.role === "admin";
+const canManage = (org: OrgSummary) => permits(org.role, { kind: "session" }, "project.write");
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 const MAX_COMMITS = 1_000;
 

@@ -60,7 +60,7 @@ export default async function IssuesPage({
     if (digest) redirect(`${base}/${digest.issueId}`);
   }
   const now = Date.now();
-  const [projects, options, result] = await Promise.all([
+  const [projects, options, result, can] = await Promise.all([
     orNotFound(s.projects.list(viewer, org)),
     s.issueStream
       .filterOptions(viewer, org, { project: v.project })
@@ -87,6 +87,8 @@ export default async function IssuesPage({
         return { page: null, queryError };
       },
     ),
+    // What the role allows (the permission table): only those controls are shown.
+    orNotFound(s.orgs.can(viewer, org)),
   ]);
   const { page, queryError } = result;
   const members = new Map(options.members.map((m) => [m.id, m]));
@@ -127,8 +129,8 @@ export default async function IssuesPage({
             statusView={page?.status ?? "all"}
             members={options.members}
             meId={viewer.userId}
-            canDelete={page?.role === "owner" || page?.role === "admin"}
-            readOnly={page?.role === "viewer"}
+            canDelete={can["issue.delete"]}
+            readOnly={!can["issue.update"]}
             more={Boolean(page?.nextCursor)}
             actions={{ updateIssues, mergeIssues, deleteIssues, commentOnIssue }}
           />

@@ -38,15 +38,15 @@ export default async function MonitorsPage({
   const base = `/${encodeURIComponent(org)}/monitors`;
   const viewer = await requireViewer(withQuery(base, { project }));
   const s = await services();
-  const [membership, projects, monitors, allUptime] = await Promise.all([
-    orNotFound(s.orgs.get(viewer, org)),
+  const [can, projects, monitors, allUptime] = await Promise.all([
+    orNotFound(s.orgs.can(viewer, org)),
     orNotFound(s.projects.list(viewer, org)),
     orNotFound(s.monitors.list(viewer, org, { project: project || undefined })),
     orNotFound(s.uptime.list(viewer, org)),
   ]);
   const uptime = project ? allUptime.filter((m) => m.projectSlug === project) : allUptime;
   // Only owners and admins create checks (the service enforces it; others get nothing to click).
-  const canCreate = membership.role === "owner" || membership.role === "admin";
+  const canCreate = can["monitor.write"];
   const now = Date.now();
   return (
     <main className="mx-auto max-w-[1200px] px-4 py-4">

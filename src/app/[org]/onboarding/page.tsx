@@ -33,8 +33,7 @@ export default async function OnboardingPage({
   const here = withQuery(`${orgPath}/onboarding`, { project: projectSlug, platform: asked });
   const viewer = await requireViewer(here);
   const s = await services();
-  const current = await orNotFound(s.orgs.get(viewer, org));
-  const canManage = current.role === "owner" || current.role === "admin";
+  const canManage = (await orNotFound(s.orgs.can(viewer, org)))["project.write"];
 
   if (!projectSlug) {
     const existing = await orNotFound(s.projects.list(viewer, org));

@@ -57,7 +57,8 @@ export async function runForm(fn: (viewer: Viewer) => Promise<FormResult>, reval
       const seen = fields[field];
       fields[field] = seen && seen !== f.message ? `${seen}; ${f.message}` : f.message;
     }
-    if (e.code === "forbidden") return fail("Only admins and owners can change this.");
+    // A refusal names what the role lacks (the permission table's words), so it is never silent or vague.
+    if (e.code === "forbidden") return fail(`Not changed: ${e.message ?? "your role does not allow this."}`);
     return fail(e.message ?? e.code, fields);
   }
   if (revalidate) revalidatePath(revalidate, "layout");

@@ -12,8 +12,8 @@ export default async function ProjectsPage({ params }: { params: Promise<{ org: 
   const orgPath = `/${encodeURIComponent(org)}`;
   const viewer = await requireViewer(`${orgPath}/projects`);
   const s = await services();
-  const [current, projects] = await Promise.all([orNotFound(s.orgs.get(viewer, org)), orNotFound(s.projects.list(viewer, org))]);
-  const canManage = current.role === "owner" || current.role === "admin";
+  const [can, projects] = await Promise.all([orNotFound(s.orgs.can(viewer, org)), orNotFound(s.projects.list(viewer, org))]);
+  const canManage = can["project.write"];
   return (
     <main className="mx-auto max-w-[1100px] px-4 py-4">
       <header className="mb-4 flex flex-wrap items-center gap-3">

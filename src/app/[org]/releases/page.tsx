@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { CodeBlock } from "@/ui/code-block";
+import { countOf } from "@/ui/format";
 import { ProjectFilterForm } from "@/ui/project-filter-form";
 import { CrashFree } from "@/ui/release-health";
 import { TimeAgo } from "@/ui/time-ago";
@@ -101,11 +102,7 @@ export default async function ReleasesPage({
                     {r.users === null ? <span className="text-fg-dim">–</span> : r.users.toLocaleString("en-US")}
                   </td>
                   <td className="tabular hidden px-3 py-2 text-right md:table-cell">
-                    {r.artifacts.files > 0 ? (
-                      `${r.artifacts.files} file${r.artifacts.files === 1 ? "" : "s"}`
-                    ) : (
-                      <span className="text-fg-dim">–</span>
-                    )}
+                    {r.artifacts.files > 0 ? countOf(r.artifacts.files, "file") : <span className="text-fg-dim">–</span>}
                   </td>
                   <td className="hidden px-3 py-2 text-right text-fg-muted sm:table-cell">
                     <TimeAgo ms={r.createdAt} now={now} />

@@ -46,7 +46,7 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
     );
   }
   const viewer = await currentViewer();
-  const lead = `You are invited to ${invite.orgName} as ${invite.role === "admin" || invite.role === "owner" ? "an" : "a"} ${invite.role}.`;
+  const lead = `You are invited to ${invite.orgName} as ${/^[aeiou]/.test(invite.role) ? "an" : "a"} ${invite.role}.`;
   if (viewer && viewer.email.trim().toLowerCase() !== invite.email.trim().toLowerCase()) {
     // Bound to the invited address: another account learns whom it is for and can do nothing else.
     return (

@@ -69,7 +69,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
   const issuePath = `${orgPath}/issues/${issueId}`;
   const viewer = await requireViewer(`${issuePath}${eventParam ? `?event=${encodeURIComponent(eventParam)}` : ""}`);
   const s = await services();
-  const [data, digestLinks, hashes, alertMute, ownership, trackers] = await Promise.all([
+  const [data, digestLinks, hashes, alertMute, ownership, trackers, can] = await Promise.all([
     orNotFound(
       s.issueStream.issuePage(viewer, org, issueId, { event: eventParam }).catch(async (err: unknown) => {
         // A merged issue's URL leads to the issue that absorbed it.
@@ -85,6 +85,8 @@ export default async function IssuePage({ params, searchParams }: { params: Para
     // Secondary too: owners and suspect commits.
     s.ownership.forIssue(viewer, org, issueId).catch(() => null),
     s.trackers.forIssue(viewer, org, issueId).catch(() => null),
+    // What the role allows (the permission table): only those controls are shown.
+    orNotFound(s.orgs.can(viewer, org)),
   ]);
   const { issue, event } = data;
   const traceId = event ? traceIdOf(event.event) : null;
@@ -127,8 +129,8 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             }}
             members={data.members}
             meId={viewer.userId}
-            canDelete={data.role === "owner" || data.role === "admin"}
-            readOnly={data.role === "viewer"}
+            canDelete={can["issue.delete"]}
+            readOnly={!can["issue.update"]}
             alertMute={alertMute}
             actions={{ updateIssues, mergeIssues, deleteIssues, commentOnIssue, mergeInto, muteIssueAlerts, unmuteIssueAlerts }}
             streamHref={`${orgPath}/issues`}
@@ -163,7 +165,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             <h2 id="activity-title" className="section-title mb-2">
               Activity
             </h2>
-            {data.role === "viewer" ? null : <CommentForm org={org} issueId={issue.id} comment={commentOnIssue} />}
+            {can["issue.comment"] ? <CommentForm org={org} issueId={issue.id} comment={commentOnIssue} /> : null}
             <div className="mt-4">
               <ActivityLog items={data.activity} now={now} />
             </div>
@@ -174,11 +176,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             <IssueOwnershipPanel
               data={ownership}
               now={now}
-              settingsHref={
-                data.role === "owner" || data.role === "admin"
-                  ? `${orgPath}/projects/${encodeURIComponent(issue.projectSlug)}/settings/ownership`
-                  : null
-              }
+              settingsHref={can["project.write"] ? `${orgPath}/projects/${encodeURIComponent(issue.projectSlug)}/settings/ownership` : null}
             />
           ) : null}
           {trackers ? (
@@ -208,7 +206,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
                 org={org}
                 issueId={issue.id}
                 hashes={hashes}
-                canUnmerge={data.role !== "viewer"}
+                canUnmerge={can["issue.update"]}
                 unmerge={unmergeHash}
                 streamHref={`${orgPath}/issues`}
               />

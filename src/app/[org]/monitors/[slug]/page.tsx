@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
+import { countOf } from "@/ui/format";
 import { CheckInStrip, DurationsChart, formatDuration, STATUS_LABEL, StatusDot } from "@/ui/monitor-parts";
 import { monitorRunLine } from "@/ui/monitor-run-line";
 import { TimeAgo } from "@/ui/time-ago";
@@ -22,13 +23,13 @@ export default async function MonitorPage({
   const path = `/${encodeURIComponent(org)}/monitors/${encodeURIComponent(slug)}`;
   const viewer = await requireViewer(path);
   const s = await services();
-  const [m, checkIns, membership] = await Promise.all([
+  const [m, checkIns, can] = await Promise.all([
     orNotFound(s.monitors.get(viewer, org, slug)),
     orNotFound(s.monitors.checkIns(viewer, org, slug, { limit: 100 })),
-    orNotFound(s.orgs.get(viewer, org)),
+    orNotFound(s.orgs.can(viewer, org)),
   ]);
   // Mute, pause and edit are for owners and admins (the service refuses the others): only they see them.
-  const canManage = membership.role === "owner" || membership.role === "admin";
+  const canManage = can["monitor.write"];
   const now = Date.now();
   const c = m.config;
   const status = m.status === "paused" ? "paused" : (m.environments[0]?.status ?? "active");
@@ -85,8 +86,8 @@ export default async function MonitorPage({
         <Field label="Timezone" value={c.timezone} />
         <Field label="Check-in margin" value={`${c.checkinMargin} min`} />
         <Field label="Max runtime" value={`${c.maxRuntime} min`} />
-        <Field label="Issue after" value={`${c.failureIssueThreshold} failure${c.failureIssueThreshold === 1 ? "" : "s"} in a row`} />
-        <Field label="Resolve after" value={`${c.recoveryThreshold} success${c.recoveryThreshold === 1 ? "" : "es"} in a row`} />
+        <Field label="Issue after" value={`${countOf(c.failureIssueThreshold, "failure")} in a row`} />
+        <Field label="Resolve after" value={`${countOf(c.recoveryThreshold, "success", "successes")} in a row`} />
         <Field label="Project" value={m.projectSlug} mono />
       </section>
 

@@ -10,8 +10,7 @@ export default async function NewProjectPage({ params }: { params: Promise<{ org
   const { org } = await params;
   const orgPath = `/${encodeURIComponent(org)}`;
   const viewer = await requireViewer(`${orgPath}/projects/new`);
-  const current = await orNotFound((await services()).orgs.get(viewer, org));
-  const canManage = current.role === "owner" || current.role === "admin";
+  const canManage = (await orNotFound((await services()).orgs.can(viewer, org)))["project.write"];
   const teams = canManage ? (await (await services()).teams.page(viewer, org)).teams : [];
   return (
     <main className="mx-auto max-w-[760px] px-4 py-4">

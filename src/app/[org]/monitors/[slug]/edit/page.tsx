@@ -12,8 +12,8 @@ export default async function EditMonitorPage({ params }: { params: Promise<{ or
   const path = `/${encodeURIComponent(org)}/monitors/${encodeURIComponent(slug)}`;
   const viewer = await requireViewer(`${path}/edit`);
   const s = await services();
-  const [m, membership] = await Promise.all([orNotFound(s.monitors.get(viewer, org, slug)), orNotFound(s.orgs.get(viewer, org))]);
-  const canManage = membership.role === "owner" || membership.role === "admin";
+  const [m, can] = await Promise.all([orNotFound(s.monitors.get(viewer, org, slug)), orNotFound(s.orgs.can(viewer, org))]);
+  const canManage = can["monitor.write"];
   return (
     <main className="mx-auto max-w-[1200px] px-4 py-4">
       <nav className="mb-2 text-[12px] text-fg-muted">

@@ -217,7 +217,8 @@ export default async function GeneralSettingsPage({ params }: { params: Promise<
             />
           </Field>
         </SettingsForm>
-        <GroupingPreview org={org} project={v.project.slug} action={previewGroupingAction} />
+        {/* Regrouping with draft rules is part of editing them: only for those who may. */}
+        {v.canManage ? <GroupingPreview org={org} project={v.project.slug} action={previewGroupingAction} /> : null}
       </SettingsSection>
     </div>
   );

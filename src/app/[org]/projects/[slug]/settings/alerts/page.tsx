@@ -31,7 +31,7 @@ function triggerText(r: AlertRule): string {
     parts.push(`more than ${what} in ${f.minutes} min`);
   }
   const c = t.crashFree;
-  if (c) parts.push(`crash-free sessions below ${c.belowPercent}% (≥ ${c.minSessions} sessions)`);
+  if (c) parts.push(`crash-free sessions below ${c.belowPercent}% (≥ ${countOf(c.minSessions, "session")})`);
   return parts.join(" · ");
 }
 
@@ -183,7 +183,12 @@ export default async function AlertsPage({
         title="Channels"
         description="Where rules send. “Send a test” delivers a test message now and shows what the remote answered."
       >
-        <ul className="flex flex-col divide-y divide-border rounded-md border border-border" aria-label="Channels">
+        {overview.channels.length === 0 ? (
+          <p className="text-fg-muted" data-testid="no-channels">
+            No channels yet: rules have nowhere to send.
+          </p>
+        ) : null}
+        <ul className="flex flex-col divide-y divide-border rounded-md border border-border empty:hidden" aria-label="Channels">
           {overview.channels.map((c: ChannelView) => (
             <li
               key={c.id}
@@ -305,7 +310,12 @@ export default async function AlertsPage({
           label={overview.emailOptOut ? "Email me again" : "Stop emailing me"}
         />
         <p className="mt-1 text-[12px] text-fg-dim">
-          {overview.emailOptOut ? "You do not get this project's alert emails." : "You get this project's alert emails."}
+          {/* Without SMTP nobody gets mail: saying "you get them" would be the page's own stale message. */}
+          {!overview.emailConfigured
+            ? "Email is not set up on this installation, so nobody gets alert emails yet; this choice applies once it is."
+            : overview.emailOptOut
+              ? "You do not get this project's alert emails."
+              : "You get this project's alert emails."}
         </p>
       </SettingsSection>
     </div>

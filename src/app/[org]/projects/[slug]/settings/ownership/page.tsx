@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { ActionButton } from "@/ui/alert-forms";
 import { CodeownersMappingRow } from "@/ui/codeowners-mapping";
+import { countOf } from "@/ui/format";
 import { SettingsForm } from "@/ui/settings-form";
 import { Field, ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
 import { orNotFound, requireViewer, services } from "../../../../../_lib/server";
@@ -47,7 +48,7 @@ export default async function OwnershipPage({ params }: { params: Promise<{ org:
             label="Rules"
             hint={
               <>
-                {rules} {rules === 1 ? "rule" : "rules"} saved.
+                {countOf(rules, "rule")} saved.
                 {v.teams.length > 0 ? ` Teams: ${v.teams.map((t) => `#${t}`).join(", ")}.` : " The organization has no teams yet."}
               </>
             }
