@@ -145,6 +145,7 @@ async function snapshot(db: Db, orgSlug: string) {
       "alert_rules.channel_ids",
       "alert_rules.throttle_minutes",
       "alert_rules.hourly_cap",
+      "alert_rules.targets",
     ])
     .where("projects.org_id", "=", org.id)
     .orderBy("projects.slug")
@@ -159,6 +160,7 @@ async function snapshot(db: Db, orgSlug: string) {
     channels: (JSON.parse(r.channel_ids) as number[]).map((id) => channelOf.get(id) ?? `missing ${id}`).sort(),
     throttle: Number(r.throttle_minutes),
     cap: Number(r.hourly_cap),
+    targets: JSON.parse(r.targets ?? "[]"),
   }));
   const releaseRows = await k
     .selectFrom("releases")
@@ -676,9 +678,6 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     expect(ruleNotes["ios-app/New or regressed crash on iPhone in production"]).toMatch(
       /SlackNotifyServiceAction not moved: .*incoming-webhook/,
     );
-    expect(ruleNotes["ios-app/New or regressed crash on iPhone in production"]).toMatch(
-      /issue owners became mail to the project's members/,
-    );
     expect(snap?.channels).toEqual([
       { project: "ios-app", name: "Email ada@globex.test", kind: "email", config: { to: ["ada@globex.test"] } },
       { project: "ios-app", name: "Email team backend", kind: "email", config: { to: ["carol@globex.test"] } },
@@ -700,9 +699,11 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
           inAppOnly: false,
           query: "",
         },
-        channels: ['email {"to":[]}', 'webhook {"url":"https://hooks.globex.test/sentry"}'],
+        // Mail to issue owners is Errata's issue-owner target, with Sentry's fallthrough.
+        channels: ['webhook {"url":"https://hooks.globex.test/sentry"}'],
         throttle: 60,
         cap: 60,
+        targets: [{ type: "issue_owners", fallthrough: "active_members" }],
       },
       expect.objectContaining({
         project: "ios-app",
