@@ -93,6 +93,8 @@ describe.skipIf(!canRun)("monitor screens", () => {
     await expect.poll(() => list.locator("tbody tr").count()).toBe(2);
     const report = list.locator("tr", { hasText: "nightly-report" });
     expect(await report.textContent()).toContain("0 * * * *");
+    // its next run (test clock) is behind the page's clock: "due … ago", not a bare "… ago" under "Next expected"
+    expect(await report.locator("td").last().innerText()).toMatch(/^due \d+[mh] ago$/);
     expect(await report.getByTestId("checkin-strip").locator("span[title]").count()).toBeGreaterThanOrEqual(20);
     expect(await list.locator("tr", { hasText: "db-backup" }).textContent()).toContain("Failed");
     await shoot(page, "monitors-list");

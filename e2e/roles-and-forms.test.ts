@@ -1,7 +1,7 @@
 /**
  * Issue 31, items 4, 7 and 10 in Chromium, across the screens with controls:
  *  - a viewer and a member see only the controls their role allows (the permission table decides,
- *    through services().orgs.can) on the issue page, the stream, project settings (general,
+ *    through services().orgs.can) on the issue page, the stream and its bulk bar, project settings (general,
  *    grouping rules and their preview, keys, ownership), alerts (rules, channels), monitors,
  *    projects, and the top bar; the organization's settings are not theirs to open;
  *  - a refusal that happens anyway (the page was opened before the role was lowered) is said on
@@ -108,12 +108,27 @@ describe.skipIf(!canRun)("what each role sees, refusals said, forms that reset",
       // The trend header counts in words.
       expect(await page.getByRole("region", { name: "Trend" }).innerText()).toContain("1 event in the last 14 days");
 
+      // The stream: a viewer selects nothing; a member's bulk bar triages but does not delete.
+      await page.goto(at("/issues?query="));
+      await page.getByText("Checkout failed").first().waitFor();
+      const selectAll = page.getByRole("checkbox", { name: "Select all issues on this page" });
+      if (role === "viewer") expect(await selectAll.count()).toBe(0);
+      else {
+        await selectAll.check();
+        await page.getByRole("button", { name: "Assign", exact: true }).waitFor();
+        expect(await count(page, "button", "Delete")).toBe(0);
+      }
+
       // The top bar: the organization's settings are for those who may invite.
       expect(await page.locator("header").getByRole("link", { name: "Settings", exact: true }).count()).toBe(0);
       await page.goto(at("/settings/members"));
       expect(await count(page, "button", "Invite")).toBe(0);
       await page.goto(at("/settings/teams"));
       expect(await count(page, "button", "Create team")).toBe(0);
+      await page.goto(at("/settings/tokens"));
+      expect(await count(page, "button", "Create token")).toBe(0);
+      await page.goto(at("/settings/sso"));
+      expect(await count(page, "button", /^(Save|Remove)/)).toBe(0);
 
       // Projects and project settings: read-only, nothing to save, create or preview.
       await page.goto(at("/projects"));

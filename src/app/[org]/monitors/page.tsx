@@ -106,7 +106,7 @@ export default async function MonitorsPage({
                     <TimeAgo ms={lastCheckIn} now={now} />
                   </td>
                   <td className="py-1 pr-3 tabular text-fg-muted">
-                    {m.status === "paused" ? "–" : <TimeAgo ms={nexts.length ? Math.min(...nexts) : null} now={now} />}
+                    {m.status === "paused" ? "–" : <NextRun ms={nexts.length ? Math.min(...nexts) : null} now={now} />}
                   </td>
                 </tr>
               );
@@ -142,4 +142,15 @@ export default async function MonitorsPage({
       </section>
     </main>
   );
+}
+
+/** When the next check-in is due; one already past says "due … ago" (the miss is not yet counted), never a bare "21m ago" under "Next expected". */
+function NextRun({ ms, now }: { ms: number | null; now: number }) {
+  if (ms !== null && ms < now)
+    return (
+      <span>
+        due <TimeAgo ms={ms} now={now} />
+      </span>
+    );
+  return <TimeAgo ms={ms} now={now} />;
 }
