@@ -54,7 +54,7 @@ export function registerImportCommands(cli: Command): void {
           policy: config.import,
           invitationDays: config.invitationDays,
           stallAfter: config.import.testStallAfter,
-          membershipOrThrow: () => Promise.reject(new AppError("forbidden")),
+          authorize: () => Promise.reject(new AppError("forbidden")),
         });
         const report = await imports.importAsOperator(
           {

@@ -84,7 +84,7 @@ export function createServices(deps: {
     toEventDetail,
   });
   const admin = createProjectAdmin({ db, config, now, membershipOrThrow, requireScope, projectSummary });
-  const imports = createImportServices({ db, now, policy: config.import, invitationDays: config.invitationDays, membershipOrThrow });
+  const imports = createImportServices({ db, now, policy: config.import, invitationDays: config.invitationDays, authorize: access.authorize });
   const sso = createSsoServices({ db, auth, config, log: deps.log, now, membershipOrThrow });
 
   const services: AppServices & { operator: OperatorServices } = {
@@ -111,7 +111,7 @@ export function createServices(deps: {
       db,
       now,
       imports,
-      membershipOrThrow,
+      authorize: access.authorize,
       log: (msg, fields) => deps.log.error(fields, msg),
     }),
 

@@ -50,7 +50,7 @@ const OPEN_POLICY = { allowPrivate: true, allowHosts: [] };
 const failNoMembership = () => Promise.reject(new AppError("forbidden"));
 
 function importer(db: Db, policy = OPEN_POLICY) {
-  return createImportServices({ db, now: Date.now, policy, invitationDays: 7, membershipOrThrow: failNoMembership });
+  return createImportServices({ db, now: Date.now, policy, invitationDays: 7, authorize: failNoMembership });
 }
 
 async function errorCode(p: Promise<unknown>): Promise<string> {

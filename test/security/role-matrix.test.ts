@@ -91,7 +91,7 @@ const NOT_REPLAYED: Record<string, string> = {
 const FIELD_OVERRIDES: Record<string, Record<string, string>> = { dangerKeyAction: { op: "disable" } };
 
 /** Answers that say "refused" in each of the action families' words. */
-const REFUSAL = /"code":"forbidden"|Only admins and owners can change this|refused=forbidden/;
+const REFUSAL = /"code":"forbidden"|Only admins and owners can change this|Not changed: |refused=forbidden/;
 const SUCCESS = /"ok":true|"status":"ok"/;
 
 interface Actor {

@@ -9,6 +9,7 @@ import { AppError, isAppError } from "../../core/errors";
 import type { ImportProgress, ImportReport } from "../../core/import/sentry";
 import type { Db } from "../../storage/db";
 import { findImportRun, insertImportRun, recentImportRuns, updateImportRun } from "../../storage/import/import-runs";
+import type { Action } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
 import type { ImportServices, SentryImportInput } from "./sentry-import";
 
@@ -39,15 +40,13 @@ export function createImportRunServices(deps: {
   db: Db;
   now: () => number;
   imports: ImportServices;
-  membershipOrThrow: (viewer: Viewer, orgSlug: string) => Promise<OrgSummary>;
+  authorize: (viewer: Viewer, orgSlug: string, action: Action) => Promise<OrgSummary>;
   log?: (msg: string, fields: Record<string, unknown>) => void;
 }): ImportRunServices {
   const { db, now } = deps;
 
   async function owner(viewer: Viewer, org: string): Promise<OrgSummary> {
-    const o = await deps.membershipOrThrow(viewer, org);
-    if (o.role !== "owner") throw new AppError("forbidden", "Only owners can import into an organization.");
-    return o;
+    return deps.authorize(viewer, org, "org.import");
   }
 
   function view(r: Awaited<ReturnType<typeof findImportRun>> & object): ImportRunView {

@@ -70,6 +70,7 @@ import {
 import { insertTeam, setTeamProject } from "../../storage/members/teams";
 import { findOrgBySlug, insertOrg } from "../../storage/orgs/orgs";
 import { insertProject, readProjectSettings, writeProjectSettings } from "../../storage/orgs/projects";
+import type { Action } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
 import { createSentryClient, type SentryClient } from "./sentry-client";
 import { applyIssue, readIssues, type SourceIssue } from "./sentry-import-issues";
@@ -145,7 +146,7 @@ export function createImportServices(deps: {
   db: Db;
   now: () => number;
   policy: OutboundPolicy;
-  membershipOrThrow: (viewer: Viewer, orgSlug: string) => Promise<OrgSummary>;
+  authorize: (viewer: Viewer, orgSlug: string, action: Action) => Promise<OrgSummary>;
   /** how long imported invitations stay valid (INVITATION_DAYS) */
   invitationDays: number;
   /** tests: answer host names without DNS */
@@ -524,8 +525,7 @@ export function createImportServices(deps: {
   return {
     importAsOperator: (input, hooks = {}) => run(input, hooks, false),
     async importInto(viewer, input, hooks = {}) {
-      const org = await deps.membershipOrThrow(viewer, input.into);
-      if (org.role !== "owner") throw new AppError("forbidden", "Only owners can import into an organization.");
+      const org = await deps.authorize(viewer, input.into, "org.import");
       return run({ ...input, into: org.slug }, hooks, true);
     },
   };

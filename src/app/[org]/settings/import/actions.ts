@@ -7,11 +7,13 @@ import { text } from "../../projects/form-result";
 function failure(err: unknown): { message: string; fields: Record<string, string> } {
   const code = errorCode(err);
   if (!code) return { message: "Something went wrong on our side; nothing was started.", fields: {} };
-  if (code === "forbidden") return { message: "Only owners can import into an organization.", fields: {} };
+  // A refusal says what the role lacks, in the permission table's words (as every form does).
+  if (code === "forbidden") return { message: `Not changed: ${(err as Error).message}`, fields: {} };
   const e = err as { message?: string; fields?: Array<{ field: string; message: string }> };
   return { message: e.message ?? code, fields: Object.fromEntries((e.fields ?? []).map((f) => [f.field, f.message])) };
 }
 
+// permission: org.import
 export async function startImportAction(_prev: ImportStartState, data: FormData): Promise<ImportStartState> {
   const viewer = await currentViewer();
   if (!viewer) return { status: "error", message: "Your session ended: sign in again.", fields: {}, at: Date.now() };
@@ -30,6 +32,7 @@ export async function startImportAction(_prev: ImportStartState, data: FormData)
   }
 }
 
+// permission: org.import
 export async function importRunAction(org: string, runId: string): Promise<ImportRunState> {
   const viewer = await currentViewer();
   if (!viewer) return { ok: false, message: "Your session ended: sign in again." };
