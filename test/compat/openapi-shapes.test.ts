@@ -54,7 +54,7 @@ const SCHEMAS: EndpointSchema[] = [
       slug: "string",
       status: "object",
     },
-    gaps: ["allowMemberInvite", "allowMemberProjectCreation", "allowSuperuserAccess"],
+    gaps: [],
   },
   {
     path: "/organizations/{org}/",
@@ -74,7 +74,7 @@ const SCHEMAS: EndpointSchema[] = [
       slug: "string",
       status: "object",
     },
-    gaps: ["allowMemberInvite", "allowMemberProjectCreation", "allowSuperuserAccess"],
+    gaps: [],
   },
   { path: "/organizations/{org}/environments/", list: true, fields: { id: "string", name: "string" }, gaps: [] },
   {
@@ -211,7 +211,7 @@ const SCHEMAS: EndpointSchema[] = [
       slug: "string",
       status: "string",
     },
-    gaps: ["isUpserting", "owner"],
+    gaps: [],
   },
   {
     path: "/organizations/{org}/projects/",
@@ -885,7 +885,7 @@ const SCHEMAS: EndpointSchema[] = [
       slug: "string",
       status: "string",
     },
-    gaps: ["isUpserting", "owner"],
+    gaps: [],
   },
   {
     path: "/organizations/{org}/monitors/{monitor_id_or_slug}/checkins/",
