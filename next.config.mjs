@@ -18,6 +18,14 @@ const nextConfig = {
   // Pin the project root (silences the multiple-lockfile warning on machines with a parent lockfile).
   turbopack: { root: projectDir },
   outputFileTracingRoot: projectDir,
+  // Sentry's own URL scheme, which its clients print as links (the MCP server, the sentry CLI):
+  // /organizations/{org}/issues/WEB-1/ opens Errata's page for the same issue (short ids resolve there).
+  async redirects() {
+    return [
+      { source: "/organizations/:org/issues/:path*", destination: "/:org/issues/:path*", permanent: false },
+      { source: "/organizations/:org/releases/:path*", destination: "/:org/releases/:path*", permanent: false },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -178,6 +178,13 @@ describe.each(await dialects())("Sentry's MCP server against Errata on %s", (dia
     for (const resourceId of [s.shortId, s.shortId.toLowerCase(), s.issueId]) {
       expectIssue(await ok(mcp, "get_sentry_resource", { resourceType: "issue", organizationSlug: "acme", resourceId }));
     }
+    // The link it prints is Sentry's URL scheme: Errata sends it on to its own page for the issue.
+    const link = /\*\*URL\*\*: (\S+)/.exec(
+      await ok(mcp, "get_sentry_resource", { resourceType: "issue", organizationSlug: "acme", resourceId: s.issueId }),
+    )?.[1] as string;
+    expect(link).toBe(`${server.url}/organizations/acme/issues/${s.shortId}`);
+    const hop = await fetch(link, { redirect: "manual" });
+    expect(new URL(hop.headers.get("location") ?? "", server.url).pathname).toBe(`/acme/issues/${s.shortId}`);
     expectIssue(await ok(mcp, "get_sentry_resource", { resourceType: "event", organizationSlug: "acme", resourceId: s.eventId }));
     expectIssue(await ok(mcp, "get_sentry_resource", { url: `${server.url}/organizations/acme/issues/${s.shortId}/` }));
     for (const issueId of [s.shortId, s.issueId]) expectIssue(await exec("get_issue_details", { organizationSlug: "acme", issueId }));

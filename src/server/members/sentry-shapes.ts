@@ -30,6 +30,10 @@ export const sentryOrg = (o: OrgSummary, publicUrl: string) => ({
   orgRole: o.role,
   isEarlyAdopter: false,
   require2FA: false,
+  // Members neither invite nor create projects (admins do: permissions.ts); no superuser support access.
+  allowMemberInvite: false,
+  allowMemberProjectCreation: false,
+  allowSuperuserAccess: false,
   avatar: { avatarType: "letter_avatar", avatarUuid: null },
   links: { organizationUrl: publicUrl.replace(/\/+$/, ""), regionUrl: regionUrlOf(publicUrl) },
   hasAuthProvider: false,

@@ -14,6 +14,10 @@ export function monitorShape(m: MonitorSummary): Record<string, unknown> {
     name: m.name,
     status: m.status === "paused" ? "disabled" : "active",
     isMuted: m.muted,
+    // Sentry's required fields Errata has no counterpart for: no owners on monitors, and a monitor
+    // is never half-created by a check-in's upsert.
+    isUpserting: false,
+    owner: null,
     type: "cron_job",
     dateCreated: iso(m.createdAt),
     project: { slug: m.projectSlug },
