@@ -163,6 +163,7 @@ function RunView({ run }: { run: ImportRunView }) {
       className="flex flex-col gap-3 border-t border-border pt-4"
       data-testid="import-run"
       data-status={run.status}
+      data-run={run.id}
     >
       <div className="flex flex-col gap-1.5">
         <div className="flex items-baseline justify-between gap-3 text-[13px]">

@@ -261,7 +261,37 @@ async function snapshot(db: Db, orgSlug: string) {
       events,
     });
   }
-  return { name: org.name, teams, projects: norm(projects), keys: norm(keys), links, invited, channels, rules, releases, issues };
+  const ownershipRows = await k
+    .selectFrom("project_ownership")
+    .innerJoin("projects", "projects.id", "project_ownership.project_id")
+    .select([
+      "projects.slug as project",
+      "project_ownership.raw",
+      "project_ownership.fallthrough",
+      "project_ownership.auto_assignment",
+      "project_ownership.codeowners_auto_sync",
+    ])
+    .where("projects.org_id", "=", org.id)
+    .orderBy("projects.slug")
+    .execute();
+  const ownership = ownershipRows.map((o) => ({
+    ...o,
+    fallthrough: Number(o.fallthrough),
+    codeowners_auto_sync: Number(o.codeowners_auto_sync),
+  }));
+  return {
+    name: org.name,
+    teams,
+    projects: norm(projects),
+    keys: norm(keys),
+    links,
+    invited,
+    channels,
+    rules,
+    releases,
+    issues,
+    ownership,
+  };
 }
 
 const actions = (r: ImportReport) => r.entries.map((e) => `${e.action} ${e.kind} ${e.name}`).sort();
@@ -590,7 +620,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     replay.armRateLimit();
     const dry = await importer(db).importAsOperator({ ...input, dryRun: true });
     expect(dry.dryRun).toBe(true);
-    expect(dry.entries.filter((e) => e.action === "created").length).toBe(15);
+    expect(dry.entries.filter((e) => e.action === "created").length).toBe(16);
     expect(await snapshot(db, "globex-here")).toEqual(before);
 
     replay.armRateLimit();
@@ -620,6 +650,8 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         "created release payments@1.4.0",
         // IOS-APP-3 was last seen 60 days ago: outside --since 30d.
         "created issue ios-app/IOS-APP-7",
+        "created ownership ios-app",
+        "skipped ownership payments",
       ].sort(),
     );
     const snap = await snapshot(db, "globex-here");
@@ -669,6 +701,19 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
       { email: "bob@globex.test", role: "viewer", open: true, teams: [] },
       { email: "carol@globex.test", role: "admin", open: true, teams: ["backend", "mobile-team"] },
     ]);
+    // Fingerprint and stack-trace rules move as written when every line parses; ownership when its owners are here.
+    const settingsOf = (slug: string) => JSON.parse(String(snap?.projects.find((p) => p.slug === slug)?.settings));
+    expect(settingsOf("ios-app")).toMatchObject({
+      fingerprintingRules: "error.type:TypeError -> type-error",
+      groupingEnhancements: "path:**/Pods/** -app",
+    });
+    expect(settingsOf("payments").fingerprintingRules).toBeUndefined();
+    const notesOf = (kind: string, name: string) => r.entries.find((e) => e.kind === kind && e.name === name)?.note ?? "";
+    expect(notesOf("project", "payments")).toMatch(/fingerprint rules not moved: line 1/);
+    expect(snap?.ownership).toEqual([
+      { project: "ios-app", raw: "path:src/ios/* #mobile-team", fallthrough: 0, auto_assignment: "suspect", codeowners_auto_sync: 1 },
+    ]);
+    expect(notesOf("ownership", "payments")).toMatch(/carol@globex\.test not members here yet/);
     // Alert rules: what moved, with which channels; what did not, and why (the report says it).
     const ruleNotes = Object.fromEntries(r.entries.filter((e) => e.kind === "alert_rule").map((e) => [e.name, e.note ?? ""]));
     expect(ruleNotes["ios-app/Send a notification for high priority issues"]).toMatch(/no issue priority/);
@@ -841,6 +886,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     expect(again.entries.filter((e) => e.action !== "unchanged").map((e) => `${e.action} ${e.name}`)).toEqual([
       "skipped ios-app/Send a notification for high priority issues",
       "skipped ios-app/Latest release only",
+      "skipped payments",
     ]);
     expect(await snapshot(db, "globex-here")).toEqual(snap);
 
@@ -851,7 +897,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
       const pre = runCli(fresh, ["--url", replay.url, "--token", REPLAY_TOKEN, "--org", "globex", "--issues", "--dry-run"]);
       expect(await pre.exited, pre.err()).toBe(0);
       expect(pre.out()).toMatch(/^Dry run: nothing was written/);
-      expect(pre.out()).toContain("16 created, 0 updated, 0 unchanged, 2 skipped.");
+      expect(pre.out()).toContain("17 created, 0 updated, 0 unchanged, 3 skipped.");
       const args = ["--url", replay.url, "--token", REPLAY_TOKEN, "--org", "globex", "--into", "globex-here", "--issues", "--since", "30d"];
       const freshDb = openDb(fresh.config);
       try {
@@ -879,6 +925,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
           "ada@globex.test",
           "bob@globex.test",
           "carol@globex.test",
+          "ios-app",
           "ios-app/New or regressed crash on iPhone in production",
           "ios-app/Spike",
           "ios@2.0.0",
