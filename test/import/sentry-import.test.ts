@@ -607,6 +607,42 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     expect(await snapshot(db, "acme")).toEqual(before);
   }, 300_000);
 
+  test("the settings page's runs: owners only; progress and report in the run row; the token in none", async () => {
+    const email = `runner-${dialect}@here.test`;
+    const user = await createUserWithPassword(auth, { email, password: "a long test password 1", name: "Runner" });
+    const viewer = { userId: user.id, email, name: "Runner" };
+    const acme = await findOrgBySlug(db, "acme");
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: acme?.id ?? 0, userId: user.id, role: "admin", now: 1 }));
+    const input = { url: source.url, token, org: "acme", dryRun: true };
+    expect(await errorCode(services.importRuns.start(viewer, "acme", input))).toBe("forbidden");
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: acme?.id ?? 0, userId: user.id, role: "owner", now: 1 }));
+    expect(await errorCode(services.importRuns.start(viewer, "acme", { ...input, url: " " }))).toBe("validation_failed");
+
+    const ended = async (id: string) =>
+      eventually(async () => {
+        const r = await services.importRuns.status(viewer, "acme", id);
+        return r.status === "running" ? undefined : r;
+      }, 60_000);
+    const started = await services.importRuns.start(viewer, "acme", input);
+    expect(started.status).toBe("running");
+    const done = await ended(started.id);
+    expect(done).toMatchObject({ status: "done", error: null, report: { dryRun: true, organization: "acme" } });
+    expect(done.progress.done).toBe(done.progress.total);
+    expect(done.report?.entries.every((e) => e.action === "unchanged")).toBe(true);
+
+    const refused = await ended((await services.importRuns.start(viewer, "acme", { ...input, token: "sntryu_wrong_token" })).id);
+    expect(refused).toMatchObject({ status: "failed", error: { code: "import_source_unauthorized" }, report: null });
+
+    const rows = await db.kysely.selectFrom("import_runs").selectAll().execute();
+    expect(rows.length).toBe(2);
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(JSON.stringify(rows)).not.toContain("sntryu_wrong_token");
+    // A run is read through its own organization only: as an owner of "locals" it is not there.
+    const locals = await findOrgBySlug(db, "locals");
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: locals?.id ?? 0, userId: user.id, role: "owner", now: 1 }));
+    expect(await errorCode(services.importRuns.status(viewer, "locals", started.id))).toBe("not_found");
+  }, 180_000);
+
   test("from Sentry's documented answers: Link cursors, 429 + Retry-After waited out, secrets, scrubbing, links; dry run writes nothing", async () => {
     const input: SentryImportInput = {
       url: replay.url,
