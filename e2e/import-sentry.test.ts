@@ -78,10 +78,15 @@ describe.skipIf(!canRun)("import from Sentry in the browser", () => {
     await page.getByLabel("Auth token").fill(token);
     await page.getByLabel("Organization slug on Sentry").fill("acme");
     if (dryRun) await page.getByLabel(/Dry run/).check();
+    // The page shows the last run until a new one starts: wait for the new one's end.
+    const previous = await page
+      .getByTestId("import-run")
+      .getAttribute("data-run", { timeout: 1000 })
+      .catch(() => null);
     await page.getByRole("button", { name: "Import" }).click();
-    // The run starts, shows its bar, and ends with its report.
-    await page.locator('[data-testid="import-run"]').waitFor();
-    await page.locator('[data-testid="import-run"][data-status="done"]').waitFor({ timeout: 60_000 });
+    const fresh = previous ? `:not([data-run="${previous}"])` : "";
+    await page.locator(`[data-testid="import-run"]${fresh}`).waitFor();
+    await page.locator(`[data-testid="import-run"][data-status="done"]${fresh}`).waitFor({ timeout: 60_000 });
   }
 
   test("an owner imports (dry run, then for real), sees the progress bar and the report; a second run changes nothing", async () => {
@@ -128,8 +133,9 @@ describe.skipIf(!canRun)("import from Sentry in the browser", () => {
     await page.getByLabel("Sentry URL").fill(source.url);
     await page.getByLabel("Auth token").fill("sntryu_wrong");
     await page.getByLabel("Organization slug on Sentry").fill("acme");
+    const last = await page.getByTestId("import-run").getAttribute("data-run");
     await page.getByRole("button", { name: "Import" }).click();
-    await page.locator('[data-testid="import-run"][data-status="failed"]').waitFor({ timeout: 60_000 });
+    await page.locator(`[data-testid="import-run"][data-status="failed"]:not([data-run="${last}"])`).waitFor({ timeout: 60_000 });
     expect(await page.getByTestId("import-failure").innerText()).toMatch(/token/i);
 
     // The token is in no run row (nor anywhere in the table).

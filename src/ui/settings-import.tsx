@@ -90,17 +90,12 @@ export function ImportFromSentry({ org, start, poll, last }: { org: string; star
           <legend className="sr-only">Options</legend>
           <label className="flex items-center gap-2">
             <input type="checkbox" name="issues" />
-            <span>
-              Also issues last seen within{" "}
-              <input
-                name="since"
-                defaultValue="30d"
-                aria-label="Period"
-                className="input inline-block w-[64px] py-0.5 font-mono"
-                spellCheck={false}
-              />{" "}
-              with their latest events
-            </span>
+            <span>Also issues, with their latest events (up to 10 each)</span>
+          </label>
+          <label className="ml-6 flex items-center gap-2">
+            <span>last seen within</span>
+            <input name="since" defaultValue="30d" className="input w-[72px] py-0.5 font-mono" spellCheck={false} />
+            <span className="text-[12px] text-fg-muted">30d, 12h, 2w</span>
           </label>
           {fields.since ? <span className="text-[12px] text-danger">{fields.since}</span> : null}
           <label className="flex items-center gap-2">
@@ -163,6 +158,7 @@ function RunView({ run }: { run: ImportRunView }) {
       className="flex flex-col gap-3 border-t border-border pt-4"
       data-testid="import-run"
       data-status={run.status}
+      data-run={run.id}
     >
       <div className="flex flex-col gap-1.5">
         <div className="flex items-baseline justify-between gap-3 text-[13px]">

@@ -263,7 +263,37 @@ async function snapshot(db: Db, orgSlug: string) {
       events,
     });
   }
-  return { name: org.name, teams, projects: norm(projects), keys: norm(keys), links, invited, channels, rules, releases, issues };
+  const ownershipRows = await k
+    .selectFrom("project_ownership")
+    .innerJoin("projects", "projects.id", "project_ownership.project_id")
+    .select([
+      "projects.slug as project",
+      "project_ownership.raw",
+      "project_ownership.fallthrough",
+      "project_ownership.auto_assignment",
+      "project_ownership.codeowners_auto_sync",
+    ])
+    .where("projects.org_id", "=", org.id)
+    .orderBy("projects.slug")
+    .execute();
+  const ownership = ownershipRows.map((o) => ({
+    ...o,
+    fallthrough: Number(o.fallthrough),
+    codeowners_auto_sync: Number(o.codeowners_auto_sync),
+  }));
+  return {
+    name: org.name,
+    teams,
+    projects: norm(projects),
+    keys: norm(keys),
+    links,
+    invited,
+    channels,
+    rules,
+    releases,
+    issues,
+    ownership,
+  };
 }
 
 const actions = (r: ImportReport) => r.entries.map((e) => `${e.action} ${e.kind} ${e.name}`).sort();
@@ -579,6 +609,42 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     expect(await snapshot(db, "acme")).toEqual(before);
   }, 300_000);
 
+  test("the settings page's runs: owners only; progress and report in the run row; the token in none", async () => {
+    const email = `runner-${dialect}@here.test`;
+    const user = await createUserWithPassword(auth, { email, password: "a long test password 1", name: "Runner" });
+    const viewer = { userId: user.id, email, name: "Runner" };
+    const acme = await findOrgBySlug(db, "acme");
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: acme?.id ?? 0, userId: user.id, role: "admin", now: 1 }));
+    const input = { url: source.url, token, org: "acme", dryRun: true };
+    expect(await errorCode(services.importRuns.start(viewer, "acme", input))).toBe("forbidden");
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: acme?.id ?? 0, userId: user.id, role: "owner", now: 1 }));
+    expect(await errorCode(services.importRuns.start(viewer, "acme", { ...input, url: " " }))).toBe("validation_failed");
+
+    const ended = async (id: string) =>
+      eventually(async () => {
+        const r = await services.importRuns.status(viewer, "acme", id);
+        return r.status === "running" ? undefined : r;
+      }, 60_000);
+    const started = await services.importRuns.start(viewer, "acme", input);
+    expect(started.status).toBe("running");
+    const done = await ended(started.id);
+    expect(done).toMatchObject({ status: "done", error: null, report: { dryRun: true, organization: "acme" } });
+    expect(done.progress.done).toBe(done.progress.total);
+    expect(done.report?.entries.every((e) => e.action === "unchanged")).toBe(true);
+
+    const refused = await ended((await services.importRuns.start(viewer, "acme", { ...input, token: "sntryu_wrong_token" })).id);
+    expect(refused).toMatchObject({ status: "failed", error: { code: "import_source_unauthorized" }, report: null });
+
+    const rows = await db.kysely.selectFrom("import_runs").selectAll().execute();
+    expect(rows.length).toBe(2);
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(JSON.stringify(rows)).not.toContain("sntryu_wrong_token");
+    // A run is read through its own organization only: as an owner of "locals" it is not there.
+    const locals = await findOrgBySlug(db, "locals");
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: locals?.id ?? 0, userId: user.id, role: "owner", now: 1 }));
+    expect(await errorCode(services.importRuns.status(viewer, "locals", started.id))).toBe("not_found");
+  }, 180_000);
+
   test("from Sentry's documented answers: Link cursors, 429 + Retry-After waited out, secrets, scrubbing, links; dry run writes nothing", async () => {
     const input: SentryImportInput = {
       url: replay.url,
@@ -592,7 +658,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     replay.armRateLimit();
     const dry = await importer(db).importAsOperator({ ...input, dryRun: true });
     expect(dry.dryRun).toBe(true);
-    expect(dry.entries.filter((e) => e.action === "created").length).toBe(15);
+    expect(dry.entries.filter((e) => e.action === "created").length).toBe(16);
     expect(await snapshot(db, "globex-here")).toEqual(before);
 
     replay.armRateLimit();
@@ -622,6 +688,8 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         "created release payments@1.4.0",
         // IOS-APP-3 was last seen 60 days ago: outside --since 30d.
         "created issue ios-app/IOS-APP-7",
+        "created ownership ios-app",
+        "skipped ownership payments",
       ].sort(),
     );
     const snap = await snapshot(db, "globex-here");
@@ -671,6 +739,19 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
       { email: "bob@globex.test", role: "viewer", open: true, teams: [] },
       { email: "carol@globex.test", role: "admin", open: true, teams: ["backend", "mobile-team"] },
     ]);
+    // Fingerprint and stack-trace rules move as written when every line parses; ownership when its owners are here.
+    const settingsOf = (slug: string) => JSON.parse(String(snap?.projects.find((p) => p.slug === slug)?.settings));
+    expect(settingsOf("ios-app")).toMatchObject({
+      fingerprintingRules: "error.type:TypeError -> type-error",
+      groupingEnhancements: "path:**/Pods/** -app",
+    });
+    expect(settingsOf("payments").fingerprintingRules).toBeUndefined();
+    const notesOf = (kind: string, name: string) => r.entries.find((e) => e.kind === kind && e.name === name)?.note ?? "";
+    expect(notesOf("project", "payments")).toMatch(/fingerprint rules not moved: line 1/);
+    expect(snap?.ownership).toEqual([
+      { project: "ios-app", raw: "path:src/ios/* #mobile-team", fallthrough: 0, auto_assignment: "suspect", codeowners_auto_sync: 1 },
+    ]);
+    expect(notesOf("ownership", "payments")).toMatch(/carol@globex\.test not members here yet/);
     // Alert rules: what moved, with which channels; what did not, and why (the report says it).
     const ruleNotes = Object.fromEntries(r.entries.filter((e) => e.kind === "alert_rule").map((e) => [e.name, e.note ?? ""]));
     expect(ruleNotes["ios-app/Send a notification for high priority issues"]).toMatch(/no issue priority/);
@@ -842,6 +923,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     expect(again.entries.filter((e) => e.action !== "unchanged").map((e) => `${e.action} ${e.name}`)).toEqual([
       "skipped ios-app/Send a notification for high priority issues",
       "skipped ios-app/Latest release only",
+      "skipped payments",
     ]);
     expect(await snapshot(db, "globex-here")).toEqual(snap);
 
@@ -852,7 +934,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
       const pre = runCli(fresh, ["--url", replay.url, "--token", REPLAY_TOKEN, "--org", "globex", "--issues", "--dry-run"]);
       expect(await pre.exited, pre.err()).toBe(0);
       expect(pre.out()).toMatch(/^Dry run: nothing was written/);
-      expect(pre.out()).toContain("16 created, 0 updated, 0 unchanged, 2 skipped.");
+      expect(pre.out()).toContain("17 created, 0 updated, 0 unchanged, 3 skipped.");
       const args = ["--url", replay.url, "--token", REPLAY_TOKEN, "--org", "globex", "--into", "globex-here", "--issues", "--since", "30d"];
       const freshDb = openDb(fresh.config);
       try {
@@ -880,6 +962,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
           "ada@globex.test",
           "bob@globex.test",
           "carol@globex.test",
+          "ios-app",
           "ios-app/New or regressed crash on iPhone in production",
           "ios-app/Spike",
           "ios@2.0.0",

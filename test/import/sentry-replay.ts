@@ -486,6 +486,8 @@ export async function startReplay(): Promise<Replay> {
         scrubIPAddresses: true,
         sensitiveFields: ["card_number"],
         safeFields: ["order_id"],
+        fingerprintingRules: "error.type:TypeError -> type-error\n",
+        groupingEnhancements: "path:**/Pods/** -app",
         resolveAge: 0,
         subjectPrefix: "",
       });
@@ -498,6 +500,8 @@ export async function startReplay(): Promise<Replay> {
         scrubIPAddresses: false,
         sensitiveFields: [],
         safeFields: [],
+        fingerprintingRules: "this is not a rule",
+        groupingEnhancements: "",
       });
     }
     if (p === "/api/0/projects/globex/ios-app/keys/") {
@@ -507,6 +511,27 @@ export async function startReplay(): Promise<Replay> {
     }
     if (p === "/api/0/projects/globex/ios-app/rules/") return json(200, IOS_RULES);
     if (p === "/api/0/projects/globex/payments/rules/") return json(200, []);
+    // Sentry's ProjectOwnership serializer: a team's rule moves; a person who is only invited here waits.
+    if (p === "/api/0/projects/globex/ios-app/ownership/") {
+      return json(200, {
+        raw: "path:src/ios/* #mobile_team\n",
+        fallthrough: false,
+        dateCreated: iso,
+        lastUpdated: iso,
+        isActive: true,
+        autoAssignment: "Auto Assign to Suspect Commits",
+        codeownersAutoSync: true,
+      });
+    }
+    if (p === "/api/0/projects/globex/payments/ownership/") {
+      return json(200, {
+        raw: "path:billing/* carol@globex.test",
+        fallthrough: true,
+        isActive: true,
+        autoAssignment: "Auto Assign to Issue Owner",
+        codeownersAutoSync: true,
+      });
+    }
     if (p === "/api/0/projects/globex/ios-app/issues/") {
       if (url.searchParams.get("query") !== "") return json(400, { detail: "the importer asks for every status" });
       return json(200, iosIssues(), { link: link(p, null) });

@@ -37,6 +37,9 @@ export const sentryProjectDetailSchema = sentryProjectSchema.extend({
   scrubIPAddresses: z.boolean().nullish(),
   sensitiveFields: z.array(z.string()).nullish(),
   safeFields: z.array(z.string()).nullish(),
+  /** Sentry's fingerprint and stack-trace rules, in its own syntax (Errata reads the same) */
+  fingerprintingRules: z.string().nullish(),
+  groupingEnhancements: z.string().nullish(),
 });
 
 export const sentryKeySchema = z.object({
@@ -191,7 +194,7 @@ export function sourceProjectId(p: SentryProject, keys: SentryKey[]): number | n
 /** What happened to one object. */
 export type ImportAction = "created" | "updated" | "unchanged" | "skipped";
 
-export type ImportKind = "organization" | "team" | "project" | "key" | "member" | "alert_rule" | "release" | "issue";
+export type ImportKind = "organization" | "team" | "project" | "key" | "member" | "alert_rule" | "release" | "issue" | "ownership";
 
 export interface ImportReportEntry {
   kind: ImportKind;

@@ -208,6 +208,7 @@ export async function applyIssue(
   report.entries.push({ kind: "issue", name, action, note: notes.join("; ") });
 }
 
+/** The digest's user key (pipeline/digest-batch.ts `userKeyOf`; the server may not import the pipeline): id, email, username, IP. */
 function userKeyOf(event: NormalizedEvent): string | null {
   const u = event.user;
   if (!u) return null;

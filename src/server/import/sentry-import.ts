@@ -74,6 +74,7 @@ import type { Action } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
 import { createSentryClient, type SentryClient } from "./sentry-client";
 import { applyIssue, readIssues, type SourceIssue } from "./sentry-import-issues";
+import { applyOwnership, groupingRulesPatch, readOwnership, type SentryOwnership } from "./sentry-import-project-rules";
 import { applyRelease, readReleases, type SourceRelease } from "./sentry-import-releases";
 import { applyRule, dropDefaultRules, emailDirectory, readProjectRules, type SourceRules } from "./sentry-import-rules";
 
@@ -118,6 +119,7 @@ interface SourceSnapshot {
     keys: SentryKey[];
     rules: SourceRules;
     issues: SourceIssue[];
+    ownership: SentryOwnership | null;
   }>;
   /** null: the source has no release API for this token (reported as skipped) */
   releases: SourceRelease[] | null;
@@ -134,6 +136,9 @@ interface ProjectPlan {
   skippedKeys: ImportReportEntry[];
   rules: SourceRules;
   issues: SourceIssue[];
+  ownership: SentryOwnership | null;
+  /** fingerprint and stack-trace rule texts to set (undefined: not sent) and why some were left out */
+  grouping: ReturnType<typeof groupingRulesPatch>;
   /** the slug on the source (releases name their projects by it) */
   sourceSlug: string;
 }
@@ -230,6 +235,10 @@ export function createImportServices(deps: {
             note: "the source did not answer its rules",
           });
         }
+        if (plan.ownership) {
+          const own = plan.ownership;
+          await write((tx) => applyOwnership(tx, { orgId, projectId, projectSlug: plan.slug, now: now() }, own, report));
+        }
         for (const rule of plan.rules.rules ?? []) {
           const at = { orgId, projectId, projectSlug: plan.slug, now: now() };
           await write((tx) => applyRule(tx, at, rule, plan.rules, directory, report));
@@ -311,11 +320,19 @@ export function createImportServices(deps: {
       });
       const keys = await client.list(`/api/0/projects/${o}/${p}/keys/`, sentryKeySchema);
       const rules = await readProjectRules(client, org, project.slug);
+      const ownership = await readOwnership(client, org, project.slug);
       const projectIssues = issues ? await readIssues(client, org, project.slug, issues.cutoff, issues.cap) : [];
       // A team's own list of projects counts as a link too (Errata answers links only there).
       const teamSlugs = new Set((project.teams ?? []).map((t) => t.slug));
       for (const t of teams) if ((t.projects ?? []).some((tp) => tp.slug === project.slug)) teamSlugs.add(t.slug);
-      out.push({ project: { ...project, teams: [...teamSlugs].map((slug) => ({ slug })) }, detail, keys, rules, issues: projectIssues });
+      out.push({
+        project: { ...project, teams: [...teamSlugs].map((slug) => ({ slug })) },
+        detail,
+        keys,
+        rules,
+        issues: projectIssues,
+        ownership,
+      });
     }
     const releases = await readReleases(client, org, (i, n) => hooks.onProgress?.({ step: "reading releases", done: i, total: n }));
     return { org: { slug: orgRow.slug, name: importedName(orgRow.name, orgRow.slug) }, teams, members, projects: out, releases };
@@ -341,6 +358,8 @@ export function createImportServices(deps: {
       skippedKeys,
       rules: s.rules,
       issues: s.issues,
+      ownership: s.ownership,
+      grouping: s.detail ? groupingRulesPatch(s.detail) : { patch: {}, notes: [] },
       sourceSlug: s.project.slug,
     };
   }
@@ -443,11 +462,21 @@ export function createImportServices(deps: {
       );
     }
 
-    if (plan.scrubbing) {
+    {
       const settings = await readProjectSettings(tx, project.id);
-      const current = readScrubSettings(settings);
-      if (JSON.stringify(current) !== JSON.stringify(plan.scrubbing) || settings.scrubbing === undefined) {
-        await writeProjectSettings(tx, project.id, { ...settings, scrubbing: plan.scrubbing });
+      const next: Record<string, unknown> = { ...settings };
+      if (plan.scrubbing) {
+        const current = readScrubSettings(settings);
+        if (JSON.stringify(current) !== JSON.stringify(plan.scrubbing) || settings.scrubbing === undefined) next.scrubbing = plan.scrubbing;
+      }
+      // Fingerprint and stack-trace rules, in Sentry's syntax as Errata reads it ("" or null: none).
+      for (const [key, text] of Object.entries(plan.grouping.patch)) {
+        if (text === null) delete next[key];
+        else if (text !== undefined) next[key] = text;
+      }
+      notes.push(...plan.grouping.notes);
+      if (JSON.stringify(next) !== JSON.stringify(settings)) {
+        await writeProjectSettings(tx, project.id, next);
         if (action === "unchanged") action = "updated";
       }
     }
