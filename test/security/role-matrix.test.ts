@@ -351,6 +351,8 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
       org: "acme",
       project: "web",
       draft: { fingerprintingRules: "", groupingEnhancements: "" },
+      url: "https://github.com/acme/web/issues/1",
+      runId: "999999",
     };
     return action.params.map((p) => {
       if (!(p in byName)) throw new Error(`no value for parameter ${p} of server action ${action.name}: add it to the role matrix`);

@@ -87,9 +87,9 @@ export function createTrackerServices(deps: TrackerDeps): TrackerServices {
   const readSettings = (projectId: number) => readProjectSettings(db.kysely, projectId);
 
   async function issueOf(viewer: Viewer, orgSlug: string, issueId: number, action: "event.read" | "issue.update") {
-    const found = await access.issueInOrg(viewer, orgSlug, issueId);
-    requirePermission(viewer, found.org, action);
-    return found;
+    // The role first: a refused role learns nothing about which issues exist.
+    requirePermission(viewer, await access.membershipOrThrow(viewer, orgSlug), action);
+    return access.issueInOrg(viewer, orgSlug, issueId);
   }
 
   const canManage = (org: OrgSummary) => permits(org.role, { kind: "session" }, "project.write");

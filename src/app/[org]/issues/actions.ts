@@ -173,6 +173,7 @@ export async function unmuteIssueAlerts(orgSlug: string, issueId: number): Promi
 }
 
 /** Links an existing tracker issue (an http(s) URL) to the issue (members and up; the service validates and refuses viewers). */
+// permission: issue.update
 export async function linkTrackerIssue(
   orgSlug: string,
   issueId: number,
@@ -188,6 +189,7 @@ export async function linkTrackerIssue(
   );
 }
 
+// permission: issue.update
 export async function unlinkTrackerIssue(orgSlug: string, issueId: number): Promise<ActionResult<null>> {
   return run(async (viewer) => {
     await (await services()).trackers.unlink(viewer, org.parse(orgSlug), z.number().int().positive().parse(issueId));

@@ -45,6 +45,7 @@ function byLine(result: FormResult, label: string): FormResult {
 }
 
 /** The pasted CODEOWNERS file (one more character than allowed is read, so an oversized paste is refused by the service, not cut). */
+// permission: project.write
 export async function saveCodeownersAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   const project = text(data, "project", 100);
@@ -64,6 +65,7 @@ export async function saveCodeownersAction(_prev: FormResult, data: FormData): P
   return byLine(result, "CODEOWNERS");
 }
 
+// permission: project.write
 export async function deleteCodeownersAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   const project = text(data, "project", 100);
@@ -77,6 +79,7 @@ export async function deleteCodeownersAction(_prev: FormResult, data: FormData):
 }
 
 /** Maps a CODEOWNERS name to `team:<slug>` or `user:<email>`; an empty choice removes the mapping. */
+// permission: team.write
 export async function mapNameAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   const project = text(data, "project", 100);
@@ -85,6 +88,8 @@ export async function mapNameAction(_prev: FormResult, data: FormData): Promise<
   const mappingId = text(data, "mappingId", 20);
   return runForm(
     async (viewer) => {
+      // The table first: a refused role is told so, not asked to choose a team.
+      await (await services()).authorize(viewer, org, "team.write");
       const s = (await services()).codeowners;
       if (choice === "") {
         if (!mappingId) return fail("Choose a team or a member.");
@@ -101,6 +106,7 @@ export async function mapNameAction(_prev: FormResult, data: FormData): Promise<
 }
 
 /** The project's issue trackers (GitHub / GitLab repository, Jira site and project id); empty fields clear them. */
+// permission: project.write
 export async function saveTrackersAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const org = text(data, "org", 100);
   const project = text(data, "project", 100);
