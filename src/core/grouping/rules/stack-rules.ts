@@ -335,7 +335,7 @@ export function applyStackRules(rules: StackRule[], frames: RuleFrame[], inApp: 
       const s = states[i] as FrameState;
       // Native frames keep v2's treatment: built-in rules are for the other families.
       if (rule.builtin && s.rf.family === "native") continue;
-      if (cached && (allowed?.[i] as Uint8Array)[r] === 0) continue;
+      if (cached && allowed !== undefined && (allowed[i] as Uint8Array)[r] === 0) continue;
       if (!all(matchers, s, exc)) continue;
       if (rule.caller.length > 0 && !all(rule.caller, states[i - 1], exc)) continue;
       if (rule.callee.length > 0 && !all(rule.callee, states[i + 1], exc)) continue;
