@@ -84,7 +84,13 @@ export function createServices(deps: {
     toEventDetail,
   });
   const admin = createProjectAdmin({ db, config, now, membershipOrThrow, requireScope, projectSummary });
-  const imports = createImportServices({ db, now, policy: config.import, invitationDays: config.invitationDays, authorize: access.authorize });
+  const imports = createImportServices({
+    db,
+    now,
+    policy: config.import,
+    invitationDays: config.invitationDays,
+    authorize: access.authorize,
+  });
   const sso = createSsoServices({ db, auth, config, log: deps.log, now, membershipOrThrow });
 
   const services: AppServices & { operator: OperatorServices } = {
