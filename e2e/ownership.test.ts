@@ -66,19 +66,19 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     await page.goto(`${server.url}/acme/projects/shop/settings/ownership`);
     const rules = page.locator("textarea#raw");
     await rules.fill("path:*/checkout/* #payments\nfile:src/x.js #payments\nurl:*/admin/* #ghosts");
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByTestId("ownership-form").getByRole("button", { name: "Save" }).click();
     await expect
       .poll(async () => page.getByTestId("ownership-form").getByRole("alert").first().innerText(), { timeout: 30_000 })
       .toContain("Line 2");
     await rules.fill("# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\nurl:*/admin/* #ghosts");
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByTestId("ownership-form").getByRole("button", { name: "Save" }).click();
     await expect
       .poll(async () => page.getByTestId("ownership-form").getByRole("alert").first().innerText(), { timeout: 30_000 })
       .toMatch(/Line 4.*#ghosts/s);
     await rules.fill(
       "# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\ntags.region:eu-* #payments",
     );
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByTestId("ownership-form").getByRole("button", { name: "Save" }).click();
     await expect.poll(async () => page.getByText("✓ Saved.").count(), { timeout: 30_000 }).toBe(1);
     const saved = await api("GET", "/api/0/projects/acme/shop/ownership/");
     expect(saved.body.raw).toContain("path:*/checkout/* #payments");
@@ -171,7 +171,6 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     expect(listed.body).toMatchObject([
       { errors: { missing_external_teams: [], missing_external_users: ["@pat"], missing_user_emails: ["ghost@example.com"] } },
     ]);
-    await page.locator("#codeowners").scrollIntoViewIfNeeded();
     await shoot(page, "ownership-codeowners");
   });
 

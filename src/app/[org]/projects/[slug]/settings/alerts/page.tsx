@@ -266,7 +266,7 @@ export default async function AlertsPage({
                     {d.title}
                   </td>
                   <td className="px-3 py-1.5 whitespace-nowrap" data-label="Channel">
-                    {d.channelId === 0 ? "People (email)" : (channels.get(d.channelId)?.name ?? `#${d.channelId}`)}
+                    {d.target ? `${TARGET_LABELS[d.target]} (email)` : (channels.get(d.channelId)?.name ?? `#${d.channelId}`)}
                   </td>
                   <td className="px-3 py-1.5 whitespace-nowrap" data-label="Result">
                     <span className="flex items-center gap-2">
