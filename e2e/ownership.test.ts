@@ -168,6 +168,8 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     await page.reload();
     await expect.poll(async () => page.getByTestId("codeowners-summary").innerText(), { timeout: 30_000 }).toBe("2 unmatched of 3.");
     const listed = await api("GET", "/api/0/projects/acme/shop/codeowners/");
+    // the mapping's Save scrolled the page; reloads keep the scroll and the sticky header would land mid-shot
+    await page.evaluate(() => window.scrollTo(0, 0));
     expect(listed.body).toMatchObject([
       { errors: { missing_external_teams: [], missing_external_users: ["@pat"], missing_user_emails: ["ghost@example.com"] } },
     ]);
