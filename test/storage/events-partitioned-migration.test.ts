@@ -112,6 +112,7 @@ describe.each(await dialects())("events partitioning migration on %s", (dialect)
       "0028-events-inline-payload",
       "0032-ownership",
       "0034-imported-keys",
+      "0039-owner-routing",
     ]);
     expect(await allRows(k)).toEqual(before);
     expect((await getEvent(db, 2, hexId("m:3:a")))?.event).toEqual({ message: hexId("m:3:a") });

@@ -37,6 +37,7 @@ describe.each(await dialects())("queue bodies migration on %s", (dialect) => {
       "0028-events-inline-payload",
       "0032-ownership",
       "0034-imported-keys",
+      "0039-owner-routing",
     ]);
     const claimed = await claimBatch(db, 5000, 10, 60_000);
     expect(claimed.map((c) => c.body.toString())).toEqual(bodies);
