@@ -8,10 +8,11 @@
  * there shows on the page and in the stream row. Screenshots of the screens (SCREENSHOTS=1).
  */
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, startServer, type TestServer } from "../test/helpers/server.js";
-import { shoot } from "./helpers/screenshots.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
+import { SCREENSHOTS, shoot } from "./helpers/screenshots.js";
 
 const canRun = chromiumAvailable();
 const PASSWORD = "correct horse battery";
@@ -208,5 +209,30 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     await page.goto(`${server.url}/acme/issues/${issue.id}`);
     await page.getByRole("button", { name: "Remove the linked issue" }).click();
     await expect.poll(async () => page.getByTestId("linked-issue").count(), { timeout: 30_000 }).toBe(0);
+  });
+
+  test("alert rule form: email the issue owners with a fallthrough, stored as Sentry's NotifyEmailAction", async () => {
+    await page.goto(`${server.url}/acme/projects/shop/settings/alerts`);
+    const form = page.getByTestId("new-rule");
+    await form.getByLabel("Name").fill("Checkout owners");
+    const owners = form.getByTestId("target-issue_owners");
+    await owners.getByRole("checkbox").check();
+    await owners.getByRole("combobox").selectOption("no_one");
+    await form.getByRole("button", { name: "Create rule" }).click();
+    const row = page.locator('[data-testid="rule-row"][data-rule-name="Checkout owners"]');
+    await row.waitFor({ timeout: 30_000 });
+    expect(await row.innerText()).toContain("Issue owners (or no one)");
+    const rules = (await api("GET", "/api/0/projects/acme/shop/rules/")).body as unknown as Array<Record<string, unknown>>;
+    expect(rules.find((r) => r.name === "Checkout owners")?.actions).toEqual([
+      { id: "sentry.mail.actions.NotifyEmailAction", targetType: "IssueOwners", targetIdentifier: "", fallthroughType: "NoOne" },
+    ]);
+    await page.getByRole("heading", { name: "New rule" }).evaluate((el) => el.scrollIntoView({ block: "start" }));
+    await page.evaluate(() => window.scrollBy(0, 560));
+    if (SCREENSHOTS)
+      for (const theme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: theme });
+        await page.screenshot({ path: path.join(ROOT, "docs", "screenshots", `alerts-owner-targets-${theme}.png`) });
+      }
+    await page.emulateMedia({ colorScheme: "light" });
   });
 });
