@@ -235,4 +235,21 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
       }
     await page.emulateMedia({ colorScheme: "light" });
   });
+
+  test("account page: the weekly summary can be turned off and on", async () => {
+    await page.goto(`${server.url}/account#weekly-summary`);
+    const form = page.getByTestId("weekly-summary-form");
+    const box = form.getByRole("checkbox", { name: "Send me the weekly summary" });
+    expect(await box.isChecked()).toBe(true);
+    await box.uncheck();
+    await form.getByRole("button", { name: "Save" }).click();
+    await expect.poll(async () => form.innerText(), { timeout: 30_000 }).toContain("No more weekly summaries.");
+    await page.reload();
+    expect(await page.getByTestId("weekly-summary-form").getByRole("checkbox").isChecked()).toBe(false);
+    await page.getByTestId("weekly-summary-form").getByRole("checkbox").check();
+    await page.getByTestId("weekly-summary-form").getByRole("button", { name: "Save" }).click();
+    await expect
+      .poll(async () => page.getByTestId("weekly-summary-form").innerText(), { timeout: 30_000 })
+      .toContain("You will get the weekly summary.");
+  });
 });
