@@ -105,6 +105,22 @@ describe.each(await dialects())("alerts to issue owners and suspect commit autho
     await w.services.alerts.deleteRule(w.admin, "acme", "web", rule.id);
   });
 
+  test("fallthrough 'recently active members': those who signed in, not the others", async () => {
+    for (const email of ["member@example.com", "admin@example.com"]) {
+      const res = await w.services.auth.api.signInEmail({ body: { email, password: "a sturdy passphrase" }, asResponse: true });
+      expect(res.status).toBe(200);
+    }
+    const rule = await w.services.alerts.createRule(w.admin, "acme", "web", {
+      name: "owners or the active",
+      triggers: { newIssue: true },
+      targets: [{ type: "issue_owners", fallthrough: "active_members" }],
+    });
+    await w.sendEvents({ message: "nobody near", filename: "lib/far.js" });
+    await drainOutbox();
+    expect(recipients(mailsAbout("nobody near")[0])).toEqual(["admin@example.com", "member@example.com"]);
+    await w.services.alerts.deleteRule(w.admin, "acme", "web", rule.id);
+  });
+
   test("suspect commit authors: the member whose commit changed the frame's file", async () => {
     await w.services.releaseApi.create(w.owner, "acme", {
       version: "web@2.0.0",
