@@ -8,10 +8,11 @@
  * there shows on the page and in the stream row. Screenshots of the screens (SCREENSHOTS=1).
  */
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, startServer, type TestServer } from "../test/helpers/server.js";
-import { shoot } from "./helpers/screenshots.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
+import { SCREENSHOTS, shoot } from "./helpers/screenshots.js";
 
 const canRun = chromiumAvailable();
 const PASSWORD = "correct horse battery";
@@ -66,19 +67,19 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     await page.goto(`${server.url}/acme/projects/shop/settings/ownership`);
     const rules = page.locator("textarea#raw");
     await rules.fill("path:*/checkout/* #payments\nfile:src/x.js #payments\nurl:*/admin/* #ghosts");
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByTestId("ownership-form").getByRole("button", { name: "Save" }).click();
     await expect
       .poll(async () => page.getByTestId("ownership-form").getByRole("alert").first().innerText(), { timeout: 30_000 })
       .toContain("Line 2");
     await rules.fill("# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\nurl:*/admin/* #ghosts");
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByTestId("ownership-form").getByRole("button", { name: "Save" }).click();
     await expect
       .poll(async () => page.getByTestId("ownership-form").getByRole("alert").first().innerText(), { timeout: 30_000 })
       .toMatch(/Line 4.*#ghosts/s);
     await rules.fill(
       "# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\ntags.region:eu-* #payments",
     );
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByTestId("ownership-form").getByRole("button", { name: "Save" }).click();
     await expect.poll(async () => page.getByText("✓ Saved.").count(), { timeout: 30_000 }).toBe(1);
     const saved = await api("GET", "/api/0/projects/acme/shop/ownership/");
     expect(saved.body.raw).toContain("path:*/checkout/* #payments");
@@ -168,10 +169,11 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     await page.reload();
     await expect.poll(async () => page.getByTestId("codeowners-summary").innerText(), { timeout: 30_000 }).toBe("2 unmatched of 3.");
     const listed = await api("GET", "/api/0/projects/acme/shop/codeowners/");
+    // the mapping's Save scrolled the page; reloads keep the scroll and the sticky header would land mid-shot
+    await page.evaluate(() => window.scrollTo(0, 0));
     expect(listed.body).toMatchObject([
       { errors: { missing_external_teams: [], missing_external_users: ["@pat"], missing_user_emails: ["ghost@example.com"] } },
     ]);
-    await page.locator("#codeowners").scrollIntoViewIfNeeded();
     await shoot(page, "ownership-codeowners");
   });
 
@@ -207,5 +209,47 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     await page.goto(`${server.url}/acme/issues/${issue.id}`);
     await page.getByRole("button", { name: "Remove the linked issue" }).click();
     await expect.poll(async () => page.getByTestId("linked-issue").count(), { timeout: 30_000 }).toBe(0);
+  });
+
+  test("alert rule form: email the issue owners with a fallthrough, stored as Sentry's NotifyEmailAction", async () => {
+    await page.goto(`${server.url}/acme/projects/shop/settings/alerts`);
+    const form = page.getByTestId("new-rule");
+    await form.getByLabel("Name").fill("Checkout owners");
+    const owners = form.getByTestId("target-issue_owners");
+    await owners.getByRole("checkbox").check();
+    await owners.getByRole("combobox").selectOption("no_one");
+    await form.getByRole("button", { name: "Create rule" }).click();
+    const row = page.locator('[data-testid="rule-row"][data-rule-name="Checkout owners"]');
+    await row.waitFor({ timeout: 30_000 });
+    expect(await row.innerText()).toContain("Issue owners (or no one)");
+    const rules = (await api("GET", "/api/0/projects/acme/shop/rules/")).body as unknown as Array<Record<string, unknown>>;
+    expect(rules.find((r) => r.name === "Checkout owners")?.actions).toEqual([
+      { id: "sentry.mail.actions.NotifyEmailAction", targetType: "IssueOwners", targetIdentifier: "", fallthroughType: "NoOne" },
+    ]);
+    await page.getByRole("heading", { name: "New rule" }).evaluate((el) => el.scrollIntoView({ block: "start" }));
+    await page.evaluate(() => window.scrollBy(0, 560));
+    if (SCREENSHOTS)
+      for (const theme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: theme });
+        await page.screenshot({ path: path.join(ROOT, "docs", "screenshots", `alerts-owner-targets-${theme}.png`) });
+      }
+    await page.emulateMedia({ colorScheme: "light" });
+  });
+
+  test("account page: the weekly summary can be turned off and on", async () => {
+    await page.goto(`${server.url}/account#weekly-summary`);
+    const form = page.getByTestId("weekly-summary-form");
+    const box = form.getByRole("checkbox", { name: "Send me the weekly summary" });
+    expect(await box.isChecked()).toBe(true);
+    await box.uncheck();
+    await form.getByRole("button", { name: "Save" }).click();
+    await expect.poll(async () => form.innerText(), { timeout: 30_000 }).toContain("No more weekly summaries.");
+    await page.reload();
+    expect(await page.getByTestId("weekly-summary-form").getByRole("checkbox").isChecked()).toBe(false);
+    await page.getByTestId("weekly-summary-form").getByRole("checkbox").check();
+    await page.getByTestId("weekly-summary-form").getByRole("button", { name: "Save" }).click();
+    await expect
+      .poll(async () => page.getByTestId("weekly-summary-form").innerText(), { timeout: 30_000 })
+      .toContain("You will get the weekly summary.");
   });
 });

@@ -272,7 +272,9 @@ async function startPeriodicJobs(opts: WorkerOptions): Promise<void> {
       })
     : undefined;
   // The weekly summary email (issue 30): looked at hourly, each week's mails sent once.
-  const summaries = smtp && publicUrl ? runWeeklySummaryLoop({ db, smtp, publicUrl, log, now, signal }) : undefined;
+  // First look after the same delay as the maintenance jobs: a starting server serves first.
+  const firstDelayMs = retention?.firstRunDelayMs ?? 30_000;
+  const summaries = smtp && publicUrl ? runWeeklySummaryLoop({ db, smtp, publicUrl, log, now, signal, firstDelayMs }) : undefined;
   await Promise.all([maintenance, delivery, monitors, uptime, summaries]);
 }
 
@@ -283,7 +285,9 @@ async function runWeeklySummaryLoop(o: {
   log: WorkerOptions["log"];
   now: () => number;
   signal: AbortSignal;
+  firstDelayMs: number;
 }): Promise<void> {
+  await abortableSleep(o.firstDelayMs, o.signal);
   while (!o.signal.aborted) {
     try {
       const run = await runWeeklySummaryJob({ db: o.db, smtp: o.smtp, publicUrl: o.publicUrl, log: o.log, now: o.now() });
@@ -291,18 +295,21 @@ async function runWeeklySummaryLoop(o: {
     } catch (err) {
       o.log.error({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, "weekly summary failed");
     }
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, 3_600_000);
-      o.signal.addEventListener(
-        "abort",
-        () => {
-          clearTimeout(t);
-          resolve();
-        },
-        { once: true },
-      );
-    });
+    await abortableSleep(3_600_000, o.signal);
   }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** Cron monitors' evaluator (and the test clock check-ins use), when the worker is configured for them. */

@@ -7,6 +7,7 @@
  */
 import { useRef, useState } from "react";
 import type { Fallthrough, RuleSettings, RuleTarget, TagFilter, TargetType } from "@/core/alerts/types";
+import { FALLTHROUGH_LABELS, TARGET_LABELS } from "./alert-target-labels";
 import { type FormAction, SettingsForm } from "./settings-form";
 import { Field } from "./settings-section";
 
@@ -34,16 +35,6 @@ const FIELD_LABELS: Record<string, string> = {
   targets: "Send to",
   throttleMinutes: "Throttle",
   hourlyCap: "Hourly cap",
-};
-
-export const TARGET_LABELS: Record<TargetType, string> = {
-  issue_owners: "Issue owners",
-  suspect_commits: "Suspect commit authors",
-};
-export const FALLTHROUGH_LABELS: Record<Fallthrough, string> = {
-  active_members: "recently active members",
-  all_members: "all members",
-  no_one: "no one",
 };
 
 /** "Issue owners (email) — when nobody matches: …", a checkbox and its fallthrough. */

@@ -43,7 +43,7 @@ export function CodeownersMappingRow({
           {row.name}
         </label>
         {row.target === null ? (
-          <span className="badge text-warning" data-testid="unmatched">
+          <span className="badge border-dashed font-semibold" data-testid="unmatched">
             unmatched
           </span>
         ) : (

@@ -4,7 +4,7 @@
  * the #payments members for an issue whose frame is in src/checkout/, the last matching ownership
  * rule winning over an earlier catch-all; an issue no rule owns falls through to every member, or
  * to no one; a rule targeting suspect commit authors mails the member whose release commit changed
- * the frame's file. Recipients are found at delivery time, so a team change before delivery counts.
+ * the frame's file. Only members who may see the project are ever mailed. Recipients are found at delivery time, so a team change before delivery counts.
  * Sentry's rule shape carries the targets as NotifyEmailAction with targetType and fallthroughType.
  */
 import type { ParsedMail } from "mailparser";
@@ -68,7 +68,8 @@ describe.each(await dialects())("alerts to issue owners and suspect commit autho
     await drainOutbox();
     const unowned = mailsAbout("search timeout");
     expect(unowned).toHaveLength(1);
-    expect(recipients(unowned[0])).toEqual(["admin@example.com", "member@example.com", "owner@example.com", "viewer@example.com"]);
+    // every member who may see the project: the viewer is on no team of it
+    expect(recipients(unowned[0])).toEqual(["admin@example.com", "member@example.com", "owner@example.com"]);
 
     const log = await w.services.alerts.deliveries(w.admin, "acme", "web", { ruleId: rule.id });
     expect(log.map((d) => [d.channelId, d.status])).toEqual([
@@ -104,6 +105,22 @@ describe.each(await dialects())("alerts to issue owners and suspect commit autho
     await w.services.alerts.deleteRule(w.admin, "acme", "web", rule.id);
   });
 
+  test("fallthrough 'recently active members': those who signed in, not the others", async () => {
+    for (const email of ["member@example.com", "admin@example.com"]) {
+      const res = await w.services.auth.api.signInEmail({ body: { email, password: "a sturdy passphrase" }, asResponse: true });
+      expect(res.status).toBe(200);
+    }
+    const rule = await w.services.alerts.createRule(w.admin, "acme", "web", {
+      name: "owners or the active",
+      triggers: { newIssue: true },
+      targets: [{ type: "issue_owners", fallthrough: "active_members" }],
+    });
+    await w.sendEvents({ message: "nobody near", filename: "lib/far.js" });
+    await drainOutbox();
+    expect(recipients(mailsAbout("nobody near")[0])).toEqual(["admin@example.com", "member@example.com"]);
+    await w.services.alerts.deleteRule(w.admin, "acme", "web", rule.id);
+  });
+
   test("suspect commit authors: the member whose commit changed the frame's file", async () => {
     await w.services.releaseApi.create(w.owner, "acme", {
       version: "web@2.0.0",
@@ -130,11 +147,19 @@ describe.each(await dialects())("alerts to issue owners and suspect commit autho
       triggers: { newIssue: true },
       targets: [{ type: "suspect_commits", fallthrough: "no_one" }],
     });
+    // the author is a member outside the project's teams: never mailed about it
     await w.sendEvents({ message: "tax rounding", filename: "src/checkout/tax.js", release: "web@2.0.0" });
     await drainOutbox();
-    expect(recipients(mailsAbout("tax rounding")[0])).toEqual(["viewer@example.com"]);
+    expect(mailsAbout("tax rounding")).toEqual([]);
+    const [outside] = await w.services.alerts.deliveries(w.admin, "acme", "web", { ruleId: rule.id });
+    expect(outside?.lastError).toMatch(/^no recipients: suspect commits bbbb2222, none subscribed; fallthrough: no one$/);
+    await w.services.teams.setMember(w.owner, "acme", "payments", w.viewer.userId, true);
+    await w.sendEvents({ message: "tax again", filename: "src/checkout/tax.js", release: "web@2.0.0" });
+    await drainOutbox();
+    expect(recipients(mailsAbout("tax again")[0])).toEqual(["viewer@example.com"]);
     const [d] = await w.services.alerts.deliveries(w.admin, "acme", "web", { ruleId: rule.id });
     expect(d?.responseBody).toContain("suspect commits bbbb2222");
+    await w.services.teams.setMember(w.owner, "acme", "payments", w.viewer.userId, false);
     await w.services.alerts.deleteRule(w.admin, "acme", "web", rule.id);
   });
 

@@ -220,4 +220,48 @@ describe.each(await dialects())("ownership and suspect commits on %s", (dialect)
     const commits = (await api("GET", "/api/0/organizations/acme/releases/shop@1.0.0/commits/")).body as unknown as Json[];
     expect(commits.map((c) => c.id)).toEqual(["bbbb0001"]);
   });
+
+  test("CODEOWNERS through Sentry's API: posted, unmatched names answered, mapped with external-teams; 1 MB refused whole", async () => {
+    const raw = "/src/checkout/ @acme/payments @pat\n*.md writer@example.com";
+    const huge = await api("POST", "/api/0/projects/acme/shop/codeowners/", { raw: `${raw}\n${"#".repeat(1_048_576)}` });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error).toMatchObject({ code: "payload_too_large", message: expect.stringContaining("Nothing was saved") });
+    const bad = await api("POST", "/api/0/projects/acme/shop/codeowners/", { raw: "src/ @ok\nlib/ not-an-owner" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: "validation_failed", fields: [{ field: "raw.2" }] });
+    expect((await api("GET", "/api/0/projects/acme/shop/codeowners/")).body).toEqual([]);
+
+    const created = await api("POST", "/api/0/projects/acme/shop/codeowners/", { raw, codeMappingId: "7" });
+    expect(created).toMatchObject({
+      status: 201,
+      body: {
+        raw,
+        codeMappingId: "7",
+        errors: {
+          missing_external_teams: ["@acme/payments"],
+          missing_external_users: ["@pat"],
+          missing_user_emails: ["writer@example.com"],
+        },
+      },
+    });
+    const teams = (await api("GET", "/api/0/organizations/acme/teams/")).body as unknown as Json[];
+    const payments = teams.find((t) => t.slug === "payments") as Json;
+    const mapped = await api("POST", "/api/0/organizations/acme/external-teams/", {
+      externalName: "@acme/payments",
+      provider: "github",
+      integrationId: 1,
+      teamId: Number(payments.id),
+    });
+    expect(mapped).toMatchObject({
+      status: 201,
+      body: { externalName: "@acme/payments", provider: "github", teamId: String(payments.id) },
+    });
+    expect((await api("POST", "/api/0/organizations/acme/external-users/", { externalName: "@pat", userId: "nobody" })).status).toBe(400);
+    const [listed] = (await api("GET", "/api/0/projects/acme/shop/codeowners/")).body as unknown as Json[];
+    expect(listed?.errors).toMatchObject({ missing_external_teams: [], missing_external_users: ["@pat"] });
+    const readOnly = await server.cli("token", "create", "--email", "dev@example.com", "--scopes", "project:read");
+    expect((await api("POST", "/api/0/projects/acme/shop/codeowners/", { raw }, readOnly)).status).toBe(403);
+    expect((await api("DELETE", `/api/0/projects/acme/shop/codeowners/${listed?.id}/`)).status).toBe(204);
+    expect((await api("GET", "/api/0/projects/acme/shop/codeowners/")).body).toEqual([]);
+  });
 });

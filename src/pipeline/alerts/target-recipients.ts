@@ -6,18 +6,18 @@
  * - suspect commit authors: the members whose email authored a suspect commit of that event.
  * Nobody found (no rule matched, no member among the authors) → the target's fallthrough: every
  * member of the project, the recently active ones (Sentry's "ActiveMembers": the 20 who signed in
- * most recently), or no one. Members who turned off this project's email are left out throughout.
+ * most recently), or no one. Only members who may see the project (its teams; admins and owners)
+ * and did not turn off its email are mailed, whoever a rule or CODEOWNERS names.
  */
 import type { Fallthrough, RuleTarget } from "../../core/alerts/types";
 import type { NormalizedEvent } from "../../core/event";
 import { matchingRules, ownershipFactsOf } from "../../core/ownership/match";
 import { inAppPaths, suspectCommits } from "../../core/ownership/suspect-commits";
-import { projectRecipientEmails } from "../../storage/alerts/notifications";
 import type { Db } from "../../storage/db";
 import { getEvent } from "../../storage/events/events";
 import { firstEventRef, membersByEmail, projectOrgId, projectReleaseId } from "../../storage/ownership/ownership";
 import { projectOwnershipRules } from "../../storage/ownership/project-rules";
-import { activeMemberEmails, teamMemberEmails } from "../../storage/ownership/recipients";
+import { activeMemberEmails, projectAudienceEmails, teamMemberEmails } from "../../storage/ownership/recipients";
 import { listCommitsWithFiles } from "../../storage/releases/meta";
 
 export interface TargetRecipients {
@@ -45,7 +45,8 @@ export function parseTarget(json: string | null): RuleTarget | undefined {
 }
 
 export async function targetRecipients(db: Db, projectId: number, issueId: number | null, target: RuleTarget): Promise<TargetRecipients> {
-  const subscribed = new Set((await projectRecipientEmails(db, projectId)).map((e) => e.toLowerCase()));
+  // Only members who may see the project and did not turn off its email, whoever the rules name.
+  const subscribed = new Set((await projectAudienceEmails(db, projectId)).map((e) => e.toLowerCase()));
   const found = issueId === null ? undefined : await findPeople(db, projectId, issueId, target);
   const to = (found?.emails ?? []).filter((e) => subscribed.has(e.toLowerCase()));
   if (found && to.length > 0) return { to: unique(to), reason: found.reason };

@@ -70,6 +70,8 @@ export interface DeliveryView {
   responseBody: string | null;
   createdAt: number;
   sentAt: number | null;
+  /** a row for people rather than a channel (channelId 0): issue_owners or suspect_commits */
+  target: "issue_owners" | "suspect_commits" | null;
 }
 
 /** Whether an issue's alerts are muted, and until when (null: until unmuted, or not muted). */
@@ -174,7 +176,18 @@ export function deliveryView(n: NotificationRow): DeliveryView {
     responseBody: n.responseBody,
     createdAt: n.createdAt,
     sentAt: n.sentAt,
+    target: targetOf(n.target),
   };
+}
+
+function targetOf(json: string | null): DeliveryView["target"] {
+  if (!json) return null;
+  try {
+    const t = (JSON.parse(json) as { type?: unknown }).type;
+    return t === "issue_owners" || t === "suspect_commits" ? t : null;
+  } catch {
+    return null;
+  }
 }
 
 export function createAlertServices(deps: AlertServiceDeps): AlertServices {

@@ -53,3 +53,46 @@ export async function activeMemberEmails(c: Conn, projectId: number, limit: numb
     .execute();
   return rows.map((r) => r.email);
 }
+
+type Audience = Kysely<{
+  user: { id: string; email: string };
+  members: { org_id: number; user_id: string; role: string };
+  projects: { id: number; org_id: number };
+  teams: { id: number; org_id: number };
+  team_members: { team_id: number; user_id: string };
+  team_projects: { team_id: number; project_id: number };
+  alert_email_optouts: { user_id: string; project_id: number };
+}>;
+
+/**
+ * Emails of the members who may see the project (admins and owners; the others through its teams,
+ * or everyone while the organization has no team) and did not turn off its email: who alerts to
+ * people may reach, so an issue's title never goes to a member outside the project's teams.
+ */
+export async function projectAudienceEmails(c: Conn, projectId: number): Promise<string[]> {
+  const rows = await (k(c) as unknown as Audience)
+    .selectFrom("projects as p")
+    .innerJoin("members as m", "m.org_id", "p.org_id")
+    .innerJoin("user as u", "u.id", "m.user_id")
+    .leftJoin("alert_email_optouts as o", (j) => j.onRef("o.user_id", "=", "m.user_id").onRef("o.project_id", "=", "p.id"))
+    .select("u.email")
+    .where("p.id", "=", projectId)
+    .where("o.user_id", "is", null)
+    .where((eb) =>
+      eb.or([
+        eb("m.role", "in", ["owner", "admin"]),
+        eb.not(eb.exists(eb.selectFrom("teams as t").select("t.id").whereRef("t.org_id", "=", "p.org_id"))),
+        eb.exists(
+          eb
+            .selectFrom("team_projects as tp")
+            .innerJoin("team_members as tm", "tm.team_id", "tp.team_id")
+            .select("tp.team_id")
+            .whereRef("tp.project_id", "=", "p.id")
+            .whereRef("tm.user_id", "=", "m.user_id"),
+        ),
+      ]),
+    )
+    .orderBy("u.email")
+    .execute();
+  return rows.map((r) => r.email);
+}

@@ -3,7 +3,8 @@ import Link from "next/link";
 import type { AlertRule } from "@/core/alerts/types";
 import type { ChannelView, DeliveryView } from "@/server/alerts/alerts";
 import { ActionButton, NewChannelForm } from "@/ui/alert-forms";
-import { FALLTHROUGH_LABELS, RuleForm, TARGET_LABELS } from "@/ui/alert-rule-form";
+import { RuleForm } from "@/ui/alert-rule-form";
+import { FALLTHROUGH_LABELS, TARGET_LABELS } from "@/ui/alert-target-labels";
 import { countOf, durationText } from "@/ui/format";
 import { ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
 import { TimeAgo } from "@/ui/time-ago";
@@ -271,7 +272,7 @@ export default async function AlertsPage({
                     {d.title}
                   </td>
                   <td className="px-3 py-1.5 whitespace-nowrap" data-label="Channel">
-                    {d.channelId === 0 ? "People (email)" : (channels.get(d.channelId)?.name ?? `#${d.channelId}`)}
+                    {d.target ? `${TARGET_LABELS[d.target]} (email)` : (channels.get(d.channelId)?.name ?? `#${d.channelId}`)}
                   </td>
                   <td className="px-3 py-1.5 whitespace-nowrap" data-label="Result">
                     <span className="flex items-center gap-2">

@@ -169,7 +169,7 @@ export default async function OwnershipPage({ params }: { params: Promise<{ org:
             </ul>
             {co.unknownEmails.length > 0 ? (
               <p className="mt-2 text-[12.5px]" data-testid="codeowners-unknown-emails">
-                <span className="text-warning">No member has these emails:</span> {co.unknownEmails.join(", ")} — invite them or change the
+                <span className="font-semibold">No member has these emails:</span> {co.unknownEmails.join(", ")} — invite them or change the
                 file.
               </p>
             ) : null}
