@@ -75,6 +75,13 @@ function ruleColumns(s: RuleSettings) {
   };
 }
 
+/** A new rule without targets leaves the column to its default ('[]'), so the rule every new
+ *  project gets can be written on a schema from before targets (an upgrade test's old version). */
+function insertColumns(s: RuleSettings) {
+  const { targets, ...rest } = ruleColumns(s);
+  return (s.targets ?? []).length > 0 ? { ...rest, targets } : rest;
+}
+
 export async function listRules(db: Reader, projectId: number): Promise<AlertRule[]> {
   const rows = await k(db).selectFrom("alert_rules").selectAll().where("project_id", "=", projectId).orderBy("id").execute();
   return rows.map(toRule);
@@ -105,7 +112,7 @@ export async function findRule(db: Reader, projectId: number, ruleId: number): P
 export async function insertRule(tx: Tx, projectId: number, s: RuleSettings, now: number): Promise<AlertRule> {
   const r = await tx
     .insertInto("alert_rules")
-    .values({ project_id: projectId, ...ruleColumns(s), created_at: now, updated_at: now })
+    .values({ project_id: projectId, ...insertColumns(s), created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
   return toRule(r);
