@@ -43,6 +43,9 @@ describe("Sentry's query API plan", () => {
       { issue: "WEB-1", "count()": 2, "count_unique(user)": 2, "last_seen()": "1970-01-01T00:00:00+00:00" },
       { issue: "WEB-2", "count()": 1, "count_unique(user)": 0, "last_seen()": "1970-01-01T00:00:00+00:00" },
     ]);
+    // Sentry's aliases order too: `-count` is `count()`, `count_unique_user` is `count_unique(user)`.
+    expect(evaluate(plan("field=issue&field=count()&sort=-count"), rows).data[0]).toMatchObject({ issue: "WEB-1" });
+    expect(plan("field=issue&field=count_unique(user)&sort=count_unique_user").sort?.desc).toBe(false);
     const f = plan("field=issue&query=flavor:sour%20!issue:web-2");
     expect(rows.filter((r) => rowMatches(f, r))).toHaveLength(1);
     const text = plan("field=issue&query=cra*");

@@ -311,6 +311,11 @@ function filterOf(dataset: Dataset, t: QueryTerm): DiscoverFilter | null {
   return { field, values, op: "eq", negated: t.negated };
 }
 
+/** Sentry's alias of a function column: every non-word character becomes `_`, outer ones dropped. */
+function functionAlias(name: string): string {
+  return name.replace(/\W/g, "_").replace(/^_+|_+$/g, "");
+}
+
 function sortOf(dataset: Dataset, raw: string | null, fields: DiscoverField[], aggregated: boolean): DiscoverPlan["sort"] {
   if (!raw) {
     const ts = fields.find((f) => f.kind === "column" && f.column === "timestamp");
@@ -320,7 +325,8 @@ function sortOf(dataset: Dataset, raw: string | null, fields: DiscoverField[], a
   }
   const desc = raw.startsWith("-");
   const name = raw.replace(/^-/, "").trim();
-  const field = fields.find((f) => f.name === name);
+  // Sentry also orders by a function's alias (`-count` for `count()`, `count_unique_user`), as the MCP server sends it.
+  const field = fields.find((f) => f.name === name || (f.kind === "aggregate" && functionAlias(f.name) === name));
   if (field) return { field, desc };
   // Sentry orders only by a selected field; timestamp is always available on the row lists.
   if (!aggregated && name === "timestamp") return { field: parseField(dataset, name, "sort"), desc };
