@@ -6,9 +6,9 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { corpusFiles, corpusJson } from "../../../test/pipeline/corpus";
 import { normalizeEvent } from "../normalize-event";
-import { generateModule } from "./frames";
 import { groupEvent } from "./index";
 import { parameterize, trimMessageForGrouping } from "./parameterize";
+import { generateModule } from "./strategies/frames";
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 const ctx = { receivedAt: Date.UTC(2026, 10, 22, 10, 44), clientIp: null, eventId: `${"0".repeat(31)}1` };

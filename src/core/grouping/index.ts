@@ -8,10 +8,10 @@ import { resolveFingerprintEntry } from "./fingerprint";
 import { BUILTIN_FINGERPRINT_RULES } from "./rules/builtin";
 import { describeFingerprintRule, type FingerprintRule, matchFingerprintRules, parseFingerprintRules } from "./rules/fingerprint-rules";
 import { parseStackRules, type StackRule } from "./rules/stack-rules";
+import { groupingKeyV1 } from "./strategies/v1";
+import { groupingKeyV2 } from "./strategies/v2";
+import { groupingKeyV3 } from "./strategies/v3";
 import type { GroupingAlgorithm, GroupingResult, HashFn } from "./types";
-import { groupingKeyV1 } from "./v1";
-import { groupingKeyV2 } from "./v2";
-import { groupingKeyV3 } from "./v3";
 
 export type { IssueDescription, IssueMetadata } from "./describe";
 export { describeEvent } from "./describe";

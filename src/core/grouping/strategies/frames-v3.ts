@@ -7,7 +7,7 @@
  * decisions are left to the stack-trace rules (built-in and the project's). Native frames are
  * grouped exactly as in v2.
  */
-import type { Frame } from "../event";
+import type { Frame } from "../../event";
 import { collapseWhitespace, type Family, type FramePart, familyOf, groupFrame, isRecursion } from "./frames";
 
 export interface FrameGroupingV3 {

@@ -3,7 +3,7 @@
  * fuzzing, native package fallback and a small set of built-in stack-trace rules). Pure; reads a
  * normalised frame, never changes it.
  */
-import type { Frame } from "../event";
+import type { Frame } from "../../event";
 
 export type Family = "javascript" | "native" | "other";
 

@@ -13,11 +13,11 @@
  * variant has a contributing stack trace, variants without one are dropped (otherwise a generic
  * "type: value" hash would merge unrelated crashes again).
  */
-import type { ExceptionValue, Frame, NormalizedEvent, Stacktrace, Thread } from "../event";
-import { fingerprintVariable, isDefaultEntry, resolveFingerprintEntry } from "./fingerprint";
+import type { ExceptionValue, Frame, NormalizedEvent, Stacktrace, Thread } from "../../event";
+import { fingerprintVariable, isDefaultEntry, resolveFingerprintEntry } from "../fingerprint";
+import { normalizeMessageForGrouping } from "../parameterize";
+import type { GroupingKey, GroupingVariant } from "../types";
 import { describeParts, type FrameGrouping, familyOf, groupFrame } from "./frames";
-import { normalizeMessageForGrouping } from "./parameterize";
-import type { GroupingKey, GroupingVariant } from "./types";
 
 export const VERSION = "v2";
 

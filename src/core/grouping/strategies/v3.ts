@@ -13,14 +13,14 @@
  *
  * Native frames are grouped as v2 groups them.
  */
-import type { ExceptionValue, NormalizedEvent, Stacktrace, Thread } from "../event";
-import { fingerprintVariable, isDefaultEntry, resolveFingerprintEntry } from "./fingerprint";
+import type { ExceptionValue, NormalizedEvent, Stacktrace, Thread } from "../../event";
+import { fingerprintVariable, isDefaultEntry, resolveFingerprintEntry } from "../fingerprint";
+import { normalizeMessageForGroupingV3 } from "../parameterize";
+import { BUILTIN_STACK_RULES } from "../rules/builtin";
+import { applyStackRules, describeRule, type RuleException, type StackDecision, type StackRule } from "../rules/stack-rules";
+import type { GroupingContext, GroupingKey, GroupingVariant } from "../types";
 import { describeParts, familyOf } from "./frames";
 import { type FrameGroupingV3, groupFrameV3 } from "./frames-v3";
-import { normalizeMessageForGroupingV3 } from "./parameterize";
-import { BUILTIN_STACK_RULES } from "./rules/builtin";
-import { applyStackRules, describeRule, type RuleException, type StackDecision, type StackRule } from "./rules/stack-rules";
-import type { GroupingContext, GroupingKey, GroupingVariant } from "./types";
 
 export const VERSION = "v3";
 

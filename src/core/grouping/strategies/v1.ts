@@ -4,9 +4,9 @@
  *   value` › message template (first line) › "<no message>".
  * No stack trace contributes yet; the Sentry-grade algorithm (§7.1) becomes v2.
  */
-import type { NormalizedEvent } from "../event";
-import { firstLine, mainException } from "./describe";
-import type { GroupingKey } from "./types";
+import type { NormalizedEvent } from "../../event";
+import { firstLine, mainException } from "../describe";
+import type { GroupingKey } from "../types";
 
 export const VERSION = "v1";
 const SEP = " ⋄ ";
