@@ -14,9 +14,10 @@
  * "type: value" hash would merge unrelated crashes again).
  */
 import type { ExceptionValue, Frame, NormalizedEvent, Stacktrace, Thread } from "../../event";
-import { fingerprintVariable, isDefaultEntry, resolveFingerprintEntry } from "../fingerprint";
+import { resolveFingerprintEntry } from "../fingerprint";
 import { normalizeMessageForGrouping } from "../parameterize";
-import type { GroupingKey, GroupingVariant } from "../types";
+import type { GroupingKey } from "../types";
+import { dropVariantsWithoutStacktrace, fingerprintKey, type Strategy, toKey, type Variant } from "./assemble-key";
 import { describeParts, type FrameGrouping, familyOf, groupFrame } from "./frames";
 
 export const VERSION = "v2";
@@ -24,27 +25,8 @@ export const VERSION = "v2";
 type VariantName = "app" | "system";
 const STACK_VARIANTS: VariantName[] = ["app", "system"];
 
-/** Separates hashed values; cannot occur in normalised SDK strings that matter. */
-const SEP = "\u001f";
-
 /** Frame lines shown per stack trace and variant (all frames are hashed regardless). */
 const MAX_FRAME_LINES = 40;
-
-interface Variant {
-  name: string;
-  /** `label=value` entries, hashed in order */
-  values: string[];
-  /** human-readable lines for "why grouped here" */
-  lines: string[];
-  hasStacktrace: boolean;
-  contributes: boolean;
-  hint?: string;
-}
-
-interface Strategy {
-  source: string;
-  variants: Variant[];
-}
 
 // ---------------------------------------------------------------------------------------------
 // Stack traces
@@ -199,16 +181,6 @@ function messageStrategy(event: NormalizedEvent): Strategy | undefined {
 const STRATEGIES = [exceptionStrategy, threadsStrategy, stacktraceStrategy, messageStrategy];
 
 /** When any variant has a contributing stack trace, the others stop contributing (§7.1). */
-function dropVariantsWithoutStacktrace(variants: Variant[]): void {
-  const withStack = variants.filter((v) => v.contributes && v.hasStacktrace);
-  if (withStack.length === 0) return;
-  for (const v of variants) {
-    if (v.contributes && !v.hasStacktrace) {
-      v.contributes = false;
-      v.hint = `no contributing stack trace, but the ${withStack.map((w) => w.name).join(" and ")} variant has one`;
-    }
-  }
-}
 
 function defaultStrategy(event: NormalizedEvent): Strategy {
   const notes: Variant[] = [];
@@ -225,59 +197,14 @@ function defaultStrategy(event: NormalizedEvent): Strategy {
 // ---------------------------------------------------------------------------------------------
 // Assembly
 
-function toKey(strategy: Strategy, extraLines: string[] = []): GroupingKey {
-  const variants: GroupingVariant[] = [];
-  const components: string[] = [];
-  const seen = new Map<string, string>();
-  for (const v of strategy.variants) {
-    if (!v.contributes) {
-      components.push(`${v.name}: not used (${v.hint ?? "does not contribute"})`);
-      continue;
-    }
-    const key = v.values.join(SEP);
-    const same = seen.get(key);
-    if (same !== undefined) {
-      components.push(`${v.name}: same values as ${same}`);
-      continue;
-    }
-    seen.set(key, v.name);
-    variants.push({ name: v.name, key });
-    components.push(...v.lines);
-  }
-  components.push(...extraLines);
-  return { source: strategy.source, components, key: variants[0]?.key ?? "", variants };
-}
-
-function fingerprintKey(event: NormalizedEvent, fingerprint: string[]): GroupingKey {
-  const hybrid = fingerprint.some(isDefaultEntry);
-  const resolved = fingerprint.map((f) => (isDefaultEntry(f) ? f : resolveFingerprintEntry(f, event)));
-  const shown = resolved.map((r, i) => {
-    const entry = fingerprint[i] ?? "";
-    if (isDefaultEntry(entry)) return entry;
-    return fingerprintVariable(entry) ? `${entry}=${JSON.stringify(r)}` : JSON.stringify(r);
-  });
-  if (!hybrid) {
-    // Custom: the default algorithm does not contribute at all.
-    const key = ["fingerprint", ...resolved].join(SEP);
-    return {
-      source: "fingerprint",
-      components: [`custom-fingerprint: [${shown.join(", ")}]`],
-      key,
-      variants: [{ name: "custom-fingerprint", key }],
-    };
-  }
-  const def = defaultStrategy(event);
-  if (fingerprint.length === 1) return toKey(def);
-  // Hybrid: every default variant, further split by the other entries (in place).
-  const variants = def.variants.map((v) => ({
-    ...v,
-    values: resolved.flatMap((r) => (isDefaultEntry(r) ? v.values : [`fingerprint=${r}`])),
-  }));
-  return toKey({ source: `${def.source}+fingerprint`, variants }, [`fingerprint: [${shown.join(", ")}]`]);
-}
-
 export function groupingKeyV2(event: NormalizedEvent): GroupingKey {
   const fingerprint = event.fingerprint;
-  if (fingerprint && fingerprint.length > 0) return fingerprintKey(event, fingerprint);
+  if (fingerprint && fingerprint.length > 0)
+    return fingerprintKey(
+      event,
+      fingerprint,
+      (f, e) => resolveFingerprintEntry(f, e),
+      () => defaultStrategy(event),
+    );
   return toKey(defaultStrategy(event));
 }

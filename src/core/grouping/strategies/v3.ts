@@ -14,11 +14,12 @@
  * Native frames are grouped as v2 groups them.
  */
 import type { ExceptionValue, NormalizedEvent, Stacktrace, Thread } from "../../event";
-import { fingerprintVariable, isDefaultEntry, resolveFingerprintEntry } from "../fingerprint";
+import { resolveFingerprintEntry } from "../fingerprint";
 import { normalizeMessageForGroupingV3 } from "../parameterize";
 import { BUILTIN_STACK_RULES } from "../rules/builtin";
 import { applyStackRules, describeRule, type RuleException, type StackDecision, type StackRule } from "../rules/stack-rules";
-import type { GroupingContext, GroupingKey, GroupingVariant } from "../types";
+import type { GroupingContext, GroupingKey } from "../types";
+import { dropVariantsWithoutStacktrace, fingerprintKey, type Strategy, toKey, type Variant } from "./assemble-key";
 import { describeParts, familyOf } from "./frames";
 import { type FrameGroupingV3, groupFrameV3 } from "./frames-v3";
 
@@ -26,25 +27,8 @@ export const VERSION = "v3";
 
 type VariantName = "app" | "system";
 const STACK_VARIANTS: VariantName[] = ["app", "system"];
-const SEP = "\u001f";
 const MAX_FRAME_LINES = 40;
 const URL_PATH = /^(?:https?|applewebdata|blob|file):/i;
-
-interface Variant {
-  name: string;
-  values: string[];
-  lines: string[];
-  hasStacktrace: boolean;
-  contributes: boolean;
-  hint?: string;
-}
-
-interface Strategy {
-  source: string;
-  variants: Variant[];
-  /** the rules that changed something, named once for "why grouped here" */
-  notes: string[];
-}
 
 // ---------------------------------------------------------------------------------------------
 // Stack traces
@@ -262,17 +246,6 @@ const messageStrategy: StrategyFn = (event) => {
 
 const STRATEGIES: StrategyFn[] = [exceptionStrategy, threadsStrategy, stacktraceStrategy, messageStrategy];
 
-function dropVariantsWithoutStacktrace(variants: Variant[]): void {
-  const withStack = variants.filter((v) => v.contributes && v.hasStacktrace);
-  if (withStack.length === 0) return;
-  for (const v of variants) {
-    if (v.contributes && !v.hasStacktrace) {
-      v.contributes = false;
-      v.hint = `no contributing stack trace, but the ${withStack.map((w) => w.name).join(" and ")} variant has one`;
-    }
-  }
-}
-
 function defaultStrategy(event: NormalizedEvent, rules: StackRule[]): Strategy {
   for (const strategy of STRATEGIES) {
     const result = strategy(event, rules);
@@ -292,58 +265,12 @@ function defaultStrategy(event: NormalizedEvent, rules: StackRule[]): Strategy {
 // ---------------------------------------------------------------------------------------------
 // Assembly
 
-function toKey(strategy: Strategy, extraLines: string[] = []): GroupingKey {
-  const variants: GroupingVariant[] = [];
-  const components: string[] = [];
-  const seen = new Map<string, string>();
-  for (const v of strategy.variants) {
-    if (!v.contributes) {
-      components.push(`${v.name}: not used (${v.hint ?? "does not contribute"})`);
-      continue;
-    }
-    const key = v.values.join(SEP);
-    const same = seen.get(key);
-    if (same !== undefined) {
-      components.push(`${v.name}: same values as ${same}`);
-      continue;
-    }
-    seen.set(key, v.name);
-    variants.push({ name: v.name, key });
-    components.push(...v.lines);
-  }
-  components.push(...strategy.notes, ...extraLines);
-  return { source: strategy.source, components, key: variants[0]?.key ?? "", variants };
-}
-
-function fingerprintKey(event: NormalizedEvent, fingerprint: string[], rules: StackRule[]): GroupingKey {
-  const hybrid = fingerprint.some(isDefaultEntry);
-  const resolved = fingerprint.map((f) => (isDefaultEntry(f) ? f : resolveFingerprintEntry(f, event, { messageFromException: true })));
-  const shown = resolved.map((r, i) => {
-    const entry = fingerprint[i] ?? "";
-    if (isDefaultEntry(entry)) return entry;
-    return fingerprintVariable(entry) ? `${entry}=${JSON.stringify(r)}` : JSON.stringify(r);
-  });
-  if (!hybrid) {
-    const key = ["fingerprint", ...resolved].join(SEP);
-    return {
-      source: "fingerprint",
-      components: [`custom-fingerprint: [${shown.join(", ")}]`],
-      key,
-      variants: [{ name: "custom-fingerprint", key }],
-    };
-  }
-  const def = defaultStrategy(event, rules);
-  if (fingerprint.length === 1) return toKey(def);
-  const variants = def.variants.map((v) => ({
-    ...v,
-    values: resolved.flatMap((r) => (isDefaultEntry(r) ? v.values : [`fingerprint=${r}`])),
-  }));
-  return toKey({ source: `${def.source}+fingerprint`, variants, notes: def.notes }, [`fingerprint: [${shown.join(", ")}]`]);
-}
-
 export function groupingKeyV3(event: NormalizedEvent, ctx: GroupingContext = {}): GroupingKey {
   const rules = ctx.stackRules && ctx.stackRules.length > 0 ? [...BUILTIN_STACK_RULES, ...ctx.stackRules] : BUILTIN_STACK_RULES;
   const fingerprint = event.fingerprint;
-  if (fingerprint && fingerprint.length > 0) return fingerprintKey(event, fingerprint, rules);
+  if (fingerprint && fingerprint.length > 0) {
+    const resolve = (f: string, e: NormalizedEvent) => resolveFingerprintEntry(f, e, { messageFromException: true });
+    return fingerprintKey(event, fingerprint, resolve, () => defaultStrategy(event, rules));
+  }
   return toKey(defaultStrategy(event, rules));
 }
