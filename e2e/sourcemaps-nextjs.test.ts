@@ -40,6 +40,7 @@ describe.skipIf(!canRun)("Next.js production build with @sentry/nextjs uploading
     app = await buildAndStartNextApp({ fixture: FIXTURE, name: "nextjs-sourcemaps", env });
     appUrl = app.url;
     buildLog = app.buildLog;
+    if (process.env.DEBUG_BUILDLOG) console.log(buildLog);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 300_000);
 

@@ -3,25 +3,17 @@
  * serializers), so provisioning scripts written for Sentry's API read them.
  */
 
+import { regionUrlFor } from "../../ingest/compat/region-url";
 import type { ProjectKeyView } from "../orgs/project-admin";
 import type { OrgSummary, Viewer } from "../types";
 import type { InvitationInfo, MemberInfo } from "./members";
 import type { TeamView } from "./teams";
 
 /**
- * `links.regionUrl`: where Sentry's clients send an organization's later requests. The official MCP
- * server refuses any regionUrl that is not https (its SSRF guard, even for its own `--host`), and
- * reads an empty one as "self-hosted: use the host you were given", as the JS `sentry` CLI and
- * sentry-cli do. So PUBLIC_URL when it is https, else empty: over plain http every client then
- * stays on the URL it was configured with.
+ * Sentry's organization: `dateCreated` (sentry-cli's `organizations list` needs it) and `links`;
+ * `userAgent` picks the regionUrl that client can follow (compat/region-url.ts).
  */
-export function regionUrlOf(publicUrl: string): string {
-  const url = publicUrl.replace(/\/+$/, "");
-  return url.startsWith("https://") ? url : "";
-}
-
-/** Sentry's organization: `dateCreated` (sentry-cli's `organizations list` needs it) and `links`. */
-export const sentryOrg = (o: OrgSummary, publicUrl: string) => ({
+export const sentryOrg = (o: OrgSummary, publicUrl: string, userAgent: string | null = null) => ({
   id: String(o.id),
   slug: o.slug,
   name: o.name,
@@ -35,7 +27,7 @@ export const sentryOrg = (o: OrgSummary, publicUrl: string) => ({
   allowMemberProjectCreation: false,
   allowSuperuserAccess: false,
   avatar: { avatarType: "letter_avatar", avatarUuid: null },
-  links: { organizationUrl: publicUrl.replace(/\/+$/, ""), regionUrl: regionUrlOf(publicUrl) },
+  links: { organizationUrl: publicUrl.replace(/\/+$/, ""), regionUrl: regionUrlFor(publicUrl, userAgent) },
   hasAuthProvider: false,
   features: [] as string[],
 });

@@ -76,8 +76,8 @@ export interface UploadBody {
 }
 
 export interface ArtifactServices {
-  /** `GET /api/0/organizations/{org}/`: the JS CLI reads `links.regionUrl` from it. */
-  orgDetails(viewer: Viewer, orgSlug: string): Promise<Record<string, unknown>>;
+  /** `GET /api/0/organizations/{org}/`: the JS CLI reads `links.regionUrl` from it; `userAgent` picks the one that client can follow. */
+  orgDetails(viewer: Viewer, orgSlug: string, userAgent?: string | null): Promise<Record<string, unknown>>;
   chunkUploadOptions(viewer: Viewer, orgSlug: string): Promise<ChunkUploadOptions>;
   /** Multipart chunks (`file_gzip` or `file`, filename = sha1). Throws `upload_rejected` with Sentry's message. */
   uploadChunks(viewer: Viewer, orgSlug: string, req: UploadBody): Promise<void>;
@@ -305,10 +305,10 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
   // -------------------------------------------------------------------------------------------
 
   return {
-    async orgDetails(viewer, orgSlug) {
+    async orgDetails(viewer, orgSlug, userAgent = null) {
       const org = await deps.membershipOrThrow(viewer, orgSlug);
       requirePermission(viewer, org, "org.read");
-      return { ...sentryOrg(org, deps.publicUrl), access: [] };
+      return { ...sentryOrg(org, deps.publicUrl, userAgent), access: [] };
     },
 
     async chunkUploadOptions(viewer, orgSlug) {

@@ -6,6 +6,8 @@ import { sentryOrg } from "@/server/members/sentry-shapes";
 export const GET = apiRoute("signed-in", async (req) => {
   const viewer = await requireViewer(req);
   const services = app();
-  return Response.json((await services.orgs.listForViewer(viewer)).map((o) => sentryOrg(o, services.publicUrl)));
+  return Response.json(
+    (await services.orgs.listForViewer(viewer)).map((o) => sentryOrg(o, services.publicUrl, req.headers.get("user-agent"))),
+  );
 });
 export const dynamic = "force-dynamic";
