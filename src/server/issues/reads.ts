@@ -77,18 +77,21 @@ export function createIssueReads(deps: {
     async list(viewer, orgSlug, q) {
       const hit = await directHit(viewer, orgSlug, q);
       const page = hit ? { items: [hit], nextCursor: null } : await issueStream.search(viewer, orgSlug, { ...q, stats: undefined });
-      const profiles = await assigneeProfiles(
-        db,
-        page.items.flatMap((i) => (i.assigneeUserId ? [i.assigneeUserId] : [])),
-      );
-      const stats = q.stats?.length
-        ? await issueStats(
-            db,
-            page.items.map((i) => i.id),
-            q.stats,
-            now(),
-          )
-        : null;
+      // Independent reads: on PostgreSQL they overlap on the pool.
+      const [profiles, stats] = await Promise.all([
+        assigneeProfiles(
+          db,
+          page.items.flatMap((i) => (i.assigneeUserId ? [i.assigneeUserId] : [])),
+        ),
+        q.stats?.length
+          ? issueStats(
+              db,
+              page.items.map((i) => i.id),
+              q.stats,
+              now(),
+            )
+          : null,
+      ]);
       return {
         nextCursor: page.nextCursor,
         ...(hit ? { directHit: true } : {}),
