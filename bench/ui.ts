@@ -5,7 +5,7 @@
  *      projects, straight into the database with bulk SQL (not through ingest: minutes, not
  *      hours): issues with realistic skew (a few hot issues hold most events), statuses, levels,
  *      releases, environments, users, tags, digests — plus the 0007 statistics (hourly counts and
- *      tag values) exactly as the digest batch would have written them;
+ *      tag values, and the 0042 daily rollup) exactly as the digest batch would have written them;
  *   2. starts the built server (`node dist/cli.mjs start`) on that database, signs in, and times
  *      repeated requests (sequential, after a warm-up): the stream's default view, a tag search,
  *      a deep page (keyset cursor ~5,000 issues in), Sentry's REST issue lists (project and org level,
@@ -27,6 +27,7 @@ import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import pg from "pg";
 import { openDb } from "../src/storage/db";
+import { dailyRollup } from "../src/storage/issues/stats";
 import { CLI, freePort, ROOT, sleep } from "./helpers";
 
 const execFileP = promisify(execFile);
@@ -408,6 +409,12 @@ async function seed(w: Writer, a: Args, projectIds: number[], now: number): Prom
       "issue_hourly",
       ["issue_id", "hour", "count"],
       [...hourly].map(([h, c]) => [i.id, h, c]),
+    );
+    // The day rows the digest's write derives from the same hour rows (0042).
+    await w.insert(
+      "issue_daily",
+      ["issue_id", "day", "count"],
+      dailyRollup([...hourly].map(([hour, count]) => ({ issueId: i.id, hour, count }))).map((d) => [d.issueId, d.day, d.count]),
     );
     const keys = new Map<string, number>();
     const valueRows = [...tags].map(([k, v]) => {

@@ -370,6 +370,14 @@ export interface IssueHourlyTable {
   count: number;
 }
 
+/** Migration 0042: the per-UTC-day rollup of issue_hourly (14-day series without 336 rows per issue). */
+export interface IssueDailyTable {
+  issue_id: number;
+  /** epoch ms, start of the UTC day */
+  day: number;
+  count: number;
+}
+
 /** Events per issue carrying a tag value (0007): distribution bars, tag search, autocompletion. */
 export interface IssueTagValuesTable {
   issue_id: number;
@@ -834,6 +842,7 @@ export interface Database {
   session_states: SessionStatesTable;
   session_users: SessionUsersTable;
   issue_hourly: IssueHourlyTable;
+  issue_daily: IssueDailyTable;
   issue_tag_values: IssueTagValuesTable;
   issue_tag_keys: IssueTagKeysTable;
   spans: SpansTable;

@@ -114,6 +114,7 @@ describe.each(await dialects())("events partitioning migration on %s", (dialect)
       "0034-imported-keys",
       "0039-owner-routing",
       "0041-import-links",
+      "0042-issue-daily",
     ]);
     expect(await allRows(k)).toEqual(before);
     expect((await getEvent(db, 2, hexId("m:3:a")))?.event).toEqual({ message: hexId("m:3:a") });

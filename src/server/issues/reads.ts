@@ -3,7 +3,7 @@ import { AppError } from "../../core/errors";
 import { pastedEventId } from "../../core/search/parse-query";
 import type { Db } from "../../storage/db";
 import { getEvent, getLatestEvent } from "../../storage/events/events";
-import { bucketCounts } from "../../storage/issues/stats";
+import { bucketSeries } from "../../storage/issues/stats";
 import { findProjectBySlug } from "../../storage/orgs/projects";
 import type { Access } from "../access/access";
 import { canSeeProject } from "../access/visibility";
@@ -19,23 +19,27 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const SERIES = { "24h": { bucketMs: HOUR_MS, buckets: 24 }, "14d": { bucketMs: DAY_MS, buckets: 14 } } as const;
 
-/** Sentry's `stats` of listed issues: buckets ending with the current hour (24h) or UTC day (14d). */
+/**
+ * Sentry's `stats` of listed issues: buckets ending with the current hour (24h) or UTC day (14d).
+ * Both series in one query; the 14d one reads the daily rollup (0042), ≤ 14 rows per issue.
+ */
 async function issueStats(db: Db, ids: number[], periods: Array<"24h" | "14d">, now: number) {
   const out = new Map<number, NonNullable<ListedIssue["stats"]>>(ids.map((id) => [id, {}]));
-  await Promise.all(
-    periods.map(async (period) => {
-      const { bucketMs, buckets } = SERIES[period];
-      const start = Math.floor(now / bucketMs) * bucketMs + bucketMs - bucketMs * buckets;
-      const counts = await bucketCounts(db, ids, start, bucketMs, buckets);
-      for (const id of ids) {
-        const series = counts.get(id) ?? [];
-        (out.get(id) as NonNullable<ListedIssue["stats"]>)[period] = Array.from({ length: buckets }, (_, i) => [
-          (start + i * bucketMs) / 1000,
-          series[i] ?? 0,
-        ]);
-      }
-    }),
-  );
+  if (ids.length === 0) return out;
+  const specs = periods.map((period) => {
+    const { bucketMs, buckets } = SERIES[period];
+    return { period, bucketMs, buckets, from: Math.floor(now / bucketMs) * bucketMs + bucketMs - bucketMs * buckets };
+  });
+  const counts = await bucketSeries(db, ids, specs);
+  specs.forEach(({ period, from, bucketMs, buckets }, n) => {
+    for (const id of ids) {
+      const series = counts[n]?.get(id) ?? [];
+      (out.get(id) as NonNullable<ListedIssue["stats"]>)[period] = Array.from({ length: buckets }, (_, i) => [
+        (from + i * bucketMs) / 1000,
+        series[i] ?? 0,
+      ]);
+    }
+  });
   return out;
 }
 
@@ -73,18 +77,21 @@ export function createIssueReads(deps: {
     async list(viewer, orgSlug, q) {
       const hit = await directHit(viewer, orgSlug, q);
       const page = hit ? { items: [hit], nextCursor: null } : await issueStream.search(viewer, orgSlug, { ...q, stats: undefined });
-      const profiles = await assigneeProfiles(
-        db,
-        page.items.flatMap((i) => (i.assigneeUserId ? [i.assigneeUserId] : [])),
-      );
-      const stats = q.stats?.length
-        ? await issueStats(
-            db,
-            page.items.map((i) => i.id),
-            q.stats,
-            now(),
-          )
-        : null;
+      // Independent reads: on PostgreSQL they overlap on the pool.
+      const [profiles, stats] = await Promise.all([
+        assigneeProfiles(
+          db,
+          page.items.flatMap((i) => (i.assigneeUserId ? [i.assigneeUserId] : [])),
+        ),
+        q.stats?.length
+          ? issueStats(
+              db,
+              page.items.map((i) => i.id),
+              q.stats,
+              now(),
+            )
+          : null,
+      ]);
       return {
         nextCursor: page.nextCursor,
         ...(hit ? { directHit: true } : {}),

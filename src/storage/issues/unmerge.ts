@@ -161,6 +161,7 @@ async function subtractIssueStats(tx: Tx, batch: IssueStatsBatch, issueId: numbe
   for (const k of batch.keys.values()) k.count = -k.count;
   await writeIssueStats(tx, batch);
   await tx.deleteFrom("issue_hourly").where("issue_id", "=", issueId).where("count", "<=", 0).execute();
+  await tx.deleteFrom("issue_daily").where("issue_id", "=", issueId).where("count", "<=", 0).execute();
   await tx.deleteFrom("issue_tag_values").where("issue_id", "=", issueId).where("count", "<=", 0).execute();
   await tx.deleteFrom("issue_tag_keys").where("issue_id", "=", issueId).where("count", "<=", 0).execute();
 }

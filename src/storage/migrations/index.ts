@@ -35,6 +35,7 @@ import * as m0032ownership from "./0032-ownership";
 import * as m0034importedKeys from "./0034-imported-keys";
 import * as m0039ownerRouting from "./0039-owner-routing";
 import * as m0041importLinks from "./0041-import-links";
+import * as m0042issueDaily from "./0042-issue-daily";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -69,6 +70,7 @@ const steps: Record<string, Step> = {
   "0034-imported-keys": m0034importedKeys,
   "0039-owner-routing": m0039ownerRouting,
   "0041-import-links": m0041importLinks,
+  "0042-issue-daily": m0042issueDaily,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {

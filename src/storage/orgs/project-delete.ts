@@ -13,6 +13,7 @@ async function deleteChildren(tx: Tx, projectId: number): Promise<void> {
   const issues = tx.selectFrom("issues").select("id").where("project_id", "=", projectId);
   await tx.deleteFrom("issue_users").where("issue_id", "in", issues).execute();
   await tx.deleteFrom("issue_hourly").where("issue_id", "in", issues).execute();
+  await tx.deleteFrom("issue_daily").where("issue_id", "in", issues).execute();
   await tx.deleteFrom("alert_mutes").where("issue_id", "in", issues).execute();
   await tx.deleteFrom("alert_rule_issues").where("issue_id", "in", issues).execute();
   const rules = tx.selectFrom("alert_rules").select("id").where("project_id", "=", projectId);
