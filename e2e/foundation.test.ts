@@ -104,9 +104,10 @@ await Sentry.flush(10000);
     const page = await browser.newPage();
     const res = await page.goto(`${server.url}/debug/throw`);
     expect(res?.status()).toBe(500);
+    // The error boundary's page streams in after the response: wait for it, not for a time.
+    await expect.poll(() => page.locator("body").innerText(), { timeout: 15_000 }).toMatch(/something went wrong/i);
     const text = await page.locator("body").innerText();
     expect(text).not.toMatch(/Application error: a (client|server)-side exception/i);
-    expect(text).toMatch(/something went wrong/i);
     const requestId = text.match(/\b(\d{6,})\b/)?.[1];
     expect(requestId, text).toBeTruthy();
     await eventually(async () => server.logs().includes(`"digest":"${requestId}"`), 5_000, "the digest in the server log");
