@@ -16,6 +16,7 @@ import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { parseArgs, promisify } from "node:util";
 import zlib from "node:zlib";
+import { rawZip } from "../test/helpers/raw-zip";
 import { CLI, cpuOf, procStat, ROOT, sleep, startErrata } from "./helpers";
 
 const { values } = parseArgs({
@@ -52,42 +53,8 @@ function zerosBundle(count: number, size: number, round: number): Buffer {
   // The round in the manifest: each round a new checksum, so none reuses an assembled bundle.
   const manifest = Buffer.from(JSON.stringify({ files, round }));
   entries.unshift({ name: "manifest.json", data: zlib.deflateRawSync(manifest), crc: zlib.crc32(manifest), size: manifest.length });
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(e.crc, 14);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(e.crc, 16);
-    central.writeUInt32LE(e.data.length, 20);
-    central.writeUInt32LE(e.size, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, e.data);
-    centrals.push(central, name);
-    offset += 30 + name.length + e.data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  const sysb = Buffer.from([0x53, 0x59, 0x53, 0x42, 2, 0, 0, 0]);
-  return Buffer.concat([sysb, ...locals, cd, end]);
+  // sentry-cli's bundle header before the zip.
+  return rawZip(entries, Buffer.from([0x53, 0x59, 0x53, 0x42, 2, 0, 0, 0]));
 }
 
 /** The prober: its own process, one /readyz at a time, a JSON line `[startedAtMs, latencyMs]` per answer. */

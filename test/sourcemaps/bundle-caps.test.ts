@@ -6,6 +6,7 @@
  */
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { rawZip } from "../helpers/raw-zip";
 import { startServer, type TestServer } from "../helpers/server";
 import { dialects } from "../helpers/test-db";
 import { buildBundle, createTenant, injectedApp, RawUploader, sha1, type Tenant } from "./helpers";
@@ -13,41 +14,8 @@ import { buildBundle, createTenant, injectedApp, RawUploader, sha1, type Tenant 
 const MiB = 1024 * 1024;
 
 /** A zip whose headers claim `claimed` bytes per entry (a lying archive; CRCs are not checked). */
-function lyingZip(entries: Array<{ name: string; data: Buffer; claimed: number }>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.claimed, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(e.data.length, 20);
-    central.writeUInt32LE(e.claimed, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, e.data);
-    centrals.push(central, name);
-    offset += 30 + name.length + e.data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}
+const lyingZip = (entries: Array<{ name: string; data: Buffer; claimed: number }>): Buffer =>
+  rawZip(entries.map((e) => ({ name: e.name, data: e.data, size: e.claimed })));
 
 const zeros = (n: number) => "\0".repeat(n);
 

@@ -1,5 +1,6 @@
 import zlib from "node:zlib";
 import { describe, expect, test } from "vitest";
+import { rawZip } from "../../../test/helpers/raw-zip";
 import { BundleError } from "./bundle-manifest";
 import { openBundle } from "./read-bundle";
 import { rawEntries } from "./zip-entry";
@@ -13,41 +14,8 @@ function zerosDeflated(total: number): Buffer {
 }
 
 /** A zip whose headers claim `claimed` bytes for each entry (CRCs are zero: nothing checks them). */
-function zip(entries: Array<{ name: string; data: Buffer; method: number; claimed: number }>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(e.method, 8);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.claimed, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(e.method, 10);
-    central.writeUInt32LE(e.data.length, 20);
-    central.writeUInt32LE(e.claimed, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, e.data);
-    centrals.push(central, name);
-    offset += 30 + name.length + e.data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}
+const zip = (entries: Array<{ name: string; data: Buffer; method: number; claimed: number }>): Buffer =>
+  rawZip(entries.map((e) => ({ name: e.name, data: e.data, method: e.method, size: e.claimed })));
 
 const manifest = Buffer.from(JSON.stringify({ files: { "files/a.js": { url: "~/a.js", type: "minified_source" } } }));
 
