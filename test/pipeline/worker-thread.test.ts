@@ -57,6 +57,9 @@ describe("digest worker thread (SQLite file)", () => {
         ev = await getEvent(db, projectId, id);
       }
       expect(ev?.title).toBe("from main");
+      // The rows leave the queue after the event's transaction commits (on SQLite the queue is its
+      // own file), so the event can be readable a moment before the queue is empty: wait for it.
+      while ((await queueDepth(db)) !== 0) await new Promise((r) => setTimeout(r, 25));
       expect(await queueDepth(db)).toBe(0);
     } finally {
       await handle.stop();
