@@ -64,12 +64,12 @@ export interface IssueListQuery {
   seenWithin?: { start: number; end: number };
   /** a query that is an event id (or, with `shortIdLookup`, a short id) answers that one issue */
   lookup?: { eventId: boolean; shortId: boolean };
-  /** event counts per bucket to attach: 24 hours and/or 14 days (Sentry's `stats`) */
-  stats?: Array<"24h" | "14d">;
+  /** event counts per bucket to attach (Sentry's `stats`): 24 hourly or 14 daily, under `key` */
+  stats?: { key: "24h" | "14d" | "auto"; series: "24h" | "14d" } | null;
 }
 
 /** An issue of the REST list, with Sentry's `stats` when asked: `[[unix seconds, count], …]` per period. */
-export type ListedIssue = IssueSummary & { stats?: Partial<Record<"24h" | "14d", Array<[number, number]>>> };
+export type ListedIssue = IssueSummary & { stats?: Partial<Record<"24h" | "14d" | "auto", Array<[number, number]>>> };
 
 export interface AppServices {
   /** Better Auth instance (handler for /api/auth/*, session lookup). */

@@ -37,9 +37,15 @@ describe("Sentry's issue-list parameters", () => {
       end: Date.UTC(2026, 0, 2),
     });
     expect(() => parse("start=2026-01-01")).toThrow(/start and end/);
-    expect(parse("statsPeriod=24h", "project")).toMatchObject({ range: null, stats: ["24h", "14d"] });
-    expect(parse("statsPeriod=", "project").stats).toEqual([]);
-    expect(parse("groupStatsPeriod=").stats).toEqual([]);
+    // One series, as Sentry answers: the one asked for, 24h when none is.
+    expect(parse("statsPeriod=24h", "project")).toMatchObject({ range: null, stats: { key: "24h", series: "24h" } });
+    expect(parse("statsPeriod=14d", "project").stats).toEqual({ key: "14d", series: "14d" });
+    expect(parse("", "project").stats).toEqual({ key: "24h", series: "24h" });
+    expect(parse("statsPeriod=", "project").stats).toBeNull();
+    expect(parse("groupStatsPeriod=").stats).toBeNull();
+    expect(parse("").stats).toEqual({ key: "24h", series: "24h" });
+    expect(parse("groupStatsPeriod=auto&statsPeriod=24h").stats).toEqual({ key: "auto", series: "24h" });
+    expect(parse("groupStatsPeriod=auto&statsPeriod=14d").stats).toEqual({ key: "auto", series: "14d" });
     expect(() => parse("groupStatsPeriod=1y")).toThrow(/groupStatsPeriod/);
     expect(statsPeriodMs("14d")).toBe(14 * 86_400_000);
     expect(() => statsPeriodMs("soon")).toThrow();

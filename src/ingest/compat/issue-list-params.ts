@@ -9,8 +9,10 @@
  * - `query`: the search language; `issue.category:error` is every issue but cron and uptime failures
  *   (`cron`, `uptime` those), `feedback` the user feedback (not stored as issues), any other category
  *   matches none; a bare event id or short id is a lookup;
- * - `groupStatsPeriod`: which `stats` series to attach (`24h`, `14d`, `auto`/absent both, `""` none);
- *   the project-level list's `statsPeriod` means that series (not a window), as in Sentry;
+ * - `groupStatsPeriod`: the one `stats` series to attach, as Sentry does: `24h` (also when absent),
+ *   `14d`, `auto` (keyed "auto": hourly buckets for a window of two days or less, daily beyond),
+ *   `""` none; the project-level list's `statsPeriod` means that series (not a window), as in Sentry.
+ *   One series, not both: Backstage reads `"14d" in stats ? stats["14d"] : stats["24h"]`;
  * - `limit` (1–100), `cursor`.
  *
  * Pure: throws AppError validation_failed naming the parameter, no I/O.
@@ -18,6 +20,11 @@
 import { AppError } from "../../core/errors";
 
 export type StatsSeries = "24h" | "14d";
+/** Which series to attach to each listed issue, and the key Sentry names it by. */
+export interface StatsRequest {
+  key: StatsSeries | "auto";
+  series: StatsSeries;
+}
 
 export interface SentryIssueListParams {
   query: string;
@@ -29,7 +36,7 @@ export interface SentryIssueListParams {
   sort: "date" | "new" | "freq" | "user";
   limit: number;
   cursor: string | null;
-  stats: StatsSeries[];
+  stats: StatsRequest | null;
   /** false when `issue.category:` names only categories Errata does not keep as issues */
   categoryMatches: boolean;
   /** `issue.category:feedback`: the list is user feedback, shaped as Sentry's feedback issues */
@@ -124,11 +131,12 @@ function categoryTerms(query: string): { rest: string; matches: boolean; feedbac
   return { rest: rest.trim(), matches, feedback };
 }
 
-function statsSeries(url: URLSearchParams, field: string): StatsSeries[] {
+function statsSeries(url: URLSearchParams, field: string, range: { start: number; end: number } | null): StatsRequest | null {
   const v = url.get(field);
-  // Both series unless one is asked for: Backstage reads stats["24h"] and stats["14d"] without asking.
-  if (v === null || v === "auto" || v === "24h" || v === "14d") return ["24h", "14d"];
-  if (v === "") return [];
+  if (v === "") return null;
+  if (v === null || v === "24h") return { key: "24h", series: "24h" };
+  if (v === "14d") return { key: "14d", series: "14d" };
+  if (v === "auto") return { key: "auto", series: range && range.end - range.start <= 2 * 86_400_000 ? "24h" : "14d" };
   throw bad(field, 'use "24h", "14d", "auto" or ""');
 }
 
@@ -151,15 +159,16 @@ export function sentryIssueListParams(
   const limit = limitRaw === null ? 100 : Number(limitRaw);
   if (!Number.isInteger(limit) || limit < 1) throw bad("limit", "a positive integer");
   const category = categoryTerms(url.get("query") ?? defaultQuery);
+  const range = level === "org" ? timeWindow(url, now) : null;
   return {
     query: category.rest,
     projectIds: ids.length === 0 || ids.includes(-1) ? null : ids,
     environments: url.getAll("environment").filter((e) => e !== ""),
-    range: level === "org" ? timeWindow(url, now) : null,
+    range,
     sort,
     limit: Math.min(limit, 100),
     cursor: url.get("cursor") || null,
-    stats: statsSeries(url, level === "org" ? "groupStatsPeriod" : "statsPeriod"),
+    stats: statsSeries(url, level === "org" ? "groupStatsPeriod" : "statsPeriod", range),
     categoryMatches: category.matches,
     feedback: category.feedback,
     shortIdLookup: ["1", "true"].includes(url.get("shortIdLookup") ?? ""),

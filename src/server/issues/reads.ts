@@ -20,26 +20,18 @@ const DAY_MS = 24 * HOUR_MS;
 const SERIES = { "24h": { bucketMs: HOUR_MS, buckets: 24 }, "14d": { bucketMs: DAY_MS, buckets: 14 } } as const;
 
 /**
- * Sentry's `stats` of listed issues: buckets ending with the current hour (24h) or UTC day (14d).
- * Both series in one query; the 14d one reads the daily rollup (0042), ≤ 14 rows per issue.
+ * Sentry's `stats` of listed issues: one series per request, as Sentry answers, keyed as asked;
+ * buckets end with the current hour (24h) or UTC day (14d, read from the daily rollup of 0042).
  */
-async function issueStats(db: Db, ids: number[], periods: Array<"24h" | "14d">, now: number) {
-  const out = new Map<number, NonNullable<ListedIssue["stats"]>>(ids.map((id) => [id, {}]));
-  if (ids.length === 0) return out;
-  const specs = periods.map((period) => {
-    const { bucketMs, buckets } = SERIES[period];
-    return { period, bucketMs, buckets, from: Math.floor(now / bucketMs) * bucketMs + bucketMs - bucketMs * buckets };
-  });
-  const counts = await bucketSeries(db, ids, specs);
-  specs.forEach(({ period, from, bucketMs, buckets }, n) => {
-    for (const id of ids) {
-      const series = counts[n]?.get(id) ?? [];
-      (out.get(id) as NonNullable<ListedIssue["stats"]>)[period] = Array.from({ length: buckets }, (_, i) => [
-        (from + i * bucketMs) / 1000,
-        series[i] ?? 0,
-      ]);
-    }
-  });
+async function issueStats(db: Db, ids: number[], request: NonNullable<IssueListQuery["stats"]>, now: number) {
+  const { bucketMs, buckets } = SERIES[request.series];
+  const from = Math.floor(now / bucketMs) * bucketMs + bucketMs - bucketMs * buckets;
+  const [counts] = await bucketSeries(db, ids, [{ bucketMs, buckets, from }]);
+  const out = new Map<number, NonNullable<ListedIssue["stats"]>>();
+  for (const id of ids) {
+    const series = counts?.get(id) ?? [];
+    out.set(id, { [request.key]: Array.from({ length: buckets }, (_, i) => [(from + i * bucketMs) / 1000, series[i] ?? 0]) });
+  }
   return out;
 }
 
@@ -83,7 +75,7 @@ export function createIssueReads(deps: {
           db,
           page.items.flatMap((i) => (i.assigneeUserId ? [i.assigneeUserId] : [])),
         ),
-        q.stats?.length
+        q.stats && page.items.length > 0
           ? issueStats(
               db,
               page.items.map((i) => i.id),
