@@ -12,6 +12,8 @@ const nextConfig = {
   // Type checking runs separately (`npm run typecheck`).
   typescript: { ignoreBuildErrors: true },
   poweredByHeader: false,
+  // Errata's server compresses (src/server/http/compress-responses.ts): the REST API at a faster level.
+  compress: false,
   reactStrictMode: true,
   // Native or server-only packages: loaded from node_modules at run time, never bundled.
   serverExternalPackages: ["better-sqlite3", "better-sqlite3-napi9", "pg", "pino", "kysely", "better-auth", "@node-rs/argon2"],

@@ -24,6 +24,7 @@ import { createAuth, migrateAuth } from "../server/auth/auth";
 import { CLIENT_IP_HEADER } from "../server/auth/requests";
 import { createServices } from "../server/create-services";
 import { jsonMethodNotAllowed } from "../server/http/api-405";
+import { createResponseCompression } from "../server/http/compress-responses";
 import { metricsRefusal } from "../server/http/metrics-access";
 import { refuseForgedRequest } from "../server/http/origin-guard";
 import { createSecurityHeaders } from "../server/http/security-headers";
@@ -84,6 +85,7 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
     : null;
   const web = roles.has("web") ? await prepareNext(projectRoot, opts.dev ?? false, config) : null;
 
+  const compress = createResponseCompression();
   const server = http.createServer((req, res) => {
     const url = req.url ?? "/";
     if (ingest?.handle(req, res)) return;
@@ -120,11 +122,13 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
       // the socket is a TRUSTED_PROXIES proxy. A client-sent value of this header is overwritten.
       req.headers[CLIENT_IP_HEADER] = clientIp(req.socket.remoteAddress, headerValue(req.headers["x-forwarded-for"]), trustedProxies);
       jsonMethodNotAllowed(req, res);
-      web(req, res).catch((err: unknown) => {
-        log.error({ err }, "web request failed");
-        if (!res.headersSent) sendJson(res, 500, { error: { code: "internal_error", message: "Something went wrong on our side." } });
-        else res.end();
-      });
+      compress(req, res, () =>
+        web(req, res).catch((err: unknown) => {
+          log.error({ err }, "web request failed");
+          if (!res.headersSent) sendJson(res, 500, { error: { code: "internal_error", message: "Something went wrong on our side." } });
+          else res.end();
+        }),
+      );
       return;
     }
     sendJson(res, 404, { error: { code: "not_found", message: "Not found." } });

@@ -21,6 +21,7 @@ import type { ImportServices } from "./import/sentry-import";
 import type { IssueActions } from "./issues/actions";
 import type { IssueBulkServices } from "./issues/bulk";
 import type { IssueRedirects } from "./issues/redirects";
+import type { StatsObject } from "./issues/series-cache";
 import type { IssueSort, IssueStreamServices } from "./issues/stream";
 import type { TrackerServices } from "./issues/trackers";
 import type { IssueUnmerge } from "./issues/unmerge";
@@ -69,7 +70,7 @@ export interface IssueListQuery {
 }
 
 /** An issue of the REST list, with Sentry's `stats` when asked: `[[unix seconds, count], …]` per period. */
-export type ListedIssue = IssueSummary & { stats?: Partial<Record<"24h" | "14d" | "auto", Array<[number, number]>>> };
+export type ListedIssue = IssueSummary & { stats?: StatsObject };
 
 export interface AppServices {
   /** Better Auth instance (handler for /api/auth/*, session lookup). */

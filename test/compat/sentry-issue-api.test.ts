@@ -143,6 +143,7 @@ describe.each(await dialects())("Sentry's issue API on %s", (dialect) => {
   test("the org issue list: projects, environments, time window, category, event id, sort, paging and stats", async () => {
     const web = await send("web", "list web", { environment: "prod" });
     const gw = await send("api-gw", "list gw", { environment: "staging" });
+    const sum = (series: Array<[number, number]> | undefined) => (series ?? []).reduce((n, [, c]) => n + c, 0);
     const list = async (qs: string) => {
       const r = await api("GET", `/api/0/organizations/acme/issues/?${qs}`);
       expect(r.status, qs).toBe(200);
@@ -189,18 +190,27 @@ describe.each(await dialects())("Sentry's issue API on %s", (dialect) => {
     // by default, 14 daily with groupStatsPeriod=14d — this event in the last bucket of each.
     const hourly = await eventually(async () => {
       const s = (await list(`query=${web.eventId}`)).body[0]?.stats as Record<string, Array<[number, number]>> | undefined;
-      return s?.["24h"]?.at(-1)?.[1] === 1 ? s : undefined;
+      // Summed, not the last bucket: the event may land just before an hour turns.
+      return sum(s?.["24h"]) === 1 ? s : undefined;
     });
     expect(Object.keys(hourly)).toEqual(["24h"]);
     expect(hourly["24h"]).toHaveLength(24);
-    const [lastHour] = hourly["24h"]?.at(-1) as [number, number];
+    const [lastHour] = (hourly["24h"] ?? []).at(-1) as [number, number];
     expect(lastHour % 3600).toBe(0);
     expect(lastHour * 1000).toBeLessThanOrEqual(Date.now());
+    // A second event of the issue shows in the next answer: series are kept between polls only
+    // while the issue's count says they cannot have changed.
+    const again = await send("web", "list web", { environment: "prod" });
+    expect(again.issueId).toBe(web.issueId);
+    await eventually(async () => {
+      const s = (await list(`query=${web.eventId}`)).body[0]?.stats as Record<string, Array<[number, number]>> | undefined;
+      return sum(s?.["24h"]) === 2 ? s : undefined;
+    });
     const daily = (await list(`query=${web.eventId}&groupStatsPeriod=14d`)).body[0].stats as Record<string, Array<[number, number]>>;
     expect(Object.keys(daily)).toEqual(["14d"]);
     expect(daily["14d"]).toHaveLength(14);
-    expect(daily["14d"]?.at(-1)?.[1]).toBe(1);
-    expect((daily["14d"]?.at(-1) as [number, number])[0] % 86400).toBe(0);
+    expect(sum(daily["14d"])).toBe(2);
+    expect(((daily["14d"] ?? []).at(-1) as [number, number])[0] % 86400).toBe(0);
     const auto = (await list(`query=${web.eventId}&groupStatsPeriod=auto&statsPeriod=14d`)).body[0].stats as Record<string, unknown[]>;
     expect(auto.auto).toHaveLength(14);
     expect((await list(`query=${web.eventId}&groupStatsPeriod=`)).body[0]).not.toHaveProperty("stats");

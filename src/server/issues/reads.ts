@@ -8,10 +8,11 @@ import { findProjectBySlug } from "../../storage/orgs/projects";
 import type { Access } from "../access/access";
 import { canSeeProject } from "../access/visibility";
 import { withIssueFlags } from "../events/digests";
-import type { AppServices, IssueListQuery, ListedIssue } from "../services";
+import type { AppServices, IssueListQuery } from "../services";
 import type { IssueDetail, Viewer } from "../types";
 import { assigneeProfiles } from "./actions";
 import { parseShortId } from "./redirects";
+import { createSeriesCache, type SeriesCache, type StatsObject } from "./series-cache";
 import { toEventDetail, toIssueDetail } from "./shapes";
 import type { IssueStreamServices } from "./stream";
 
@@ -22,15 +23,37 @@ const SERIES = { "24h": { bucketMs: HOUR_MS, buckets: 24 }, "14d": { bucketMs: D
 /**
  * Sentry's `stats` of listed issues: one series per request, as Sentry answers, keyed as asked;
  * buckets end with the current hour (24h) or UTC day (14d, read from the daily rollup of 0042).
+ * Series still valid in the cache (series-cache.ts) are not read again.
  */
-async function issueStats(db: Db, ids: number[], request: NonNullable<IssueListQuery["stats"]>, now: number) {
+async function issueStats(
+  db: Db,
+  cache: SeriesCache,
+  issues: Array<{ id: number; count: number; lastSeen: number }>,
+  request: NonNullable<IssueListQuery["stats"]>,
+  now: number,
+): Promise<Map<number, StatsObject>> {
   const { bucketMs, buckets } = SERIES[request.series];
   const from = Math.floor(now / bucketMs) * bucketMs + bucketMs - bucketMs * buckets;
-  const [counts] = await bucketSeries(db, ids, [{ bucketMs, buckets, from }]);
-  const out = new Map<number, NonNullable<ListedIssue["stats"]>>();
-  for (const id of ids) {
-    const series = counts?.get(id) ?? [];
-    out.set(id, { [request.key]: Array.from({ length: buckets }, (_, i) => [(from + i * bucketMs) / 1000, series[i] ?? 0]) });
+  const version = (i: { count: number; lastSeen: number }) => `${request.key}:${request.series}:${from}:${i.count}:${i.lastSeen}`;
+  const out = new Map<number, StatsObject>();
+  const missing = issues.filter((i) => {
+    const hit = cache.get(i.id, version(i));
+    if (hit) out.set(i.id, hit);
+    return !hit;
+  });
+  if (missing.length === 0) return out;
+  const [counts] = await bucketSeries(
+    db,
+    missing.map((i) => i.id),
+    [{ bucketMs, buckets, from }],
+  );
+  for (const i of missing) {
+    const series = counts?.get(i.id) ?? [];
+    const stats: StatsObject = {
+      [request.key]: Array.from({ length: buckets }, (_, n) => [(from + n * bucketMs) / 1000, series[n] ?? 0] as const),
+    };
+    cache.set(i.id, version(i), stats);
+    out.set(i.id, stats);
   }
   return out;
 }
@@ -43,6 +66,7 @@ export function createIssueReads(deps: {
 }): AppServices["issues"] {
   const { db, access, issueStream } = deps;
   const now = deps.now ?? Date.now;
+  const seriesCache = createSeriesCache();
 
   async function get(viewer: Viewer, orgSlug: string, issueId: number): Promise<IssueDetail> {
     access.requireScope(viewer, "event:read");
@@ -75,14 +99,7 @@ export function createIssueReads(deps: {
           db,
           page.items.flatMap((i) => (i.assigneeUserId ? [i.assigneeUserId] : [])),
         ),
-        q.stats && page.items.length > 0
-          ? issueStats(
-              db,
-              page.items.map((i) => i.id),
-              q.stats,
-              now(),
-            )
-          : null,
+        q.stats && page.items.length > 0 ? issueStats(db, seriesCache, page.items, q.stats, now()) : null,
       ]);
       return {
         nextCursor: page.nextCursor,
