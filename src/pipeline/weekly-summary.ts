@@ -1,11 +1,12 @@
 /**
  * The weekly summary job (issue 30): once per installation and hour (storage/job-lock.ts: one
  * process at a time, one run per interval), every member who did not turn it off gets, per
- * organization, one email about the last complete week of their teams' projects — sent through
- * the SMTP path alerts use, plain text beside HTML. Each (member, organization, week) is claimed
- * before its mail is sent, so a restart or a second run in the same week sends nothing again; a
- * failed send releases its claim for the next run. Members on no team, or whose projects had
- * nothing that week, get nothing.
+ * organization, one email about the last complete week of the projects they may see (their teams'
+ * projects; every project for admins and owners, and for everyone while the organization has no
+ * team: storage/members/project-visibility.ts) — sent through the SMTP path alerts use, plain text
+ * beside HTML. Each (member, organization, week) is claimed before its mail is sent, so a restart or
+ * a second run in the same week sends nothing again; a failed send releases its claim for the next
+ * run. Members who may see no project, or whose projects had nothing that week, get nothing.
  */
 import type { SmtpConfig } from "../config";
 import { type ProjectWeek, summaryHtml, summarySubject, summaryText, summaryWeek } from "../core/weekly-summary";
@@ -14,13 +15,8 @@ import { sendMail } from "../net/mailer";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
 import { claimJobRun, withJobLock } from "../storage/job-lock";
-import {
-  claimSummarySend,
-  memberTeamProjects,
-  projectWeek,
-  releaseSummarySend,
-  summaryRecipients,
-} from "../storage/members/weekly-summary";
+import { memberVisibleProjects } from "../storage/members/project-visibility";
+import { claimSummarySend, projectWeek, releaseSummarySend, summaryRecipients } from "../storage/members/weekly-summary";
 
 export interface WeeklySummaryOptions {
   db: Db;
@@ -47,7 +43,7 @@ export async function runWeeklySummary(o: WeeklySummaryOptions): Promise<WeeklyS
   if (!o.smtp) return run;
   const weeks = new Map<number, ProjectWeek>();
   for (const r of await summaryRecipients(o.db, MAX_RECIPIENTS)) {
-    const projects = await memberTeamProjects(o.db, r.orgId, r.userId);
+    const projects = await memberVisibleProjects(o.db, r.orgId, r.userId);
     const stats: ProjectWeek[] = [];
     for (const p of projects) {
       let w = weeks.get(p.id);

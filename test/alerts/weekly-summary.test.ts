@@ -4,7 +4,9 @@
  * members of the project's team get one email each with plain text and HTML (new issues,
  * regressions, busiest issues, crash-free per release; event text escaped in the HTML); a member
  * on no team and one who turned it off get none; running again in the same week (a restart) sends
- * nothing; the scheduled job runs once per interval; a failed send is retried next run.
+ * nothing; the scheduled job runs once per interval; a failed send is retried next run. Who hears
+ * about a project is who may see it: an admin on no team does (admins see every project), and
+ * everyone does while the organization has no team.
  */
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -128,5 +130,36 @@ describe.each(await dialects())("weekly summary on %s", (dialect) => {
     const retried = await runWeeklySummary({ db: w.db, smtp: config, publicUrl: "https://errata.example", log: silentLog, now: later });
     expect(retried).toMatchObject({ sent: 1, failed: 0 });
     expect(to(smtp.mails.at(-1) as ParsedMail)).toEqual(["member@example.com"]);
+  });
+
+  test("who may see a project hears about it: an admin on no team; everyone while the org has no team", async () => {
+    await w.services.weeklySummary.setEnabled(w.admin, true);
+    await w.services.teams.setMember(w.owner, "acme", "web-team", w.admin.userId, false);
+    w.clock.now = MONDAY + 15 * DAY;
+    await w.sendEvents({ message: "third week" });
+    const third = await runWeeklySummary({
+      db: w.db,
+      smtp: config,
+      publicUrl: "https://errata.example",
+      log: silentLog,
+      now: MONDAY + 21 * DAY,
+    });
+    expect(third).toMatchObject({ sent: 2, failed: 0 });
+    expect(smtp.mails.slice(-2).flatMap(to).sort()).toEqual(["admin@example.com", "member@example.com"]);
+    expect(smtp.mailsTo("admin@example.com").at(-1)?.text).toContain("== web (web) ==");
+
+    // without teams every member sees every project: the viewer, on no team, hears about it too
+    for (const t of await w.db.kysely.selectFrom("teams").select("slug").execute()) await w.services.teams.remove(w.owner, "acme", t.slug);
+    w.clock.now = MONDAY + 22 * DAY;
+    await w.sendEvents({ message: "fourth week" });
+    const fourth = await runWeeklySummary({
+      db: w.db,
+      smtp: config,
+      publicUrl: "https://errata.example",
+      log: silentLog,
+      now: MONDAY + 28 * DAY,
+    });
+    expect(fourth).toMatchObject({ sent: 3, failed: 0 });
+    expect(smtp.mails.slice(-3).flatMap(to).sort()).toEqual(["admin@example.com", "member@example.com", "viewer@example.com"]);
   });
 });

@@ -756,6 +756,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     const ruleNotes = Object.fromEntries(r.entries.filter((e) => e.kind === "alert_rule").map((e) => [e.name, e.note ?? ""]));
     expect(ruleNotes["ios-app/Send a notification for high priority issues"]).toMatch(/no issue priority/);
     expect(ruleNotes["ios-app/Latest release only"]).toMatch(/“latest release” filter/);
+    expect(ruleNotes["ios-app/Spike"]).toMatch(/issue owners names no fallthrough: the project's ownership setting gives it \(no one\)/);
     expect(ruleNotes["ios-app/New or regressed crash on iPhone in production"]).toMatch(
       /SlackNotifyServiceAction not moved: .*incoming-webhook/,
     );
@@ -798,6 +799,8 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         },
         channels: ['email {"to":["ada@globex.test"]}', 'email {"to":["carol@globex.test"]}'],
         throttle: 30,
+        // its issue-owner mail names no fallthrough: ios-app's ownership switch is off → no one
+        targets: [{ type: "issue_owners", fallthrough: "no_one" }],
       }),
       // The source has no rules for payments: the project keeps the rule it started with.
       expect.objectContaining({ project: "payments", name: "New issues and regressions", channels: ['email {"to":[]}'] }),

@@ -182,6 +182,8 @@ export const IOS_RULES = [
     actions: [
       { id: "sentry.mail.actions.NotifyEmailAction", targetType: "Member", targetIdentifier: "u101", uuid: "b1" },
       { id: "sentry.mail.actions.NotifyEmailAction", targetType: "Team", targetIdentifier: "32", uuid: "b2" },
+      // written before Sentry had per-action fallthrough (23.1): the project's ownership switch decides
+      { id: "sentry.mail.actions.NotifyEmailAction", targetType: "IssueOwners", targetIdentifier: "", uuid: "b3" },
     ],
   },
   {

@@ -1,5 +1,12 @@
 import { describe, expect, test } from "vitest";
-import { channelKey, type EmailDirectory, sentryRuleSchema, translateSentryRule, webhookPluginUrls } from "./sentry-rules";
+import {
+  channelKey,
+  type EmailDirectory,
+  legacyOwnersFallthrough,
+  sentryRuleSchema,
+  translateSentryRule,
+  webhookPluginUrls,
+} from "./sentry-rules";
 
 const dir: EmailDirectory = {
   person: new Map([["7", "ada@x.test"]]),
@@ -114,5 +121,34 @@ describe("Sentry alert rules as Errata's", () => {
   test("a channel's identity ignores key and recipient order", () => {
     expect(channelKey("email", { to: ["b", "a"] })).toBe(channelKey("email", { to: ["a", "b"] }));
     expect(channelKey("webhook", { url: "u", secret: undefined })).toBe(channelKey("webhook", { url: "u" }));
+  });
+
+  test("issue-owner mail without a fallthroughType takes the project's ownership switch, as Sentry's migration 0349 did", () => {
+    const owners = (fallthroughType?: string) =>
+      rule({
+        conditions: [{ id: `${C}first_seen_event.FirstSeenEventCondition` }],
+        actions: [
+          {
+            id: "sentry.mail.actions.NotifyEmailAction",
+            targetType: "IssueOwners",
+            targetIdentifier: "",
+            ...(fallthroughType ? { fallthroughType } : {}),
+          },
+        ],
+      });
+    const iso = "2022-06-01T10:00:00.000000Z";
+    // the switch as Sentry serves it: on, off, and the defaults of a project without settings (dateCreated null)
+    expect(legacyOwnersFallthrough({ fallthrough: true, dateCreated: iso })).toBe("all_members");
+    expect(legacyOwnersFallthrough({ fallthrough: false, dateCreated: iso })).toBe("no_one");
+    expect(legacyOwnersFallthrough({ fallthrough: true, dateCreated: null })).toBe("active_members");
+    expect(legacyOwnersFallthrough(null)).toBe("active_members");
+
+    const legacy = translateSentryRule(owners(), dir, null, legacyOwnersFallthrough({ fallthrough: false, dateCreated: iso }));
+    expect(legacy.ok && legacy.settings.targets).toEqual([{ type: "issue_owners", fallthrough: "no_one" }]);
+    expect(legacy.ok && legacy.notes.join(" ")).toMatch(/names no fallthrough: the project's ownership setting gives it \(no one\)/);
+    // an action that names its fallthrough keeps it, whatever the project's switch says
+    const stated = translateSentryRule(owners("AllMembers"), dir, null, "no_one");
+    expect(stated.ok && stated.settings.targets).toEqual([{ type: "issue_owners", fallthrough: "all_members" }]);
+    expect(stated.ok && stated.notes).toEqual([]);
   });
 });

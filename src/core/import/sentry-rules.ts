@@ -142,8 +142,17 @@ export type TranslatedRule =
 const str = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" ? String(v) : "");
 const shortId = (cid: unknown) => str(cid).split(".").pop() || "?";
 
-/** A Sentry issue alert rule as Errata's, or every reason it cannot be. */
-export function translateSentryRule(rule: SentryRule, dir: EmailDirectory, webhookUrls: string[] | null): TranslatedRule {
+/**
+ * A Sentry issue alert rule as Errata's, or every reason it cannot be. `ownersFallthrough`: what an
+ * "issue owners" email action that states no `fallthroughType` falls through to
+ * (`legacyOwnersFallthrough` of the project's ownership settings).
+ */
+export function translateSentryRule(
+  rule: SentryRule,
+  dir: EmailDirectory,
+  webhookUrls: string[] | null,
+  ownersFallthrough: Fallthrough = "active_members",
+): TranslatedRule {
   const reasons: string[] = [];
   const notes: string[] = [];
   const conditions = rule.conditions ?? [];
@@ -225,7 +234,7 @@ export function translateSentryRule(rule: SentryRule, dir: EmailDirectory, webho
   const channels: ChannelSpec[] = [];
   const targets: RuleTarget[] = [];
   for (const a of rule.actions ?? []) {
-    const r = channelsOf(a, dir, webhookUrls);
+    const r = channelsOf(a, dir, webhookUrls, ownersFallthrough);
     if (typeof r === "string") notes.push(`action ${shortId(a.id)} not moved: ${r}`);
     else {
       channels.push(...r.channels);
@@ -298,10 +307,31 @@ function levelsOf(match: string, level: string): string[] | null {
 /** Sentry's `fallthroughType` of a mail-to-issue-owners action (ActiveMembers is its default). */
 const FALLTHROUGH: Record<string, Fallthrough> = { AllMembers: "all_members", ActiveMembers: "active_members", NoOne: "no_one" };
 
+const FALLTHROUGH_LABEL: Record<Fallthrough, string> = {
+  all_members: "all members",
+  active_members: "recently active members",
+  no_one: "no one",
+};
+
+/**
+ * What an "issue owners" email action without a `fallthroughType` falls through to, from the
+ * project's ownership settings (Sentry's `GET …/ownership/`; null when unreadable). Such actions
+ * come from a Sentry older than per-action fallthrough (self-hosted 23.1), where the project's
+ * "fall through to everyone" switch decided; Sentry's migration 0349_issue_alert_fallback moved the
+ * switch onto each such action, and so does the import: on → all members, off → no one, and
+ * recently active members (Sentry's default since) where the project had no ownership settings —
+ * which Sentry answers with a default whose `dateCreated` is null.
+ */
+export function legacyOwnersFallthrough(ownership: { fallthrough?: boolean | null; dateCreated?: string | null } | null): Fallthrough {
+  if (!ownership || ownership.dateCreated === null || typeof ownership.fallthrough !== "boolean") return "active_members";
+  return ownership.fallthrough ? "all_members" : "no_one";
+}
+
 function channelsOf(
   a: Record<string, unknown>,
   dir: EmailDirectory,
   webhookUrls: string[] | null,
+  ownersFallthrough: Fallthrough,
 ): { channels: ChannelSpec[]; targets?: RuleTarget[]; note?: string } | string {
   const aid = str(a.id);
   if (aid === ACTION.email) {
@@ -322,7 +352,13 @@ function channelsOf(
     }
     if (type === "IssueOwners" || type === "") {
       // Errata mails issue owners itself (ownership rules, CODEOWNERS), with Sentry's fallthrough.
-      return { channels: [], targets: [{ type: "issue_owners", fallthrough: FALLTHROUGH[str(a.fallthroughType)] ?? "active_members" }] };
+      const stated = str(a.fallthroughType);
+      if (stated) return { channels: [], targets: [{ type: "issue_owners", fallthrough: FALLTHROUGH[stated] ?? "active_members" }] };
+      return {
+        channels: [],
+        targets: [{ type: "issue_owners", fallthrough: ownersFallthrough }],
+        note: `mail to issue owners names no fallthrough: the project's ownership setting gives it (${FALLTHROUGH_LABEL[ownersFallthrough]})`,
+      };
     }
     return `email target “${type}” is not one Errata knows`;
   }

@@ -15,8 +15,8 @@ import type { AlertChannel } from "../../core/alerts/types";
 import { type WebhookRequest, webhookRequest } from "../../core/alerts/webhook-bodies";
 import { MailNotConfiguredError, sendMail } from "../../net/mailer";
 import { OutboundError, safeRequest } from "../../net/safe-request";
-import { projectRecipientEmails } from "../../storage/alerts/notifications";
 import type { Db } from "../../storage/db";
+import { projectAudienceEmails } from "../../storage/ownership/recipients";
 import { parseTarget, targetRecipients } from "./target-recipients";
 
 export interface SendDeps {
@@ -64,8 +64,10 @@ async function recipients(
     const found = await targetRecipients(db, n.projectId, n.issueId ?? null, target);
     return { to: found.to, reason: found.reason, ...(found.to.length === 0 ? { error: `no recipients: ${found.reason}` } : {}) };
   }
-  const to = channel.config.to?.length ? channel.config.to : await projectRecipientEmails(db, n.projectId);
-  return { to, reason: null, ...(to.length === 0 ? { error: "no recipients (every member opted out)" } : {}) };
+  // A "project members" channel (no explicit addresses) mails who may see the project: the same
+  // audience that bounds alerts to owners, never a member outside the project's teams.
+  const to = channel.config.to?.length ? channel.config.to : await projectAudienceEmails(db, n.projectId);
+  return { to, reason: null, ...(to.length === 0 ? { error: "no recipients (nobody who can see the project gets its email)" } : {}) };
 }
 
 async function sendEmail(

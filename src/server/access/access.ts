@@ -9,7 +9,7 @@ import { AppError } from "../../core/errors";
 import { formatDsn } from "../../ingest/compat/dsn";
 import type { Db } from "../../storage/db";
 import { getIssue } from "../../storage/issues/issues";
-import { visibleProjectIds } from "../../storage/members/teams";
+import { visibleProjectIds } from "../../storage/members/project-visibility";
 import { findMembership } from "../../storage/orgs/orgs";
 import { listKeys, listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
 import type { OrgSummary, ProjectSummary, Viewer } from "../types";
@@ -51,8 +51,8 @@ export function createAccess(db: Db, config: Config): Access {
     const m = found && (viewer.tokenOrgId == null || viewer.tokenOrgId === found.id) ? found : undefined;
     // Same answer for "no such org" and "not a member": never reveal another tenant's existence.
     if (!m) throw new AppError("not_found", "Organization not found.");
-    const restricted = m.role === "member" || m.role === "viewer";
-    const visible = restricted ? await visibleProjectIds(db, m.id, viewer.userId) : null;
+    // Members and viewers are narrowed to their teams' projects (storage/members/project-visibility.ts).
+    const visible = await visibleProjectIds(db, m.id, viewer.userId, m.role);
     return { id: m.id, slug: m.slug, name: m.name, role: m.role, createdAt: m.createdAt, visibleProjectIds: visible };
   }
 

@@ -29,6 +29,8 @@ const RULES_MAX_CHARS = 32_000;
 export const sentryOwnershipSchema = z.object({
   raw: z.string().nullish(),
   fallthrough: z.boolean().nullish(),
+  /** null: the project has no ownership settings (Sentry answers its defaults) */
+  dateCreated: z.string().nullish(),
   autoAssignment: z.string().nullish(),
   codeownersAutoSync: z.boolean().nullish(),
 });

@@ -5,7 +5,7 @@
  * settings among the project's channels — a second run updates, never duplicates.
  */
 import { parseChannelInput, parseRuleInput } from "../../core/alerts/rule-input";
-import type { RuleSettings } from "../../core/alerts/types";
+import type { Fallthrough, RuleSettings } from "../../core/alerts/types";
 import { AppError } from "../../core/errors";
 import { type ImportReport, importedSlug, type SentryMember, type SentryTeam } from "../../core/import/sentry";
 import {
@@ -112,9 +112,10 @@ export async function applyRule(
   source: SourceRules,
   dir: EmailDirectory,
   report: ImportReport,
+  ownersFallthrough: Fallthrough = "active_members",
 ): Promise<void> {
   const name = `${at.projectSlug}/${(rule.name ?? rule.id).slice(0, 80)}`;
-  const t = translateSentryRule(rule, dir, source.webhookUrls);
+  const t = translateSentryRule(rule, dir, source.webhookUrls, ownersFallthrough);
   if (!t.ok) {
     report.entries.push({ kind: "alert_rule", name, action: "skipped", note: t.reasons.join("; ") });
     return;

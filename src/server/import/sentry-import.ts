@@ -44,6 +44,7 @@ import {
   sourceProjectId,
 } from "../../core/import/sentry";
 import { sinceCutoff } from "../../core/import/sentry-issues";
+import { legacyOwnersFallthrough } from "../../core/import/sentry-rules";
 import { readScrubSettings, type ScrubSettings } from "../../core/scrub/scrub-event";
 import { invalidate } from "../../ingest/key-cache";
 import type { OutboundPolicy, Resolver } from "../../net/safe-request";
@@ -239,9 +240,11 @@ export function createImportServices(deps: {
           const own = plan.ownership;
           await write((tx) => applyOwnership(tx, { orgId, projectId, projectSlug: plan.slug, now: now() }, own, report));
         }
+        // Issue-owner mail from a Sentry older than per-rule fallthrough: the project's switch decides.
+        const ownersFallthrough = legacyOwnersFallthrough(plan.ownership);
         for (const rule of plan.rules.rules ?? []) {
           const at = { orgId, projectId, projectSlug: plan.slug, now: now() };
-          await write((tx) => applyRule(tx, at, rule, plan.rules, directory, report));
+          await write((tx) => applyRule(tx, at, rule, plan.rules, directory, report, ownersFallthrough));
           await step(`alert rule ${plan.slug}/${rule.id}`);
         }
       }

@@ -3,7 +3,6 @@
  * trigger; the delivery loop claims due rows with a lease (SKIP LOCKED on PostgreSQL, so several
  * workers never take the same row; SQLite has one writer), sends, and records the result.
  */
-import type { Kysely } from "kysely";
 import type { Db } from "../db";
 import { type Tx, writeTx } from "../dialect";
 import type { NotificationsTable } from "../schema";
@@ -230,27 +229,6 @@ export async function markSummarised(tx: Tx, ids: number[]): Promise<void> {
       .where("id", "in", ids.slice(i, i + 500))
       .execute();
   }
-}
-
-/** Email addresses of the project's organisation members who did not opt out of its alerts. */
-export async function projectRecipientEmails(db: Db, projectId: number): Promise<string[]> {
-  const k = db.kysely as unknown as Kysely<{
-    user: { id: string; email: string };
-    members: { org_id: number; user_id: string };
-    projects: { id: number; org_id: number };
-    alert_email_optouts: { user_id: string; project_id: number };
-  }>;
-  const rows = await k
-    .selectFrom("projects as p")
-    .innerJoin("members as m", "m.org_id", "p.org_id")
-    .innerJoin("user as u", "u.id", "m.user_id")
-    .leftJoin("alert_email_optouts as o", (j) => j.onRef("o.user_id", "=", "m.user_id").onRef("o.project_id", "=", "p.id"))
-    .select("u.email")
-    .where("p.id", "=", projectId)
-    .where("o.user_id", "is", null)
-    .orderBy("u.email")
-    .execute();
-  return rows.map((r) => r.email);
 }
 
 /**

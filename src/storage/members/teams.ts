@@ -75,26 +75,6 @@ export async function setTeamProject(tx: Tx, teamId: number, projectId: number, 
     .execute();
 }
 
-/**
- * The project ids a member (not admin/owner) of the org may see: those of their teams. Null when the
- * org has no teams at all (then every member sees every project, as before teams existed).
- */
-export async function visibleProjectIds(db: Db, orgId: number, userId: string): Promise<number[] | null> {
-  const q = db.kysely;
-  const any = await q.selectFrom("teams").select("id").where("org_id", "=", orgId).limit(1).executeTakeFirst();
-  if (!any) return null;
-  const rows = await q
-    .selectFrom("team_projects")
-    .innerJoin("team_members", "team_members.team_id", "team_projects.team_id")
-    .innerJoin("teams", "teams.id", "team_projects.team_id")
-    .select("team_projects.project_id")
-    .where("teams.org_id", "=", orgId)
-    .where("team_members.user_id", "=", userId)
-    .distinct()
-    .execute();
-  return rows.map((r) => Number(r.project_id));
-}
-
 /** Puts a new project or member in the org's default team (its oldest); nothing when it has none. */
 export async function addToDefaultTeam(tx: Tx, orgId: number, what: { projectId?: number; userId?: string }): Promise<void> {
   const first = await tx.selectFrom("teams").select("id").where("org_id", "=", orgId).orderBy("id").limit(1).executeTakeFirst();

@@ -1,7 +1,7 @@
 /**
  * What the weekly summary reads and records (0039-owner-routing): the members to mail (not opted
- * out), the projects of their teams, each project's week, and the per-(member, organization, week)
- * send rows that make the job idempotent.
+ * out), each project's week, and the per-(member, organization, week) send rows that make the job
+ * idempotent. Which projects a member hears about is storage/members/project-visibility.ts's answer.
  */
 import type { Kysely } from "kysely";
 import type { ProjectWeek } from "../../core/weekly-summary";
@@ -45,26 +45,6 @@ export async function summaryRecipients(db: Db, limit: number): Promise<SummaryR
     orgSlug: r.slug,
     orgName: r.org_name,
   }));
-}
-
-/** The projects of the member's teams in the organization. */
-export async function memberTeamProjects(
-  db: Db,
-  orgId: number,
-  userId: string,
-): Promise<Array<{ id: number; slug: string; name: string }>> {
-  const rows = await db.kysely
-    .selectFrom("team_members as tm")
-    .innerJoin("teams as t", "t.id", "tm.team_id")
-    .innerJoin("team_projects as tp", "tp.team_id", "t.id")
-    .innerJoin("projects as p", "p.id", "tp.project_id")
-    .select(["p.id", "p.slug", "p.name"])
-    .distinct()
-    .where("tm.user_id", "=", userId)
-    .where("t.org_id", "=", orgId)
-    .orderBy("p.slug")
-    .execute();
-  return rows.map((r) => ({ id: Number(r.id), slug: r.slug, name: r.name }));
 }
 
 const TOP = 5;

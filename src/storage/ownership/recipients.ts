@@ -1,10 +1,12 @@
 /**
- * People lookups for alerts to issue owners and suspect commit authors (issue 30): the email of
- * every member of some teams, and the project's recently active members (Better Auth's sessions).
+ * People lookups for alerts mailed to people (issue 30): the email of every member of some teams,
+ * the project's recently active members (Better Auth's sessions), and the project's audience (who
+ * may see it and did not opt out), which bounds every alert email without explicit addresses.
  */
 import type { Kysely } from "kysely";
 import type { Db } from "../db";
 import type { Tx } from "../dialect";
+import { memberSeesProject } from "../members/project-visibility";
 
 type Conn = Db | Tx;
 const k = (c: Conn): Tx => ("kysely" in c ? c.kysely : c);
@@ -58,16 +60,13 @@ type Audience = Kysely<{
   user: { id: string; email: string };
   members: { org_id: number; user_id: string; role: string };
   projects: { id: number; org_id: number };
-  teams: { id: number; org_id: number };
-  team_members: { team_id: number; user_id: string };
-  team_projects: { team_id: number; project_id: number };
   alert_email_optouts: { user_id: string; project_id: number };
 }>;
 
 /**
- * Emails of the members who may see the project (admins and owners; the others through its teams,
- * or everyone while the organization has no team) and did not turn off its email: who alerts to
- * people may reach, so an issue's title never goes to a member outside the project's teams.
+ * Emails of the members who may see the project (storage/members/project-visibility.ts) and did not
+ * turn off its email: everyone an alert about it may reach, so an issue's title never goes to a
+ * member who cannot open it.
  */
 export async function projectAudienceEmails(c: Conn, projectId: number): Promise<string[]> {
   const rows = await (k(c) as unknown as Audience)
@@ -78,20 +77,7 @@ export async function projectAudienceEmails(c: Conn, projectId: number): Promise
     .select("u.email")
     .where("p.id", "=", projectId)
     .where("o.user_id", "is", null)
-    .where((eb) =>
-      eb.or([
-        eb("m.role", "in", ["owner", "admin"]),
-        eb.not(eb.exists(eb.selectFrom("teams as t").select("t.id").whereRef("t.org_id", "=", "p.org_id"))),
-        eb.exists(
-          eb
-            .selectFrom("team_projects as tp")
-            .innerJoin("team_members as tm", "tm.team_id", "tp.team_id")
-            .select("tp.team_id")
-            .whereRef("tp.project_id", "=", "p.id")
-            .whereRef("tm.user_id", "=", "m.user_id"),
-        ),
-      ]),
-    )
+    .where(memberSeesProject("m", "p"))
     .orderBy("u.email")
     .execute();
   return rows.map((r) => r.email);

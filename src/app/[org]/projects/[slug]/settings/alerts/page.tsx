@@ -303,7 +303,7 @@ export default async function AlertsPage({
       <SettingsSection
         id="my-email"
         title="Your email from this project"
-        description="Email channels without explicit recipients send to every member of the organization; you can leave this project out."
+        description="Email channels without explicit recipients send to every member who can see this project; you can leave this project out."
       >
         <ActionButton
           action={emailOptOutAction}

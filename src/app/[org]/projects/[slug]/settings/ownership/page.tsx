@@ -80,7 +80,8 @@ export default async function OwnershipPage({ params }: { params: Promise<{ org:
               <span className="font-medium">Fall through to everyone</span>
               <span className="block text-[12.5px] text-fg-muted">
                 Sentry&apos;s project-wide fallthrough, kept for its API. Alert rules that email issue owners choose their own fallthrough
-                (all members, recently active members or no one) in the rule.
+                (all members, recently active members or no one), as in Sentry; this switch gives it to rules imported from a Sentry older
+                than that (on: all members, off: no one).
               </span>
             </span>
           </label>
