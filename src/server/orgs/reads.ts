@@ -1,5 +1,6 @@
 /** Organizations of a viewer and the projects they may see (reads; project settings are project-admin.ts). */
 import type { Db } from "../../storage/db";
+import { listEnvironments } from "../../storage/issues/environments";
 import { firstSeenOfProject } from "../../storage/issues/issues";
 import { listTeams } from "../../storage/members/teams";
 import { listMemberships } from "../../storage/orgs/orgs";
@@ -34,6 +35,8 @@ export interface ProjectReads {
   get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
   /** What Sentry's project detail adds: the teams that own it and when its first event came (null: none yet). */
   ownership(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectOwnership>;
+  /** Sentry's environment lists: the names one project's events carried, or (no project) those of every project the viewer sees. */
+  environments(viewer: Viewer, orgSlug: string, projectRef?: string): Promise<string[]>;
 }
 
 export interface ProjectOwnership {
@@ -64,6 +67,16 @@ export function createProjectReads(deps: { db: Db; access: Access }): ProjectRea
         teams: teams.filter((t) => t.projectIds.includes(project.id)).map((t) => ({ id: t.id, slug: t.slug, name: t.name })),
         firstEvent,
       };
+    },
+    async environments(viewer, orgSlug, projectRef) {
+      if (projectRef === undefined) {
+        access.requireScope(viewer, "event:read");
+        const org = await access.membershipOrThrow(viewer, orgSlug);
+        return listEnvironments(db, org.id, org.visibleProjectIds ?? null);
+      }
+      const { org, project } = await visible(viewer, orgSlug, projectRef);
+      access.requireScope(viewer, "event:read");
+      return listEnvironments(db, org.id, [project.id]);
     },
   };
 }
