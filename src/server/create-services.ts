@@ -83,7 +83,15 @@ export function createServices(deps: {
     toDetail: issueDetail,
     toEventDetail,
   });
-  const admin = createProjectAdmin({ db, config, now, membershipOrThrow, requireScope, projectSummary });
+  const admin = createProjectAdmin({
+    db,
+    config,
+    now,
+    authorize: access.authorize,
+    projectOrThrow: access.projectOrThrow,
+    requireScope,
+    projectSummary,
+  });
   const imports = createImportServices({
     db,
     now,

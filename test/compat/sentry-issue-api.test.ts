@@ -232,9 +232,10 @@ describe.each(await dialects())("Sentry's issue API on %s", (dialect) => {
     expect(typeof me.body.id).toBe("string");
     expect((await fetch(`${server.url}/api/0/auth/`)).status).toBe(401);
 
-    expect((await api("GET", "/api/0/projects/acme/web/environments/")).body).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: "canary", isHidden: false })]),
-    );
+    const environments = (await api("GET", "/api/0/projects/acme/web/environments/")).body;
+    expect(environments).toEqual(expect.arrayContaining([expect.objectContaining({ name: "canary", isHidden: false })]));
+    // Sentry's `project_id_or_slug`: the project's id lists the same (it listed none before).
+    expect((await api("GET", `/api/0/projects/acme/${projectIds.web}/environments/`)).body).toEqual(environments);
     expect((await api("GET", "/api/0/organizations/acme/environments/")).body).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: "canary" })]),
     );

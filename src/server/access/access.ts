@@ -11,10 +11,10 @@ import type { Db } from "../../storage/db";
 import { getIssue } from "../../storage/issues/issues";
 import { visibleProjectIds } from "../../storage/members/project-visibility";
 import { findMembership } from "../../storage/orgs/orgs";
-import { listKeys, listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
+import { findProjectById, findProjectBySlug, listKeys, listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
 import type { OrgSummary, ProjectSummary, Viewer } from "../types";
 import { type Action, type Credential, denial } from "./permissions";
-import { visibleProjects } from "./visibility";
+import { canSeeProject, visibleProjects } from "./visibility";
 
 /** The credential a viewer acts with: session, personal token or organization token. */
 export function credentialOf(viewer: Viewer): Credential {
@@ -33,6 +33,18 @@ export interface Access {
   /** The membership, when the viewer may do `action` there (src/server/access/permissions.ts); else not_found or forbidden. */
   authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
+  /**
+   * The org and one of its projects, when the viewer may do `action` there (checked before any
+   * lookup) and sees the project; else forbidden or not_found. By slug; with `idOrSlug`, a slug
+   * that does not exist may also be the project's numeric id (Sentry's `project_id_or_slug`).
+   */
+  projectOrThrow(
+    viewer: Viewer,
+    orgSlug: string,
+    projectRef: string,
+    action: Action,
+    opts?: { idOrSlug?: boolean },
+  ): Promise<{ org: OrgSummary; project: ProjectRow }>;
   /** The org's projects the viewer may see, by id. */
   projectMap(org: OrgSummary): Promise<Map<number, ProjectRow>>;
   projectSummary(p: ProjectRow): Promise<ProjectSummary>;
@@ -66,6 +78,22 @@ export function createAccess(db: Db, config: Config): Access {
     if (viewer.scopes && !viewer.scopes.includes(scope)) throw new AppError("forbidden", `This token lacks the "${scope}" scope.`);
   }
 
+  /** Sentry's `project_id_or_slug`: the slug, else (all digits) the project's id in this org. */
+  async function projectByRef(orgId: number, ref: string, idOrSlug: boolean): Promise<ProjectRow | undefined> {
+    const bySlug = await findProjectBySlug(db, orgId, ref);
+    if (bySlug || !idOrSlug || !/^\d{1,15}$/.test(ref)) return bySlug;
+    const byId = await findProjectById(db, Number(ref));
+    return byId?.orgId === orgId ? byId : undefined;
+  }
+
+  async function projectOrThrow(viewer: Viewer, orgSlug: string, projectRef: string, action: Action, opts: { idOrSlug?: boolean } = {}) {
+    const org = await authorize(viewer, orgSlug, action);
+    const project = await projectByRef(org.id, projectRef, opts.idOrSlug === true);
+    // A member outside the project's teams learns nothing of it, not even that it exists.
+    if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
+    return { org, project };
+  }
+
   async function projectSummary(p: ProjectRow): Promise<ProjectSummary> {
     const key = (await listKeys(db, p.id)).find((k) => k.active);
     return {
@@ -90,5 +118,5 @@ export function createAccess(db: Db, config: Config): Access {
     return { org, issue, projects };
   }
 
-  return { membershipOrThrow, authorize, requireScope, projectMap, projectSummary, issueInOrg };
+  return { membershipOrThrow, authorize, requireScope, projectOrThrow, projectMap, projectSummary, issueInOrg };
 }

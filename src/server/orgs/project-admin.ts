@@ -44,9 +44,8 @@ import {
   updateProjectIdentity,
   writeProjectSettings,
 } from "../../storage/orgs/projects";
-import { requirePermission } from "../access/access";
-import { type Action, permits } from "../access/permissions";
-import { canSeeProject } from "../access/visibility";
+import type { Access } from "../access/access";
+import { permits } from "../access/permissions";
 import type { OrgSummary, ProjectSummary, Role, Viewer } from "../types";
 
 export interface ProjectKeyView {
@@ -249,7 +248,8 @@ export interface ProjectAdminDeps {
   db: Db;
   config: Pick<Config, "publicUrl" | "retention" | "rateLimits" | "smtp">;
   now: () => number;
-  membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  authorize: Access["authorize"];
+  projectOrThrow: Access["projectOrThrow"];
   requireScope(viewer: Viewer, scope: string): void;
   projectSummary(p: ProjectRow): Promise<ProjectSummary>;
 }
@@ -267,20 +267,12 @@ async function chosenTeams(tx: Tx, orgId: number, slugs: string[]): Promise<numb
 }
 
 export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectAdminServices; keys: KeyServices } {
-  const { db, config, now, membershipOrThrow } = deps;
+  // Who may do what to which project is access.ts's one answer (permission first, then visibility).
+  const { db, config, now, authorize, projectOrThrow } = deps;
   /** Without SMTP the default alert rule does not e-mail (every delivery would fail). */
   const emailAlerts = config.smtp !== null;
 
   const canManage = (org: OrgSummary) => permits(org.role, { kind: "session" }, "project.write");
-
-  /** The org and project, when the viewer may do `action` there (the permission table decides, before any lookup). */
-  async function access(viewer: Viewer, orgSlug: string, projectSlug: string, action: Action) {
-    const org = await membershipOrThrow(viewer, orgSlug);
-    requirePermission(viewer, org, action);
-    const project = await findProjectBySlug(db, org.id, projectSlug);
-    if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
-    return { org, project };
-  }
 
   const keyView = (p: ProjectRow, k: KeyRow): ProjectKeyView => ({
     id: k.id,
@@ -342,8 +334,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
 
   const projects: ProjectAdminServices = {
     async create(viewer, orgSlug, input) {
-      const org = await membershipOrThrow(viewer, orgSlug);
-      requirePermission(viewer, org, "project.write");
+      const org = await authorize(viewer, orgSlug, "project.write");
       const v = validate(
         z.object({ name: nameSchema, platform: platformSchema, teams: z.array(z.string().max(100)).max(50).optional() }),
         input,
@@ -371,9 +362,8 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     },
 
     async createInTeam(viewer, orgSlug, teamSlug, input) {
-      const org = await membershipOrThrow(viewer, orgSlug);
       // Authorized before the lookup, so a refused caller learns nothing about the org's teams.
-      requirePermission(viewer, org, "project.write");
+      const org = await authorize(viewer, orgSlug, "project.write");
       if (!(await listTeams(db, org.id)).some((t) => t.slug === teamSlug)) throw new AppError("not_found", "Team not found.");
       return projects.create(viewer, orgSlug, { ...input, teams: [teamSlug] });
     },
@@ -388,14 +378,14 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     },
 
     async remove(viewer, orgSlug, projectSlug) {
-      const { project } = await access(viewer, orgSlug, projectSlug, "project.write");
+      const { project } = await projectOrThrow(viewer, orgSlug, projectSlug, "project.write");
       await writeTx(db, (tx) => deleteProjectAndData(tx, project.id));
       // The ingest's cached key answers would accept events for a few more seconds.
       invalidate();
     },
 
     async rename(viewer, orgSlug, projectSlug, patch) {
-      const { org, project } = await access(viewer, orgSlug, projectSlug, "project.write");
+      const { org, project } = await projectOrThrow(viewer, orgSlug, projectSlug, "project.write");
       const v = validate(
         z.object({ name: nameSchema.optional(), slug: slugSchema.optional(), platform: platformSchema.optional() }).strict(),
         patch,
@@ -414,12 +404,12 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     },
 
     async settings(viewer, orgSlug, projectSlug) {
-      const { org, project } = await access(viewer, orgSlug, projectSlug, "project.read");
+      const { org, project } = await projectOrThrow(viewer, orgSlug, projectSlug, "project.read");
       return settingsView(org, project);
     },
 
     async updateSettings(viewer, orgSlug, projectSlug, patch) {
-      const { org, project } = await access(viewer, orgSlug, projectSlug, "project.write");
+      const { org, project } = await projectOrThrow(viewer, orgSlug, projectSlug, "project.write");
       const v = validate(patchSchema, patch);
       checkGroupingRules(v);
       await writeTx(db, async (tx) => {
@@ -453,7 +443,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
 
     async previewGrouping(viewer, orgSlug, projectSlug, draft) {
       // Part of editing the rules: those who may change them (a viewer's replay must not run it).
-      const { project } = await access(viewer, orgSlug, projectSlug, "project.write");
+      const { project } = await projectOrThrow(viewer, orgSlug, projectSlug, "project.write");
       const v = validate(
         z.object({ fingerprintingRules: z.string().max(RULES_MAX_CHARS), groupingEnhancements: z.string().max(RULES_MAX_CHARS) }),
         draft,
@@ -478,12 +468,12 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
 
   const keys: KeyServices = {
     async list(viewer, orgSlug, projectSlug) {
-      const { project } = await access(viewer, orgSlug, projectSlug, "project.read");
+      const { project } = await projectOrThrow(viewer, orgSlug, projectSlug, "project.read");
       return (await listKeys(db, project.id)).map((k) => keyView(project, k));
     },
 
     async create(viewer, orgSlug, projectSlug, input) {
-      const { project } = await access(viewer, orgSlug, projectSlug, "key.write");
+      const { project } = await projectOrThrow(viewer, orgSlug, projectSlug, "key.write");
       const { label } = validate(z.object({ label: labelSchema }), input);
       const k = await writeTx(db, (tx) => insertKey(tx, { projectId: project.id, publicKey: newPublicKey(), label, now: now() }));
       invalidate(k.publicKey);
@@ -491,7 +481,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     },
 
     async update(viewer, orgSlug, projectSlug, keyId, patch) {
-      const { project } = await access(viewer, orgSlug, projectSlug, "key.write");
+      const { project } = await projectOrThrow(viewer, orgSlug, projectSlug, "key.write");
       const v = validate(z.object({ label: labelSchema.optional(), active: z.boolean().optional() }).strict(), patch);
       await keyOrThrow(project, keyId);
       const k = await writeTx(db, (tx) => updateKey(tx, project.id, keyId, v));
@@ -501,7 +491,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     },
 
     async rotate(viewer, orgSlug, projectSlug, keyId) {
-      const { project } = await access(viewer, orgSlug, projectSlug, "key.write");
+      const { project } = await projectOrThrow(viewer, orgSlug, projectSlug, "key.write");
       const old = await keyOrThrow(project, keyId);
       const { key, retired } = await writeTx(db, async (tx) => {
         const created = await insertKey(tx, { projectId: project.id, publicKey: newPublicKey(), label: old.label, now: now() });

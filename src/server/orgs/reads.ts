@@ -1,13 +1,11 @@
 /** Organizations of a viewer and the projects they may see (reads; project settings are project-admin.ts). */
-import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
+import { listEnvironments } from "../../storage/issues/environments";
 import { firstSeenOfProject } from "../../storage/issues/issues";
 import { listTeams } from "../../storage/members/teams";
 import { listMemberships } from "../../storage/orgs/orgs";
-import { findProjectById, findProjectBySlug, type ProjectRow } from "../../storage/orgs/projects";
 import { type Access, credentialOf } from "../access/access";
 import { permitsAll } from "../access/permissions";
-import { canSeeProject } from "../access/visibility";
 import type { AppServices } from "../services";
 import type { ProjectSummary, Viewer } from "../types";
 import { createOrganization } from "./create";
@@ -37,6 +35,8 @@ export interface ProjectReads {
   get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
   /** What Sentry's project detail adds: the teams that own it and when its first event came (null: none yet). */
   ownership(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectOwnership>;
+  /** Sentry's environment lists: the names one project's events carried, or (no project) those of every project the viewer sees. */
+  environments(viewer: Viewer, orgSlug: string, projectRef?: string): Promise<string[]>;
 }
 
 export interface ProjectOwnership {
@@ -47,20 +47,9 @@ export interface ProjectOwnership {
 export function createProjectReads(deps: { db: Db; access: Access }): ProjectReads {
   const { db, access } = deps;
 
-  /** Sentry's `project_id_or_slug`: the slug, else (all digits) the project's id in this org. */
-  async function byRef(orgId: number, ref: string): Promise<ProjectRow | undefined> {
-    const bySlug = await findProjectBySlug(db, orgId, ref);
-    if (bySlug || !/^\d{1,15}$/.test(ref)) return bySlug;
-    const byId = await findProjectById(db, Number(ref));
-    return byId?.orgId === orgId ? byId : undefined;
-  }
-
-  async function visible(viewer: Viewer, orgSlug: string, projectSlug: string) {
-    const org = await access.authorize(viewer, orgSlug, "project.read");
-    const p = await byRef(org.id, projectSlug);
-    if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
-    return { org, p };
-  }
+  // Sentry's project detail routes take `project_id_or_slug`.
+  const visible = (viewer: Viewer, orgSlug: string, projectRef: string) =>
+    access.projectOrThrow(viewer, orgSlug, projectRef, "project.read", { idOrSlug: true });
 
   return {
     async list(viewer, orgSlug) {
@@ -68,16 +57,26 @@ export function createProjectReads(deps: { db: Db; access: Access }): ProjectRea
       return Promise.all([...(await access.projectMap(org)).values()].map(access.projectSummary));
     },
     async get(viewer, orgSlug, projectSlug) {
-      const { p } = await visible(viewer, orgSlug, projectSlug);
-      return access.projectSummary(p);
+      const { project } = await visible(viewer, orgSlug, projectSlug);
+      return access.projectSummary(project);
     },
     async ownership(viewer, orgSlug, projectSlug) {
-      const { org, p } = await visible(viewer, orgSlug, projectSlug);
-      const [teams, firstEvent] = await Promise.all([listTeams(db, org.id), firstSeenOfProject(db, p.id)]);
+      const { org, project } = await visible(viewer, orgSlug, projectSlug);
+      const [teams, firstEvent] = await Promise.all([listTeams(db, org.id), firstSeenOfProject(db, project.id)]);
       return {
-        teams: teams.filter((t) => t.projectIds.includes(p.id)).map((t) => ({ id: t.id, slug: t.slug, name: t.name })),
+        teams: teams.filter((t) => t.projectIds.includes(project.id)).map((t) => ({ id: t.id, slug: t.slug, name: t.name })),
         firstEvent,
       };
+    },
+    async environments(viewer, orgSlug, projectRef) {
+      if (projectRef === undefined) {
+        access.requireScope(viewer, "event:read");
+        const org = await access.membershipOrThrow(viewer, orgSlug);
+        return listEnvironments(db, org.id, org.visibleProjectIds ?? null);
+      }
+      const { org, project } = await visible(viewer, orgSlug, projectRef);
+      access.requireScope(viewer, "event:read");
+      return listEnvironments(db, org.id, [project.id]);
     },
   };
 }
