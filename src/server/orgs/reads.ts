@@ -4,9 +4,10 @@ import type { Db } from "../../storage/db";
 import { firstSeenOfProject } from "../../storage/issues/issues";
 import { listTeams } from "../../storage/members/teams";
 import { listMemberships } from "../../storage/orgs/orgs";
-import { findProjectById, findProjectBySlug, type ProjectRow } from "../../storage/orgs/projects";
+import { type ProjectFacts, readProjectFacts } from "../../storage/orgs/project-facts";
+import { findProjectByRef } from "../../storage/orgs/projects";
 import { type Access, credentialOf } from "../access/access";
-import { permitsAll } from "../access/permissions";
+import { accessScopes, permitsAll } from "../access/permissions";
 import { canSeeProject } from "../access/visibility";
 import type { AppServices } from "../services";
 import type { ProjectSummary, Viewer } from "../types";
@@ -37,6 +38,14 @@ export interface ProjectReads {
   get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
   /** What Sentry's project detail adds: the teams that own it and when its first event came (null: none yet). */
   ownership(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectOwnership>;
+  /** What Sentry's project serializer reads besides the project: the caller's scopes and, per visible project, its facts (one query per table). */
+  sentryFacts(viewer: Viewer, orgSlug: string, projectIds: number[]): Promise<ProjectSentryFacts>;
+}
+
+export interface ProjectSentryFacts {
+  /** Sentry's `access`: the scopes the caller acts with in the organization */
+  access: string[];
+  facts: Map<number, ProjectFacts>;
 }
 
 export interface ProjectOwnership {
@@ -47,17 +56,9 @@ export interface ProjectOwnership {
 export function createProjectReads(deps: { db: Db; access: Access }): ProjectReads {
   const { db, access } = deps;
 
-  /** Sentry's `project_id_or_slug`: the slug, else (all digits) the project's id in this org. */
-  async function byRef(orgId: number, ref: string): Promise<ProjectRow | undefined> {
-    const bySlug = await findProjectBySlug(db, orgId, ref);
-    if (bySlug || !/^\d{1,15}$/.test(ref)) return bySlug;
-    const byId = await findProjectById(db, Number(ref));
-    return byId?.orgId === orgId ? byId : undefined;
-  }
-
   async function visible(viewer: Viewer, orgSlug: string, projectSlug: string) {
     const org = await access.authorize(viewer, orgSlug, "project.read");
-    const p = await byRef(org.id, projectSlug);
+    const p = await findProjectByRef(db, org.id, projectSlug);
     if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
     return { org, p };
   }
@@ -70,6 +71,14 @@ export function createProjectReads(deps: { db: Db; access: Access }): ProjectRea
     async get(viewer, orgSlug, projectSlug) {
       const { p } = await visible(viewer, orgSlug, projectSlug);
       return access.projectSummary(p);
+    },
+    async sentryFacts(viewer, orgSlug, projectIds) {
+      const org = await access.authorize(viewer, orgSlug, "project.read");
+      const facts = await readProjectFacts(
+        db,
+        projectIds.filter((id) => canSeeProject(org, id)),
+      );
+      return { access: accessScopes(org.role, credentialOf(viewer)), facts };
     },
     async ownership(viewer, orgSlug, projectSlug) {
       const { org, p } = await visible(viewer, orgSlug, projectSlug);
