@@ -133,8 +133,7 @@ export const sentryTeam = (t: TeamView) => ({
   isMember: t.forViewer.isMember,
   hasAccess: t.forViewer.hasAccess,
   isPending: false,
-  // Sentry's team role of a member with none set is "contributor"; null for a non-member.
-  teamRole: t.forViewer.isMember ? "contributor" : null,
+  teamRole: t.forViewer.teamRole,
   flags: { "idp:provisioned": false },
   avatar: { avatarType: "letter_avatar", avatarUuid: null },
 });

@@ -15,7 +15,7 @@ import { listMembers } from "../../storage/members/members";
 import { deleteTeam, insertTeam, listTeams, setTeamMember, setTeamProject } from "../../storage/members/teams";
 import { listProjectsOfOrg } from "../../storage/orgs/projects";
 import { credentialOf, requirePermission } from "../access/access";
-import { accessScopes } from "../access/permissions";
+import { accessScopes, roleAtLeast } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
 
 export interface TeamView {
@@ -27,7 +27,7 @@ export interface TeamView {
   /** epoch ms */
   createdAt: number;
   /** the team as the caller stands to it (Sentry's `access`, `isMember`, `hasAccess`) */
-  forViewer: { access: string[]; isMember: boolean; hasAccess: boolean };
+  forViewer: { access: string[]; isMember: boolean; hasAccess: boolean; teamRole: "admin" | "contributor" | null };
 }
 
 export interface TeamsPage {
@@ -63,7 +63,7 @@ export function createTeamServices(deps: {
     return org;
   }
 
-  async function view(org: OrgSummary, viewer: Viewer) {
+  async function view(org: OrgSummary, viewer: Viewer): Promise<Omit<TeamsPage, "org">> {
     const [teams, members, projects] = await Promise.all([listTeams(db, org.id), listMembers(db, org.id), listProjectsOfOrg(db, org.id)]);
     const m = members.map((x) => ({ userId: x.userId, email: x.email, name: x.name, role: x.role }));
     const p = projects.map((x) => ({ id: x.id, slug: x.slug, name: x.name }));
@@ -80,7 +80,13 @@ export function createTeamServices(deps: {
         createdAt: t.createdAt,
         members: m.filter((x) => t.memberIds.includes(x.userId)),
         projects: p.filter((x) => t.projectIds.includes(x.id)),
-        forViewer: { access, isMember: t.memberIds.includes(viewer.userId), hasAccess: seesAll || t.memberIds.includes(viewer.userId) },
+        forViewer: {
+          access,
+          isMember: t.memberIds.includes(viewer.userId),
+          hasAccess: seesAll || t.memberIds.includes(viewer.userId),
+          // Sentry's team role of a member: the least one their org role carries (no team roles here).
+          teamRole: t.memberIds.includes(viewer.userId) ? (roleAtLeast(org.role, "admin") ? "admin" : "contributor") : null,
+        },
       })),
     };
   }
