@@ -296,7 +296,8 @@ const SCHEMAS: EndpointSchema[] = [
       releases: "array",
       suspectCommitType: "string",
     },
-    gaps: ["pullRequest", "releases", "suspectCommitType"],
+    // The releases holding each commit need a lookup by commit id, which release_commits is not indexed for.
+    gaps: ["releases"],
   },
   {
     path: "/organizations/{org}/releases/{version}/deploys/",
@@ -653,6 +654,7 @@ const SCHEMAS: EndpointSchema[] = [
     path: "/organizations/{org}/issues/{issue_id}/tags/{key}/values/",
     list: true,
     fields: { count: "integer", firstSeen: "string", key: "string", lastSeen: "string", name: "string", value: "string" },
+    // Errata counts tag values with their last time only (issue_tag_values.last_seen).
     gaps: ["firstSeen"],
   },
   {
@@ -758,7 +760,7 @@ const SCHEMAS: EndpointSchema[] = [
     path: "/organizations/{org}/issues/{issue_id}/hashes/",
     list: true,
     fields: { id: "string", latestEvent: "any", mergedBySeer: "boolean", seerMatchDistance: "number" },
-    gaps: ["mergedBySeer", "seerMatchDistance"],
+    gaps: [],
   },
   { path: "/organizations/{org}/issues/{issue_id}/tags/{key}/", list: false, fields: { key: "string", name: "string" }, gaps: [] },
   {

@@ -176,6 +176,9 @@ function commitJson(c: ReleaseCommit) {
     repository: { name: c.repository },
     previousCommit: c.previousCommit,
     author: c.authorEmail || c.authorName ? { name: c.authorName, email: c.authorEmail } : null,
+    // Errata keeps no pull requests (no repository integration); "" is Sentry's type of a commit that is no suspect.
+    pullRequest: null,
+    suspectCommitType: "",
   };
 }
 
