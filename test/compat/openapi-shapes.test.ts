@@ -6,8 +6,10 @@
  * release 0.272.0). Every endpoint is read on both databases with real data behind it (an event
  * with an attachment, a release with a deploy and a commit, a team, a monitor, user feedback),
  * and every required field must be present with its type (null allowed, as Sentry sends it),
- * except the `gaps`: documented fields Errata does not serve yet, listed so they stay visible
- * (most are sentry.io features: Seer, insights, dynamic sampling, integrations). A field that
+ * except the `gaps`: documented fields Errata does not serve yet, listed so they stay visible, each
+ * with its reason (a per-issue event read a list must not pay, or a fact Errata does not keep).
+ * Features Errata lacks (Seer, insights, dynamic sampling, integrations) are served with Sentry's
+ * own "not set" (false, [], null) rather than left out. A field that
  * goes missing, or changes type, fails here. One deliberate difference: the document types a
  * monitor's `environments` as an object; Sentry sends a list, so it is `any` here.
  *
