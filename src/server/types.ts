@@ -71,6 +71,12 @@ export interface IssueSummary {
   flags?: string[];
   /** the project's platform (Sentry's issue `platform`) */
   platform?: string;
+  /** the newest event's id */
+  lastEventId?: string | null;
+  /** any of its events unhandled (`handled:no`), where the caller read it (the REST list, sentryDetailFacts) */
+  isUnhandled?: boolean;
+  /** its newest event has an attachment, where the caller read it (the REST list, sentryDetailFacts) */
+  latestEventHasAttachments?: boolean;
 }
 
 export interface IssueDetail extends IssueSummary {
@@ -84,6 +90,8 @@ export interface IssueDetail extends IssueSummary {
   ignore: IgnoreCondition | null;
   resolvedAt: number | null;
   assignee: UserRef | null;
+  /** user reports naming any of its events, where the caller read it (services.issues.sentryDetailFacts) */
+  userReportCount?: number;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import type { Db } from "../../storage/db";
 import { getIssue } from "../../storage/issues/issues";
 import { visibleProjectIds } from "../../storage/members/project-visibility";
 import { findMembership } from "../../storage/orgs/orgs";
-import { findProjectById, findProjectBySlug, listKeys, listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
+import { findProjectByRef, listKeys, listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
 import type { OrgSummary, ProjectSummary, Viewer } from "../types";
 import { type Action, type Credential, denial } from "./permissions";
 import { canSeeProject, visibleProjects } from "./visibility";
@@ -35,16 +35,10 @@ export interface Access {
   requireScope(viewer: Viewer, scope: string): void;
   /**
    * The org and one of its projects, when the viewer may do `action` there (checked before any
-   * lookup) and sees the project; else forbidden or not_found. By slug; with `idOrSlug`, a slug
-   * that does not exist may also be the project's numeric id (Sentry's `project_id_or_slug`).
+   * lookup) and sees the project; else forbidden or not_found. By slug, else by the project's
+   * numeric id in the org (Sentry's `project_id_or_slug`, compat/project-ref.ts).
    */
-  projectOrThrow(
-    viewer: Viewer,
-    orgSlug: string,
-    projectRef: string,
-    action: Action,
-    opts?: { idOrSlug?: boolean },
-  ): Promise<{ org: OrgSummary; project: ProjectRow }>;
+  projectOrThrow(viewer: Viewer, orgSlug: string, projectRef: string, action: Action): Promise<{ org: OrgSummary; project: ProjectRow }>;
   /** The org's projects the viewer may see, by id. */
   projectMap(org: OrgSummary): Promise<Map<number, ProjectRow>>;
   projectSummary(p: ProjectRow): Promise<ProjectSummary>;
@@ -78,17 +72,10 @@ export function createAccess(db: Db, config: Config): Access {
     if (viewer.scopes && !viewer.scopes.includes(scope)) throw new AppError("forbidden", `This token lacks the "${scope}" scope.`);
   }
 
-  /** Sentry's `project_id_or_slug`: the slug, else (all digits) the project's id in this org. */
-  async function projectByRef(orgId: number, ref: string, idOrSlug: boolean): Promise<ProjectRow | undefined> {
-    const bySlug = await findProjectBySlug(db, orgId, ref);
-    if (bySlug || !idOrSlug || !/^\d{1,15}$/.test(ref)) return bySlug;
-    const byId = await findProjectById(db, Number(ref));
-    return byId?.orgId === orgId ? byId : undefined;
-  }
-
-  async function projectOrThrow(viewer: Viewer, orgSlug: string, projectRef: string, action: Action, opts: { idOrSlug?: boolean } = {}) {
+  /** Sentry's `project_id_or_slug` (compat/project-ref.ts): the slug, else the project's id in this org. */
+  async function projectOrThrow(viewer: Viewer, orgSlug: string, projectRef: string, action: Action) {
     const org = await authorize(viewer, orgSlug, action);
-    const project = await projectByRef(org.id, projectRef, opts.idOrSlug === true);
+    const project = await findProjectByRef(db, org.id, projectRef);
     // A member outside the project's teams learns nothing of it, not even that it exists.
     if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
     return { org, project };

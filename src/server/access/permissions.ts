@@ -134,6 +134,15 @@ export function scopesForRole(role: Role): TokenScope[] {
 }
 
 /**
+ * Sentry's `access` (on organizations, projects and teams): the scopes the caller acts with here —
+ * what the role grants, narrowed to the token's scopes when a token calls (an org token acts as an admin).
+ */
+export function accessScopes(role: Role, credential: Credential): TokenScope[] {
+  const granted = scopesForRole(credential.kind === "org-token" ? ORG_TOKEN_ROLE : role);
+  return credential.kind === "session" ? granted : granted.filter((s) => credential.scopes.includes(s));
+}
+
+/**
  * The README's role table (between `<!-- role-table -->` markers), rendered from this table; a
  * unit test (permissions.test.ts) fails when the README says anything else.
  */

@@ -36,7 +36,7 @@ import {
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { getIssue } from "../../storage/issues/issues";
-import { findProjectById, findProjectBySlug, type ProjectRow } from "../../storage/orgs/projects";
+import { findProjectById, findProjectByRef, type ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
 import { permits } from "../access/permissions";
 import { canSeeProject } from "../access/visibility";
@@ -196,7 +196,7 @@ export function createAlertServices(deps: AlertServiceDeps): AlertServices {
   async function access(viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) {
     const org = await membershipOrThrow(viewer, orgSlug);
     requirePermission(viewer, org, write ? "alert.write" : "project.read");
-    const project = await findProjectBySlug(db, org.id, projectSlug);
+    const project = await findProjectByRef(db, org.id, projectSlug);
     // A member outside the project's teams learns nothing of it, not even that it exists.
     if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
     return { org, project };

@@ -39,7 +39,11 @@ export interface EventApiServices {
   projectEvents(viewer: Viewer, orgSlug: string, projectSlug: string, q: EventListQuery): Promise<Page<unknown>>;
   issueTags(viewer: Viewer, orgSlug: string, issueId: number): Promise<SentryTag[]>;
   issueTagValues(viewer: Viewer, orgSlug: string, issueId: number, key: string): Promise<SentryTagValue[]>;
-  issueHashes(viewer: Viewer, orgSlug: string, issueId: number): Promise<Array<{ id: string; latestEvent: null }>>;
+  issueHashes(
+    viewer: Viewer,
+    orgSlug: string,
+    issueId: number,
+  ): Promise<Array<{ id: string; latestEvent: null; mergedBySeer: false; seerMatchDistance: null }>>;
   /** One event of an issue: `latest`, `oldest`, `recommended` (the latest) or an event id; with its neighbours' ids. */
   issueEvent(viewer: Viewer, orgSlug: string, issueId: number, which: string): Promise<ReturnType<typeof sentryEventShape>>;
 }
@@ -158,7 +162,13 @@ export function createEventApi(deps: EventApiDeps): EventApiServices {
 
     async issueHashes(viewer, orgSlug, issueId) {
       const issue = await deps.getIssue(viewer, orgSlug, issueId);
-      return (await issueHashes(db, issue.id)).map((h) => ({ id: h.hash, latestEvent: null }));
+      // No Seer similarity grouping here: no hash was merged by it, none has a distance.
+      return (await issueHashes(db, issue.id)).map((h) => ({
+        id: h.hash,
+        latestEvent: null,
+        mergedBySeer: false,
+        seerMatchDistance: null,
+      }));
     },
   };
 }

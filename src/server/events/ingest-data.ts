@@ -8,7 +8,7 @@ import type { OutcomeName } from "../../core/outcomes";
 import type { Db } from "../../storage/db";
 import { getAttachment, listEventAttachments } from "../../storage/events/attachments";
 import { listOutcomes } from "../../storage/events/outcomes";
-import { findProjectBySlug } from "../../storage/orgs/projects";
+import { findProjectByRef } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
 import { canSeeProject } from "../access/visibility";
 import type { OrgSummary, Viewer } from "../types";
@@ -62,7 +62,7 @@ export function createIngestDataServices(deps: {
 
   async function project(viewer: Viewer, orgSlug: string, projectSlug: string, what: string) {
     const org = await membershipOrThrow(viewer, orgSlug);
-    const p = await findProjectBySlug(db, org.id, projectSlug);
+    const p = await findProjectByRef(db, org.id, projectSlug);
     if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", `${what} not found.`);
     return { org, project: p };
   }

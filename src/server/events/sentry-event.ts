@@ -179,6 +179,15 @@ export function sentryEventShape(ev: EventDetail) {
     fingerprints: Array.isArray(e.fingerprint) ? e.fingerprint : [],
     errors: [],
     crashFile: null,
+    // Sentry's `context` is the event's `extra`.
+    context: isObj(e.extra) ? e.extra : {},
+    // Errata records no per-field processing remarks (Relay's `_meta`); an SDK's own are kept.
+    _meta: isObj(e._meta) ? e._meta : {},
+    // Issue-platform occurrences do not exist for error events; `resolvedWith` names native
+    // symbol sources (Errata resolves source maps only); Errata suggests no SDK updates.
+    occurrence: null,
+    resolvedWith: [],
+    sdkUpdates: [],
     entries: entries(e, message),
   };
 }
@@ -200,5 +209,7 @@ export function sentryEventListItem(ev: EventDetail) {
     "event.type": full.type,
     tags: full.tags,
     user: full.user,
+    metadata: full.metadata,
+    crashFile: full.crashFile,
   };
 }

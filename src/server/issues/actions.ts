@@ -21,6 +21,7 @@ import {
   unresolve,
 } from "../../core/issue-state/index";
 import { validate } from "../../core/validation";
+import { pickProjectByRef } from "../../ingest/compat/project-ref";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { findUserProfiles, insertActivities, listActivity, moveActivity } from "../../storage/issues/activity";
@@ -122,7 +123,7 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     projectSlug?: string,
   ): Promise<{ issues: IssueRow[]; projects: Map<number, ProjectRow> }> {
     const projects = await deps.projectsOf(org);
-    const project = projectSlug === undefined ? undefined : [...projects.values()].find((p) => p.slug === projectSlug);
+    const project = projectSlug === undefined ? undefined : pickProjectByRef(projects.values(), projectSlug);
     if (projectSlug !== undefined && !project) throw new AppError("not_found", "Project not found.");
     const issues: IssueRow[] = [];
     for (const id of [...new Set(ids)]) {

@@ -3,8 +3,9 @@ import { AppError } from "../../core/errors";
 import { pastedEventId } from "../../core/search/parse-query";
 import type { Db } from "../../storage/db";
 import { getEvent, getLatestEvent } from "../../storage/events/events";
+import { countIssueFeedback, eventsWithAttachments, unhandledIssueIds } from "../../storage/issues/issue-facts";
 import { bucketSeries } from "../../storage/issues/stats";
-import { findProjectBySlug } from "../../storage/orgs/projects";
+import { findProjectByRef } from "../../storage/orgs/projects";
 import type { Access } from "../access/access";
 import { canSeeProject } from "../access/visibility";
 import { withIssueFlags } from "../events/digests";
@@ -75,6 +76,26 @@ export function createIssueReads(deps: {
     return detail as IssueDetail;
   }
 
+  /** Sentry's `isUnhandled` and `latestEventHasAttachments` of a page of issues: two indexed queries for the page. */
+  async function sentryIssueFacts(items: Array<{ id: number; projectId: number; lastEventId?: string | null }>) {
+    const latest = items.flatMap((i) => (i.lastEventId ? [{ projectId: i.projectId, eventId: i.lastEventId }] : []));
+    const [unhandled, withAttachments] = await Promise.all([
+      unhandledIssueIds(
+        db,
+        items.map((i) => i.id),
+      ),
+      eventsWithAttachments(db, latest),
+    ]);
+    const byId = new Map(items.map((i) => [i.id, i]));
+    return (id: number) => {
+      const i = byId.get(id);
+      return {
+        isUnhandled: unhandled.has(id),
+        latestEventHasAttachments: i?.lastEventId ? withAttachments.has(`${i.projectId}:${i.lastEventId}`) : false,
+      };
+    };
+  }
+
   /** Sentry's direct hit: a query that is an event id (or a short id, when asked) names one issue. */
   async function directHit(viewer: Viewer, orgSlug: string, q: IssueListQuery): Promise<IssueDetail | null> {
     const query = (q.query ?? "").trim();
@@ -94,12 +115,13 @@ export function createIssueReads(deps: {
       const hit = await directHit(viewer, orgSlug, q);
       const page = hit ? { items: [hit], nextCursor: null } : await issueStream.search(viewer, orgSlug, { ...q, stats: undefined });
       // Independent reads: on PostgreSQL they overlap on the pool.
-      const [profiles, stats] = await Promise.all([
+      const [profiles, stats, facts] = await Promise.all([
         assigneeProfiles(
           db,
           page.items.flatMap((i) => (i.assigneeUserId ? [i.assigneeUserId] : [])),
         ),
         q.stats && page.items.length > 0 ? issueStats(db, seriesCache, page.items, q.stats, now()) : null,
+        sentryIssueFacts(page.items),
       ]);
       return {
         nextCursor: page.nextCursor,
@@ -108,10 +130,17 @@ export function createIssueReads(deps: {
           ...i,
           assignee: i.assigneeUserId ? (profiles.get(i.assigneeUserId) ?? null) : null,
           ...(stats ? { stats: stats.get(i.id) } : {}),
+          ...facts(i.id),
         })),
       };
     },
     get,
+    async sentryDetailFacts(viewer, orgSlug, issueId) {
+      access.requireScope(viewer, "event:read");
+      const { issue } = await access.issueInOrg(viewer, orgSlug, issueId);
+      const [facts, userReportCount] = await Promise.all([sentryIssueFacts([issue]), countIssueFeedback(db, issue)]);
+      return { ...facts(issue.id), userReportCount };
+    },
   };
 }
 
@@ -128,7 +157,7 @@ export function createEventReads(deps: { db: Db; access: Access }): AppServices[
     async get(viewer, orgSlug, projectSlug, eventId) {
       access.requireScope(viewer, "event:read");
       const org = await access.membershipOrThrow(viewer, orgSlug);
-      const found = await findProjectBySlug(db, org.id, projectSlug);
+      const found = await findProjectByRef(db, org.id, projectSlug);
       const p = found && canSeeProject(org, found.id) ? found : undefined;
       const id = eventId.replace(/-/g, "").toLowerCase();
       const ev = p && /^[0-9a-f]{32}$/.test(id) ? await getEvent(db, p.id, id) : undefined;

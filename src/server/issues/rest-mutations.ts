@@ -34,13 +34,40 @@ export async function issueIdFromPath(viewer: Viewer, org: string, value: string
   return app().issueRedirects.resolve(viewer, org, value);
 }
 
-/** Sentry's issue shape plus the lifecycle fields. */
-export function sentryIssueDetail(issue: IssueDetail, publicUrl: string, orgSlug: string) {
+/** How many activity items Sentry's issue detail carries (newest first). */
+const DETAIL_ACTIVITY = 100;
+
+/**
+ * Sentry's issue detail: the issue shape plus the lifecycle fields, its activity and participants.
+ * Participants are Sentry's subscribers by participation: everyone who acted on the issue (commented,
+ * assigned, resolved…) and the assigned member. Errata records no page views, so `seenBy` is empty
+ * as `hasSeen` is false.
+ */
+export function sentryIssueDetail(issue: IssueDetail, publicUrl: string, orgSlug: string, activity: ActivityItem[]) {
+  const participants = new Map<string, { id: string; name: string; email: string }>();
+  for (const a of activity) if (a.actor) participants.set(a.actor.id, a.actor);
+  if (issue.assigneeUserId && issue.assignee) participants.set(issue.assignee.id, issue.assignee);
   return {
     ...sentryIssue(issue, publicUrl, orgSlug),
     firstRelease: issue.firstRelease ? { version: issue.firstRelease } : null,
     lastRelease: issue.lastRelease ? { version: issue.lastRelease } : null,
+    // The detail has the comments at hand (its newest 500 activities); the list leaves it 0 (a count per issue).
+    numComments: activity.filter((a) => a.kind === "comment").length,
+    activity: activity.slice(0, DETAIL_ACTIVITY).map(sentryActivity),
+    participants: [...participants.values()].map((u) => ({ id: u.id, name: u.name, username: u.email, email: u.email })),
+    seenBy: [],
+    ...(issue.userReportCount !== undefined ? { userReportCount: issue.userReportCount } : {}),
   };
+}
+
+/** The issue detail with its activity and Sentry's extra facts read (the routes answering an issue: detail, update, short id). */
+export async function sentryIssueDetailFor(viewer: Viewer, orgSlug: string, issue: IssueDetail) {
+  const services = app();
+  const [activity, facts] = await Promise.all([
+    services.issueActions.activity(viewer, orgSlug, issue.id),
+    services.issues.sentryDetailFacts(viewer, orgSlug, issue.id),
+  ]);
+  return sentryIssueDetail({ ...issue, ...facts }, services.publicUrl, orgSlug, activity);
 }
 
 function sentryActivityType(a: ActivityItem): string {

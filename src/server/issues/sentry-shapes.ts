@@ -3,6 +3,7 @@
  * and quirks (counts as strings, ISO dates) follow Sentry's serializers.
  */
 import { parseAssignee } from "../../core/assignee";
+import { sentryIssueKind, sentryPriority } from "../../ingest/compat/issue-kind";
 import { sentryEventShape } from "../events/sentry-event";
 import type { EventDetail, IssueSummary } from "../types";
 
@@ -15,6 +16,11 @@ function sentryActor(a: { id: string; name: string; email: string }) {
 
 export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: string) {
   const assignee = issue.assignee;
+  const kind = sentryIssueKind(issue.type);
+  const count = String(issue.count);
+  const firstSeen = new Date(issue.firstSeen).toISOString();
+  const lastSeen = new Date(issue.lastSeen).toISOString();
+  // One literal with fixed keys (no spreads): lists shape up to 100 of these per request.
   return {
     id: String(issue.id),
     shortId: issue.shortId,
@@ -31,6 +37,11 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
     platform: issue.platform ?? null,
     project: { id: String(issue.projectId), slug: issue.projectSlug, name: issue.projectSlug },
     type: issue.type,
+    issueType: kind.issueType,
+    issueCategory: kind.issueCategory,
+    priority: sentryPriority(issue.level),
+    // Nobody sets a priority by hand in Errata.
+    priorityLockedAt: null,
     metadata: issue.metadata,
     numComments: 0,
     assignedTo: assignee ? sentryActor(assignee) : null,
@@ -38,10 +49,28 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
     isSubscribed: false,
     hasSeen: false,
     annotations: [],
-    count: String(issue.count),
+    count,
     userCount: issue.userCount,
-    firstSeen: new Date(issue.firstSeen).toISOString(),
-    lastSeen: new Date(issue.lastSeen).toISOString(),
+    firstSeen,
+    lastSeen,
+    // Only where the caller read them (services.issues list, sentryDetailFacts): undefined is left out.
+    isUnhandled: issue.isUnhandled,
+    latestEventHasAttachments: issue.latestEventHasAttachments,
+    // Errata's counts are the issue's whole life; `filtered` (counts under the search's filters) is not computed.
+    lifetime: { count, userCount: issue.userCount, firstSeen, lastSeen, stats: null },
+    filtered: null,
+    // No inbox ("for review") in Errata; no public share links; subscriptions are not kept per issue.
+    inbox: null,
+    shareId: null,
+    subscriptionDetails: null,
+    // Sessions are counted per release, not read for issue lists (Sentry: only with expand=sessions).
+    sessionCount: null,
+    // No Seer, no integrations or Sentry apps to link issues from.
+    seerAutofixLastTriggered: null,
+    seerExplorerAutofixLastTriggered: null,
+    seerFixabilityScore: null,
+    integrationIssues: [],
+    sentryAppIssues: [],
   };
 }
 

@@ -32,6 +32,7 @@ export function toIssueSummary(row: IssueRow, projects: Map<number, ProjectRow>)
     assigneeUserId: row.assigneeUserId,
     statusDetails: statusDetailsOf(row),
     platform: project?.platform,
+    lastEventId: row.lastEventId,
   };
 }
 

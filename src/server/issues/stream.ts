@@ -17,6 +17,7 @@ import {
   type SearchCondition,
   tagKeysToCheck,
 } from "../../core/search/parse-query";
+import { pickProjectByRef } from "../../ingest/compat/project-ref";
 import type { Db } from "../../storage/db";
 import { type AttachmentFile, getAttachment, listEventAttachments } from "../../storage/events/attachments";
 import { getEvent, getLatestEvent, type StoredEvent } from "../../storage/events/events";
@@ -266,7 +267,8 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
 
   function projectIdsFor(projects: Map<number, ProjectRow>, slug: string | undefined, ids?: number[]): number[] {
     const all = [...projects.values()];
-    return (slug ? all.filter((p) => p.slug === slug) : all).filter((p) => !ids || ids.includes(p.id)).map((p) => p.id);
+    const named = slug ? pickProjectByRef(all, slug) : undefined;
+    return (slug ? all.filter((p) => p === named) : all).filter((p) => !ids || ids.includes(p.id)).map((p) => p.id);
   }
 
   async function resolveAssignee(org: OrgSummary, viewer: Viewer, value: string): Promise<string | null> {
@@ -407,7 +409,7 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
 
     async firstIssue(viewer, orgSlug, projectSlug) {
       const { projects } = await orgAndProjects(viewer, orgSlug);
-      const project = [...projects.values()].find((p) => p.slug === projectSlug);
+      const project = pickProjectByRef(projects.values(), projectSlug);
       if (!project) throw new AppError("not_found", "Project not found.");
       const row = await getFirstIssue(db, project.id);
       return row ? toIssueSummary(row, projects) : null;

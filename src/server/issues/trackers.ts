@@ -22,7 +22,7 @@ import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { getEvent } from "../../storage/events/events";
 import { deleteIssueLink, issueLinks, setIssueLink } from "../../storage/issues/links";
-import { findProjectBySlug, readProjectSettings, writeProjectSettings } from "../../storage/orgs/projects";
+import { findProjectByRef, readProjectSettings, writeProjectSettings } from "../../storage/orgs/projects";
 import { firstEventRef } from "../../storage/ownership/ownership";
 import type { Access } from "../access/access";
 import { requirePermission } from "../access/access";
@@ -79,7 +79,7 @@ export function createTrackerServices(deps: TrackerDeps): TrackerServices {
   async function project(viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) {
     const org = await access.membershipOrThrow(viewer, orgSlug);
     requirePermission(viewer, org, write ? "project.write" : "project.read");
-    const p = await findProjectBySlug(db, org.id, projectSlug);
+    const p = await findProjectByRef(db, org.id, projectSlug);
     if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
     return { org, project: p };
   }

@@ -6,7 +6,7 @@
 import { regionUrlFor } from "../../ingest/compat/region-url";
 import type { ProjectKeyView } from "../orgs/project-admin";
 import type { OrgSummary, Viewer } from "../types";
-import type { InvitationInfo, MemberInfo } from "./members";
+import type { InvitationInfo, MemberInfo, MemberSentryFacts } from "./members";
 import type { TeamView } from "./teams";
 
 /**
@@ -32,7 +32,18 @@ export const sentryOrg = (o: OrgSummary, publicUrl: string, userAgent: string | 
   features: [] as string[],
 });
 
-export const sentryMember = (m: MemberInfo) => ({
+/** Sentry's member flags: only `sso:linked` can be true here (no SCIM provisioning, no member limits). */
+const memberFlags = (ssoLinked: boolean) => ({
+  "idp:provisioned": false,
+  "idp:role-restricted": false,
+  "sso:linked": ssoLinked,
+  "sso:invalid": false,
+  "member-limit:restricted": false,
+  "partnership:restricted": false,
+});
+
+/** Sentry's member in a list: a joined member's invitation is "approved"; `inviterName` when they joined by invitation. */
+export const sentryMember = (m: MemberInfo, f: MemberSentryFacts) => ({
   id: m.userId,
   email: m.email,
   name: m.name,
@@ -40,9 +51,41 @@ export const sentryMember = (m: MemberInfo) => ({
   orgRole: m.role,
   pending: false,
   expired: false,
+  inviteStatus: "approved",
+  inviterName: f.inviters.get(m.userId) ?? null,
+  flags: memberFlags(f.ssoLinked.has(m.userId)),
   dateCreated: new Date(m.createdAt).toISOString(),
   user: { id: m.userId, email: m.email, name: m.name },
 });
+
+const ROLE_NAMES: Record<string, string> = { viewer: "Viewer", member: "Member", admin: "Admin", owner: "Owner" };
+
+/**
+ * Sentry's member detail: the list shape plus teams and roles. Errata has no team roles: a team
+ * membership is Sentry's default ("contributor", which Sentry sends as a null `role`), and there is
+ * no team-role list to choose from.
+ */
+export const sentryMemberDetail = (m: MemberInfo, f: MemberSentryFacts) => {
+  const teams = f.teams.get(m.userId) ?? [];
+  return {
+    ...sentryMember(m, f),
+    // A joined member has no invitation link left.
+    invite_link: null,
+    isOnlyOwner: m.role === "owner" && f.owners === 1,
+    teams,
+    teamRoles: teams.map((teamSlug) => ({ teamSlug, role: null })),
+    teamRoleList: [],
+    orgRoleList: f.roles.map((r) => ({
+      id: r.id,
+      name: ROLE_NAMES[r.id] ?? r.id,
+      scopes: r.scopes,
+      allowed: r.allowed,
+      isAllowed: r.allowed,
+      isRetired: false,
+      isTeamRolesAllowed: false,
+    })),
+  };
+};
 
 /** Sentry's user serializer for the caller (`GET /api/0/auth/`): identity only, no secrets. */
 export const sentryUser = (v: Viewer) => ({
@@ -62,7 +105,7 @@ export const sentryUser = (v: Viewer) => ({
 });
 
 /** A pending invitation as Sentry lists it among the members: no user yet, `pending: true`. */
-export const sentryInvitedMember = (i: InvitationInfo) => ({
+export const sentryInvitedMember = (i: InvitationInfo, members: MemberInfo[]) => ({
   id: `invite-${i.id}`,
   email: i.email,
   name: i.email,
@@ -71,16 +114,28 @@ export const sentryInvitedMember = (i: InvitationInfo) => ({
   pending: true,
   expired: false,
   inviteStatus: "approved",
+  // The inviter's name while they are a member (their email when they set none).
+  inviterName: ((m) => (m ? m.name || m.email : null))(members.find((m) => m.userId === i.invitedBy)),
+  flags: memberFlags(false),
   dateCreated: new Date(i.createdAt).toISOString(),
   user: null,
 });
 
+/** Sentry's team, as the caller stands to it. Errata has no team roles, join requests or team avatars. */
 export const sentryTeam = (t: TeamView) => ({
   id: String(t.id),
   slug: t.slug,
   name: t.name,
+  dateCreated: new Date(t.createdAt).toISOString(),
   memberCount: t.members.length,
   projects: t.projects.map((p) => ({ id: String(p.id), slug: p.slug, name: p.name })),
+  access: t.forViewer.access,
+  isMember: t.forViewer.isMember,
+  hasAccess: t.forViewer.hasAccess,
+  isPending: false,
+  teamRole: t.forViewer.teamRole,
+  flags: { "idp:provisioned": false },
+  avatar: { avatarType: "letter_avatar", avatarUuid: null },
 });
 
 export const sentryKey = (k: ProjectKeyView, projectId: number) => ({
@@ -92,4 +147,11 @@ export const sentryKey = (k: ProjectKeyView, projectId: number) => ({
   projectId,
   dateCreated: new Date(k.createdAt).toISOString(),
   dsn: { public: k.dsn },
+  // Errata never issues the deprecated secret half; an imported DSN's is kept verbatim.
+  secret: k.secretKey,
+  rateLimit: k.rateLimit,
+  // Errata serves no JavaScript Loader script, so no loader version or options to choose.
+  browserSdk: null,
+  browserSdkVersion: null,
+  dynamicSdkLoaderOptions: null,
 });

@@ -4,15 +4,18 @@
  * has no team, every member sees every project; the first team created starts with all of the
  * org's members and projects, so creating it hides nothing until someone narrows it.
  */
+
 import { z } from "zod";
 import { AppError } from "../../core/errors";
 import { nameSchema, slugify, validate } from "../../core/validation";
+import { pickProjectByRef } from "../../ingest/compat/project-ref";
 import type { Db } from "../../storage/db";
 import { isUniqueViolation, writeTx } from "../../storage/dialect";
 import { listMembers } from "../../storage/members/members";
 import { deleteTeam, insertTeam, listTeams, setTeamMember, setTeamProject } from "../../storage/members/teams";
 import { listProjectsOfOrg } from "../../storage/orgs/projects";
-import { requirePermission } from "../access/access";
+import { credentialOf, requirePermission } from "../access/access";
+import { accessScopes, roleAtLeast } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
 
 export interface TeamView {
@@ -21,6 +24,10 @@ export interface TeamView {
   name: string;
   members: Array<{ userId: string; email: string; name: string; role: string }>;
   projects: Array<{ id: number; slug: string; name: string }>;
+  /** epoch ms */
+  createdAt: number;
+  /** the team as the caller stands to it (Sentry's `access`, `isMember`, `hasAccess`) */
+  forViewer: { access: string[]; isMember: boolean; hasAccess: boolean; teamRole: "admin" | "contributor" | null };
 }
 
 export interface TeamsPage {
@@ -56,10 +63,13 @@ export function createTeamServices(deps: {
     return org;
   }
 
-  async function view(org: OrgSummary) {
+  async function view(org: OrgSummary, viewer: Viewer): Promise<Omit<TeamsPage, "org">> {
     const [teams, members, projects] = await Promise.all([listTeams(db, org.id), listMembers(db, org.id), listProjectsOfOrg(db, org.id)]);
     const m = members.map((x) => ({ userId: x.userId, email: x.email, name: x.name, role: x.role }));
     const p = projects.map((x) => ({ id: x.id, slug: x.slug, name: x.name }));
+    const access = accessScopes(org.role, credentialOf(viewer));
+    // Who teams do not restrict (admins, owners, orgs without teams: access/visibility.ts) reaches every team's projects.
+    const seesAll = org.visibleProjectIds == null;
     return {
       members: m,
       projects: p,
@@ -67,14 +77,22 @@ export function createTeamServices(deps: {
         id: t.id,
         slug: t.slug,
         name: t.name,
+        createdAt: t.createdAt,
         members: m.filter((x) => t.memberIds.includes(x.userId)),
         projects: p.filter((x) => t.projectIds.includes(x.id)),
+        forViewer: {
+          access,
+          isMember: t.memberIds.includes(viewer.userId),
+          hasAccess: seesAll || t.memberIds.includes(viewer.userId),
+          // Sentry's team role of a member: the least one their org role carries (no team roles here).
+          teamRole: t.memberIds.includes(viewer.userId) ? (roleAtLeast(org.role, "admin") ? "admin" : "contributor") : null,
+        },
       })),
     };
   }
 
-  async function teamOf(org: OrgSummary, teamSlug: string): Promise<TeamView> {
-    const team = (await view(org)).teams.find((t) => t.slug === teamSlug);
+  async function teamOf(org: OrgSummary, viewer: Viewer, teamSlug: string): Promise<TeamView> {
+    const team = (await view(org, viewer)).teams.find((t) => t.slug === teamSlug);
     if (!team) throw new AppError("not_found", "Team not found.");
     return team;
   }
@@ -82,7 +100,7 @@ export function createTeamServices(deps: {
   return {
     async page(viewer, orgSlug) {
       const org = await admin(viewer, orgSlug, false);
-      return { org, ...(await view(org)) };
+      return { org, ...(await view(org, viewer)) };
     },
 
     async create(viewer, orgSlug, input) {
@@ -111,28 +129,28 @@ export function createTeamServices(deps: {
           });
         throw err;
       }
-      return teamOf(org, slug);
+      return teamOf(org, viewer, slug);
     },
 
     async setMember(viewer, orgSlug, teamSlug, userId, on) {
       const org = await admin(viewer, orgSlug, true);
-      const team = await teamOf(org, teamSlug);
+      const team = await teamOf(org, viewer, teamSlug);
       if (on && !(await listMembers(db, org.id)).some((m) => m.userId === userId)) throw new AppError("not_found", "Member not found.");
       await writeTx(db, (tx) => setTeamMember(tx, team.id, userId, on));
-      return teamOf(org, teamSlug);
+      return teamOf(org, viewer, teamSlug);
     },
 
     async setProject(viewer, orgSlug, teamSlug, projectSlug, on) {
       const org = await admin(viewer, orgSlug, true);
-      const team = await teamOf(org, teamSlug);
-      const project = (await listProjectsOfOrg(db, org.id)).find((p) => p.slug === projectSlug);
+      const team = await teamOf(org, viewer, teamSlug);
+      const project = pickProjectByRef(await listProjectsOfOrg(db, org.id), projectSlug);
       if (!project) throw new AppError("not_found", "Project not found.");
       await writeTx(db, (tx) => setTeamProject(tx, team.id, project.id, on));
     },
 
     async remove(viewer, orgSlug, teamSlug) {
       const org = await admin(viewer, orgSlug, true);
-      const team = await teamOf(org, teamSlug);
+      const team = await teamOf(org, viewer, teamSlug);
       await writeTx(db, (tx) => deleteTeam(tx, team.id));
     },
   };

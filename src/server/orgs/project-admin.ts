@@ -33,6 +33,7 @@ import { deleteProjectAndData } from "../../storage/orgs/project-delete";
 import { readProjectProcessing, switchGroupingVersion } from "../../storage/orgs/project-processing";
 import {
   findKey,
+  findProjectByRef,
   findProjectBySlug,
   insertKey,
   insertProject,
@@ -55,6 +56,10 @@ export interface ProjectKeyView {
   dsn: string;
   active: boolean;
   createdAt: number;
+  /** Sentry's deprecated secret half, kept only for keys imported from a DSN that had one */
+  secretKey: string | null;
+  /** the installation's per-key limit, which binds every key (Sentry's key `rateLimit`); null: unlimited */
+  rateLimit: { window: number; count: number } | null;
 }
 
 export interface ProjectSettingsView {
@@ -281,6 +286,8 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     dsn: formatDsn(config.publicUrl, k.publicKey, k.dsnProjectId ?? p.id),
     active: k.active,
     createdAt: k.createdAt,
+    secretKey: k.secretKey,
+    rateLimit: config.rateLimits.keyEvents > 0 ? { window: config.rateLimits.windowSeconds, count: config.rateLimits.keyEvents } : null,
   });
 
   async function keyOrThrow(p: ProjectRow, keyId: number): Promise<KeyRow> {

@@ -4,8 +4,10 @@ import { listEnvironments } from "../../storage/issues/environments";
 import { firstSeenOfProject } from "../../storage/issues/issues";
 import { listTeams } from "../../storage/members/teams";
 import { listMemberships } from "../../storage/orgs/orgs";
+import { type ProjectFacts, readProjectFacts } from "../../storage/orgs/project-facts";
 import { type Access, credentialOf } from "../access/access";
-import { permitsAll } from "../access/permissions";
+import { accessScopes, permitsAll } from "../access/permissions";
+import { canSeeProject } from "../access/visibility";
 import type { AppServices } from "../services";
 import type { ProjectSummary, Viewer } from "../types";
 import { createOrganization } from "./create";
@@ -37,6 +39,14 @@ export interface ProjectReads {
   ownership(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectOwnership>;
   /** Sentry's environment lists: the names one project's events carried, or (no project) those of every project the viewer sees. */
   environments(viewer: Viewer, orgSlug: string, projectRef?: string): Promise<string[]>;
+  /** What Sentry's project serializer reads besides the project: the caller's scopes and, per visible project, its facts (one query per table). */
+  sentryFacts(viewer: Viewer, orgSlug: string, projectIds: number[]): Promise<ProjectSentryFacts>;
+}
+
+export interface ProjectSentryFacts {
+  /** Sentry's `access`: the scopes the caller acts with in the organization */
+  access: string[];
+  facts: Map<number, ProjectFacts>;
 }
 
 export interface ProjectOwnership {
@@ -47,9 +57,8 @@ export interface ProjectOwnership {
 export function createProjectReads(deps: { db: Db; access: Access }): ProjectReads {
   const { db, access } = deps;
 
-  // Sentry's project detail routes take `project_id_or_slug`.
-  const visible = (viewer: Viewer, orgSlug: string, projectRef: string) =>
-    access.projectOrThrow(viewer, orgSlug, projectRef, "project.read", { idOrSlug: true });
+  // Sentry's project routes take `project_id_or_slug` (access.projectOrThrow reads either).
+  const visible = (viewer: Viewer, orgSlug: string, projectRef: string) => access.projectOrThrow(viewer, orgSlug, projectRef, "project.read");
 
   return {
     async list(viewer, orgSlug) {
@@ -59,6 +68,14 @@ export function createProjectReads(deps: { db: Db; access: Access }): ProjectRea
     async get(viewer, orgSlug, projectSlug) {
       const { project } = await visible(viewer, orgSlug, projectSlug);
       return access.projectSummary(project);
+    },
+    async sentryFacts(viewer, orgSlug, projectIds) {
+      const org = await access.authorize(viewer, orgSlug, "project.read");
+      const facts = await readProjectFacts(
+        db,
+        projectIds.filter((id) => canSeeProject(org, id)),
+      );
+      return { access: accessScopes(org.role, credentialOf(viewer)), facts };
     },
     async ownership(viewer, orgSlug, projectSlug) {
       const { org, project } = await visible(viewer, orgSlug, projectSlug);

@@ -13,7 +13,7 @@ import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { listMembers } from "../../storage/members/members";
 import { listTeams } from "../../storage/members/teams";
-import { findProjectBySlug } from "../../storage/orgs/projects";
+import { findProjectByRef } from "../../storage/orgs/projects";
 import {
   type CodeownersRow,
   deleteCodeowners,
@@ -108,7 +108,7 @@ export function createCodeownersServices(deps: CodeownersDeps): CodeownersServic
   async function projectOf(viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) {
     const org = await membershipOrThrow(viewer, orgSlug);
     requirePermission(viewer, org, write ? "project.write" : "project.read");
-    const project = await findProjectBySlug(db, org.id, projectSlug);
+    const project = await findProjectByRef(db, org.id, projectSlug);
     if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
     return { org, project };
   }

@@ -26,7 +26,7 @@ import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { getEvent } from "../../storage/events/events";
 import { getIssue } from "../../storage/issues/issues";
-import { findProjectById, findProjectBySlug, type ProjectRow } from "../../storage/orgs/projects";
+import { findProjectById, findProjectByRef, type ProjectRow } from "../../storage/orgs/projects";
 import {
   findOwnership,
   firstEventRef,
@@ -161,7 +161,7 @@ export function createOwnershipServices(deps: OwnershipDeps): OwnershipServices 
   async function projectAccess(viewer: Viewer, orgSlug: string, projectSlug: string, scope: string) {
     requireScope(viewer, scope);
     const org = await membershipOrThrow(viewer, orgSlug);
-    const project = await findProjectBySlug(db, org.id, projectSlug);
+    const project = await findProjectByRef(db, org.id, projectSlug);
     if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
     return { org, project };
   }

@@ -21,7 +21,7 @@ import { normalizeDebugId } from "../../core/sourcemaps/debug-id";
 import type { Logger } from "../../log";
 import type { Db } from "../../storage/db";
 import { isUniqueViolation, writeTx } from "../../storage/dialect";
-import { findProjectBySlug, listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
+import { findProjectByRef, listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
 import {
   addBundleProjects,
   bundleDebugIds,
@@ -390,7 +390,7 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
 
     async uploadReleaseFile(viewer, orgSlug, projectSlug, version, req) {
       const org = await uploader(viewer, orgSlug);
-      const project = await findProjectBySlug(db, org.id, projectSlug);
+      const project = await findProjectByRef(db, org.id, projectSlug);
       if (!project) throw new AppError("not_found", "Project not found.");
       // The file plus its form fields.
       const form = await formData(req, config.maxFileSize + 64 * 1024, "Request too large");

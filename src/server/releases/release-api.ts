@@ -5,9 +5,11 @@
  * serializer shape. Who may: `release.read` and `release.write` in the permission table (members
  * and above write releases, as in Sentry: CI runs with a developer's token).
  */
+
 import { z } from "zod";
 import { AppError } from "../../core/errors";
 import { validate } from "../../core/validation";
+import { pickProjectByRef } from "../../ingest/compat/project-ref";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import type { ProjectRow } from "../../storage/orgs/projects";
@@ -174,6 +176,9 @@ function commitJson(c: ReleaseCommit) {
     repository: { name: c.repository },
     previousCommit: c.previousCommit,
     author: c.authorEmail || c.authorName ? { name: c.authorName, email: c.authorEmail } : null,
+    // Errata keeps no pull requests (no repository integration); "" is Sentry's type of a commit that is no suspect.
+    pullRequest: null,
+    suspectCommitType: "",
   };
 }
 
@@ -353,8 +358,8 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
       const ctx = await reader(viewer, orgSlug);
       let onlyProjectId: number | undefined;
       if (q.project) {
-        // Sentry names the project by id on the org endpoint, by slug on the project one.
-        const p = [...ctx.projects.values()].find((x) => x.slug === q.project || String(x.id) === q.project);
+        // Sentry's project_id_or_slug: the org endpoint sends ids, the project one slugs or ids.
+        const p = pickProjectByRef(ctx.projects.values(), q.project);
         if (!p) throw new AppError("not_found", "Project not found.");
         onlyProjectId = p.id;
       }
@@ -384,7 +389,9 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
     async create(viewer, orgSlug, input, projectSlug) {
       const ctx = await writer(viewer, orgSlug);
       const body = validate(createSchema, input);
-      const projectIds = projectIdsOf(ctx.projects, [...(body.projects ?? []), ...(projectSlug ? [projectSlug] : [])]);
+      // The path's project (slug or id) is a slug here; the body's `projects` are slugs, as in Sentry.
+      const pathSlug = projectSlug ? (pickProjectByRef(ctx.projects.values(), projectSlug)?.slug ?? projectSlug) : undefined;
+      const projectIds = projectIdsOf(ctx.projects, [...(body.projects ?? []), ...(pathSlug ? [pathSlug] : [])]);
       const at = now();
       const made = await writeTx(db, (tx) => ensureRelease(tx, { orgId: ctx.org.id, version: body.version, projectIds, now: at }));
       await apply(made.id, body, [], at);

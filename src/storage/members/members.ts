@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Db } from "../db";
 import type { Tx } from "../dialect";
-import type { MembersTable } from "../schema";
+import type { InvitationsTable, MembersTable } from "../schema";
 
 export interface MemberRow {
   userId: string;
@@ -56,4 +56,27 @@ export async function deleteMember(tx: Tx, orgId: number, userId: string): Promi
     .where("user_id", "=", userId)
     .where("team_id", "in", (eb) => eb.selectFrom("teams").select("id").where("org_id", "=", orgId))
     .execute();
+}
+
+/**
+ * Who invited each member who joined through an invitation (Sentry's `inviterName`): member user
+ * id → the inviter's name (their email when they set none). The latest accepted invitation wins.
+ */
+export async function invitersOfMembers(db: Db, orgId: number): Promise<Map<string, string>> {
+  const k = db.kysely as unknown as Kysely<UserTable & { invitations: InvitationsTable }>;
+  const rows = await k
+    .selectFrom("invitations")
+    .innerJoin("user", "user.id", "invitations.invited_by")
+    .select(["invitations.accepted_user_id", "user.name", "user.email"])
+    .where("invitations.org_id", "=", orgId)
+    .where("invitations.accepted_user_id", "is not", null)
+    .orderBy("invitations.accepted_at")
+    .execute();
+  return new Map(rows.map((r) => [r.accepted_user_id as string, r.name || r.email]));
+}
+
+/** The members who signed in through the organization's single sign-on (Sentry's `sso:linked`). */
+export async function ssoLinkedMembers(db: Db, orgId: number): Promise<Set<string>> {
+  const rows = await db.kysely.selectFrom("sso_identities").select("user_id").where("org_id", "=", orgId).groupBy("user_id").execute();
+  return new Set(rows.map((r) => r.user_id));
 }

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { DEFAULT_GROUPING_VERSION } from "../../core/grouping/index";
+import { projectIdOfRef } from "../../ingest/compat/project-ref";
 import { insertDefaultAlerting } from "../alerts/rules";
 import type { Db } from "../db";
 import { isPostgres, type Tx } from "../dialect";
@@ -188,6 +189,15 @@ export async function findProjectBySlug(db: Db, orgId: number, slug: string): Pr
     .where("slug", "=", slug)
     .executeTakeFirst();
   return row ? toProject(row) : undefined;
+}
+
+/** Sentry's `project_id_or_slug` (compat/project-ref.ts): the org's project by slug, else by numeric id. */
+export async function findProjectByRef(db: Db, orgId: number, ref: string): Promise<ProjectRow | undefined> {
+  const bySlug = await findProjectBySlug(db, orgId, ref);
+  const id = projectIdOfRef(ref);
+  if (bySlug || id === null) return bySlug;
+  const byId = await findProjectById(db, id);
+  return byId?.orgId === orgId ? byId : undefined;
 }
 
 export async function findProjectById(db: Db, id: number): Promise<ProjectRow | undefined> {

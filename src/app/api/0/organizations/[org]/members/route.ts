@@ -6,11 +6,12 @@ import { sentryInvitedMember, sentryMember } from "@/server/members/sentry-shape
 export const GET = apiRoute<{ org: string }>("member.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const services = app();
-  const [members, invited] = await Promise.all([
+  const [members, invited, facts] = await Promise.all([
     services.members.list(viewer, params.org),
     services.members.pendingInvitations(viewer, params.org),
+    services.members.sentryFacts(viewer, params.org),
   ]);
-  return Response.json([...members.map(sentryMember), ...invited.map(sentryInvitedMember)]);
+  return Response.json([...members.map((m) => sentryMember(m, facts)), ...invited.map((i) => sentryInvitedMember(i, members))]);
 });
 
 // Sentry: {email, orgRole (or role), sendInvite?}; answers the pending invitation.

@@ -1,19 +1,21 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryProject } from "@/server/orgs/sentry-project";
+import { sentryProjectDetail } from "@/server/orgs/sentry-project";
 
 type P = { org: string; project: string };
 
 async function detail(req: Request, org: string, slug: string) {
   const viewer = await requireViewer(req);
   const services = app();
-  const [project, orgSummary, ownership, grouping] = await Promise.all([
+  const [project, orgSummary, own, settings, grouping] = await Promise.all([
     services.projects.get(viewer, org, slug),
     services.orgs.get(viewer, org),
     services.projects.ownership(viewer, org, slug),
+    services.projects.settings(viewer, org, slug),
     services.projects.groupingRules(viewer, org, slug),
   ]);
-  return { ...sentryProject(project, orgSummary, ownership), ...grouping };
+  const { access, facts } = await services.projects.sentryFacts(viewer, org, [project.id]);
+  return { ...sentryProjectDetail(project, orgSummary, { access, facts: facts.get(project.id), own }, settings), ...grouping };
 }
 
 // Sentry's project detail, with its grouping fields (fingerprintingRules, groupingEnhancements).

@@ -1,7 +1,7 @@
 import { isAppError } from "@/core/errors";
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { issueIdFromPath, issueUpdateFromBody, sentryIssueDetail } from "@/server/issues/rest-mutations";
+import { issueIdFromPath, issueUpdateFromBody, sentryIssueDetailFor } from "@/server/issues/rest-mutations";
 
 export const GET = apiRoute<{ org: string; issueId: string }>("event.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
@@ -14,7 +14,7 @@ export const GET = apiRoute<{ org: string; issueId: string }>("event.read", asyn
     return target;
   });
   if (typeof issue === "number") return movedTo(services.publicUrl, params.org, issue);
-  return Response.json(sentryIssueDetail(issue, services.publicUrl, params.org));
+  return Response.json(await sentryIssueDetailFor(viewer, params.org, issue));
 });
 
 function movedTo(publicUrl: string, org: string, target: number): Response {
@@ -32,7 +32,7 @@ export const PUT = apiRoute<{ org: string; issueId: string }>("issue.update", as
   // Sentry's synonyms and ignorable keys first; the service validates strictly (validation_failed naming the field).
   const body = issueUpdateFromBody(await readJson(req));
   const issue = await services.issueActions.update(viewer, params.org, await issueIdFromPath(viewer, params.org, params.issueId), body);
-  return Response.json(sentryIssueDetail(issue, services.publicUrl, params.org));
+  return Response.json(await sentryIssueDetailFor(viewer, params.org, issue));
 });
 
 // Deleting an issue removes its events; later events of its fingerprint start a new issue. 202 like Sentry.

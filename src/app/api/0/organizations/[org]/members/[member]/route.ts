@@ -1,18 +1,17 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryMember } from "@/server/members/sentry-shapes";
+import { sentryMemberDetail } from "@/server/members/sentry-shapes";
 
 async function memberOrThrow(req: Request, org: string, id: string) {
   const viewer = await requireViewer(req);
-  const m = (await app().members.list(viewer, org)).find((x) => x.userId === id);
-  return { viewer, m };
+  const [members, facts] = await Promise.all([app().members.list(viewer, org), app().members.sentryFacts(viewer, org)]);
+  const found = members.find((x) => x.userId === id);
+  return { viewer, m: found ? sentryMemberDetail(found, facts) : undefined };
 }
 
 export const GET = apiRoute<{ org: string; member: string }>("member.read", async (req, { params }) => {
   const { m } = await memberOrThrow(req, params.org, params.member);
-  return m
-    ? Response.json(sentryMember(m))
-    : Response.json({ error: { code: "not_found", message: "Member not found." } }, { status: 404 });
+  return m ? Response.json(m) : Response.json({ error: { code: "not_found", message: "Member not found." } }, { status: 404 });
 });
 
 // Sentry: {orgRole} changes the role (owners only).
@@ -22,7 +21,7 @@ export const PUT = apiRoute<{ org: string; member: string }>("member.admin", asy
   const role = typeof body.orgRole === "string" ? body.orgRole : typeof body.role === "string" ? body.role : "";
   await app().members.changeRole(viewer, params.org, params.member, role);
   const { m } = await memberOrThrow(req, params.org, params.member);
-  return Response.json(m ? sentryMember(m) : {});
+  return Response.json(m ?? {});
 });
 
 export const DELETE = apiRoute<{ org: string; member: string }>("member.admin", async (req, { params }) => {

@@ -1,7 +1,7 @@
 import { AppError } from "@/core/errors";
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { sentryIssueDetail } from "@/server/issues/rest-mutations";
+import { sentryIssueDetailFor } from "@/server/issues/rest-mutations";
 
 // Sentry's short id lookup: `WEB-12` → the issue with its organization and project slugs.
 export const GET = apiRoute<{ org: string; shortId: string }>("event.read", async (req, { params }) => {
@@ -15,7 +15,7 @@ export const GET = apiRoute<{ org: string; shortId: string }>("event.read", asyn
     projectSlug: found.project.slug,
     groupId: String(issue.id),
     shortId: issue.shortId,
-    group: sentryIssueDetail(issue, services.publicUrl, params.org),
+    group: await sentryIssueDetailFor(viewer, params.org, issue),
   });
 });
 export const dynamic = "force-dynamic";
