@@ -58,7 +58,8 @@ export function createProjectReads(deps: { db: Db; access: Access }): ProjectRea
   const { db, access } = deps;
 
   // Sentry's project routes take `project_id_or_slug` (access.projectOrThrow reads either).
-  const visible = (viewer: Viewer, orgSlug: string, projectRef: string) => access.projectOrThrow(viewer, orgSlug, projectRef, "project.read");
+  const visible = (viewer: Viewer, orgSlug: string, projectRef: string) =>
+    access.projectOrThrow(viewer, orgSlug, projectRef, "project.read");
 
   return {
     async list(viewer, orgSlug) {
