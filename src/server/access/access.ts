@@ -36,7 +36,7 @@ export interface Access {
   /**
    * The org and one of its projects, when the viewer may do `action` there (checked before any
    * lookup) and sees the project; else forbidden or not_found. By slug, else by the project's
-   * numeric id in the org (Sentry's `project_id_or_slug`, compat/project-ref.ts).
+   * numeric id in the org (Sentry's `project_id_or_slug`, core/project-ref.ts).
    */
   projectOrThrow(viewer: Viewer, orgSlug: string, projectRef: string, action: Action): Promise<{ org: OrgSummary; project: ProjectRow }>;
   /** The org's projects the viewer may see, by id. */
@@ -72,7 +72,7 @@ export function createAccess(db: Db, config: Config): Access {
     if (viewer.scopes && !viewer.scopes.includes(scope)) throw new AppError("forbidden", `This token lacks the "${scope}" scope.`);
   }
 
-  /** Sentry's `project_id_or_slug` (compat/project-ref.ts): the slug, else the project's id in this org. */
+  /** Sentry's `project_id_or_slug` (core/project-ref.ts): the slug, else the project's id in this org. */
   async function projectOrThrow(viewer: Viewer, orgSlug: string, projectRef: string, action: Action) {
     const org = await authorize(viewer, orgSlug, action);
     const project = await findProjectByRef(db, org.id, projectRef);

@@ -20,8 +20,8 @@ import {
   type Transition,
   unresolve,
 } from "../../core/issue-state/index";
+import { pickProjectByRef } from "../../core/project-ref";
 import { validate } from "../../core/validation";
-import { pickProjectByRef } from "../../ingest/compat/project-ref";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { findUserProfiles, insertActivities, listActivity, moveActivity } from "../../storage/issues/activity";

@@ -8,6 +8,7 @@
 import { teamActor, teamRef } from "../../core/assignee";
 import { limitDepth, MAX_EVENT_DEPTH } from "../../core/bounded-json";
 import { AppError } from "../../core/errors";
+import { pickProjectByRef } from "../../core/project-ref";
 import {
   compileIssueSearch,
   type IssueSearch,
@@ -17,7 +18,6 @@ import {
   type SearchCondition,
   tagKeysToCheck,
 } from "../../core/search/parse-query";
-import { pickProjectByRef } from "../../ingest/compat/project-ref";
 import type { Db } from "../../storage/db";
 import { type AttachmentFile, getAttachment, listEventAttachments } from "../../storage/events/attachments";
 import { getEvent, getLatestEvent, type StoredEvent } from "../../storage/events/events";

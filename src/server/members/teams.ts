@@ -7,8 +7,8 @@
 
 import { z } from "zod";
 import { AppError } from "../../core/errors";
+import { pickProjectByRef } from "../../core/project-ref";
 import { nameSchema, slugify, validate } from "../../core/validation";
-import { pickProjectByRef } from "../../ingest/compat/project-ref";
 import type { Db } from "../../storage/db";
 import { isUniqueViolation, writeTx } from "../../storage/dialect";
 import { listMembers } from "../../storage/members/members";

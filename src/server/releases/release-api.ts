@@ -8,8 +8,8 @@
 
 import { z } from "zod";
 import { AppError } from "../../core/errors";
+import { pickProjectByRef } from "../../core/project-ref";
 import { validate } from "../../core/validation";
-import { pickProjectByRef } from "../../ingest/compat/project-ref";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import type { ProjectRow } from "../../storage/orgs/projects";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { DEFAULT_GROUPING_VERSION } from "../../core/grouping/index";
-import { projectIdOfRef } from "../../ingest/compat/project-ref";
+import { projectIdOfRef } from "../../core/project-ref";
 import { insertDefaultAlerting } from "../alerts/rules";
 import type { Db } from "../db";
 import { isPostgres, type Tx } from "../dialect";
