@@ -1,4 +1,5 @@
 /** Organizations of a viewer and the projects they may see (reads; project settings are project-admin.ts). */
+import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
 import { listEnvironments } from "../../storage/issues/environments";
 import { firstSeenOfProject } from "../../storage/issues/issues";
@@ -7,7 +8,7 @@ import { listMemberships } from "../../storage/orgs/orgs";
 import { type Access, credentialOf } from "../access/access";
 import { permitsAll } from "../access/permissions";
 import type { AppServices } from "../services";
-import type { ProjectSummary, Viewer } from "../types";
+import type { OrgSummary, ProjectSummary, Viewer } from "../types";
 import { createOrganization } from "./create";
 
 export function createOrgServices(deps: { db: Db; now: () => number; access: Access }): AppServices["orgs"] {
@@ -35,12 +36,20 @@ export interface ProjectReads {
   get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
   /** What Sentry's project detail adds: the teams that own it and when its first event came (null: none yet). */
   ownership(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectOwnership>;
+  /** Sentry's team projects (`GET /teams/{org}/{team}/projects/`): the team's projects the viewer sees, and the team. */
+  listOfTeam(viewer: Viewer, orgSlug: string, teamSlug: string): Promise<{ org: OrgSummary; team: TeamRef; projects: ProjectSummary[] }>;
   /** Sentry's environment lists: the names one project's events carried, or (no project) those of every project the viewer sees. */
   environments(viewer: Viewer, orgSlug: string, projectRef?: string): Promise<string[]>;
 }
 
+export interface TeamRef {
+  id: number;
+  slug: string;
+  name: string;
+}
+
 export interface ProjectOwnership {
-  teams: Array<{ id: number; slug: string; name: string }>;
+  teams: TeamRef[];
   firstEvent: number | null;
 }
 
@@ -55,6 +64,14 @@ export function createProjectReads(deps: { db: Db; access: Access }): ProjectRea
     async list(viewer, orgSlug) {
       const org = await access.authorize(viewer, orgSlug, "project.read");
       return Promise.all([...(await access.projectMap(org)).values()].map(access.projectSummary));
+    },
+    async listOfTeam(viewer, orgSlug, teamSlug) {
+      const org = await access.authorize(viewer, orgSlug, "project.read");
+      const team = (await listTeams(db, org.id)).find((t) => t.slug === teamSlug);
+      if (!team) throw new AppError("not_found", "Team not found.");
+      // Only the projects the viewer may see: a member outside the team sees none of its projects.
+      const mine = [...(await access.projectMap(org)).values()].filter((p) => team.projectIds.includes(p.id));
+      return { org, team: { id: team.id, slug: team.slug, name: team.name }, projects: await Promise.all(mine.map(access.projectSummary)) };
     },
     async get(viewer, orgSlug, projectSlug) {
       const { project } = await visible(viewer, orgSlug, projectSlug);

@@ -29,7 +29,17 @@ describe("Sentry's query API plan", () => {
     expect(() => plan("field=id&sort=-count()")).toThrow(/sort/);
     expect(() => plan("field=id&dataset=profiles")).toThrow(/dataset/);
     expect(() => plan("")).toThrow(/field/);
-    expect(() => statsPlan(new URLSearchParams("topEvents=5"), NOW)).toThrow(/topEvents/);
+    // topEvents without a non-aggregate field has nothing to group by: the plain series.
+    expect(statsPlan(new URLSearchParams("topEvents=5"), NOW).top).toBeNull();
+    expect(() => statsPlan(new URLSearchParams("topEvents=11&field=title"), NOW)).toThrow(/top events/);
+    expect(statsPlan(new URLSearchParams("topEvents=5&field=count()&field=title&excludeOther=0&yAxis=count()"), NOW).top).toMatchObject({
+      groupBy: [{ name: "title" }],
+      sort: { field: { name: "count()" }, desc: true },
+      limit: 5,
+      other: true,
+    });
+    // Grafana's sub-minute intervals are bucketed by the minute.
+    expect(statsPlan(new URLSearchParams("interval=30s&statsPeriod=1h"), NOW).interval).toBe(60_000);
   });
 
   test("filters, grouping, aggregate sort, paging", () => {
