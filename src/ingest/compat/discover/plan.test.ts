@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { type DiscoverRow, evaluate, rowMatches, statsSeries } from "./evaluate";
+import { type DiscoverRow, evaluate, rowMatches, statsSeries, topGroups } from "./evaluate";
 import { discoverPlan, parseField, statsPlan } from "./plan";
 
 const NOW = Date.UTC(2026, 0, 2);
@@ -83,5 +83,29 @@ describe("Sentry's query API plan", () => {
       [(NOW - 3_600_000) / 1000, [{ count: 2 }]],
       [(NOW - 1_800_000) / 1000, [{ count: 1 }]],
     ]);
+  });
+
+  test("top events: groups ranked by the sort, keys joined by `,` (null as None), the rest as Other", () => {
+    const rows = [
+      row({ environment: "prod", project: "web", timestamp: 1 }),
+      row({ environment: "prod", project: "web", timestamp: 2 }),
+      row({ environment: "prod", project: "api", timestamp: 3 }),
+      row({ environment: null, project: "api", timestamp: 4 }),
+      row({ environment: "Other", project: "x", timestamp: 5 }),
+    ];
+    const byCount = statsPlan(new URLSearchParams("topEvents=2&field=count()&field=project&field=environment&yAxis=count()"), NOW).top;
+    expect(byCount).not.toBeNull();
+    const top = topGroups(byCount as NonNullable<typeof byCount>, rows, 1000);
+    expect(top.groups.map((g) => [g.key, g.rows.length])).toEqual([
+      ["web,prod", 2],
+      // ties keep the order first seen
+      ["api,prod", 1],
+    ]);
+    expect(top.other).toHaveLength(2);
+    const byEnv = statsPlan(new URLSearchParams("topEvents=5&field=environment&sort=environment"), NOW).top;
+    const keys = topGroups(byEnv as NonNullable<typeof byEnv>, rows, 1000).groups.map((g) => g.key);
+    // nulls last; a group named like the Other series is renamed, as Sentry does
+    expect(keys).toEqual(["Other (environment)", "prod", "None"]);
+    expect(() => statsPlan(new URLSearchParams("topEvents=5&field=environment&sort=release"), NOW)).toThrow(/sort/);
   });
 });
