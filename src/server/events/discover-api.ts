@@ -10,7 +10,7 @@ import { formatShortId } from "../../core/alerts/message";
 import type { NormalizedEvent } from "../../core/event";
 import { isObj } from "../../core/normalize/coerce";
 import { statTagsOf } from "../../core/search/event-tags";
-import { type DiscoverRow, evaluate, rowMatches, statsSeries } from "../../ingest/compat/discover/evaluate";
+import { type DiscoverRow, evaluate, OTHER_KEY, rowMatches, statsSeries, topGroups } from "../../ingest/compat/discover/evaluate";
 import {
   type DiscoverField,
   type DiscoverFilter,
@@ -19,10 +19,12 @@ import {
   discoverPlan,
   statsPlan,
 } from "../../ingest/compat/discover/plan";
+import { type SentryAttribute, type SentryTagKey, sentryTagKey, traceItemAttributes } from "../../ingest/compat/discover/tag-keys";
 import type { Db } from "../../storage/db";
 import { type DiscoverEvent, type DiscoverLog, type DiscoverSpan, scanEvents, scanLogs, scanSpans } from "../../storage/events/discover";
 import { type FeedbackRow, listFeedback } from "../../storage/feedback/feedback";
 import { getIssueByShortId } from "../../storage/issues/issues";
+import { tagKeysWithValueCounts } from "../../storage/issues/stats";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
 import { parseShortId } from "../issues/redirects";
@@ -50,6 +52,10 @@ export interface DiscoverStats {
 export interface DiscoverApi {
   events(viewer: Viewer, orgSlug: string, q: URLSearchParams): Promise<DiscoverPage>;
   stats(viewer: Viewer, orgSlug: string, q: URLSearchParams): Promise<DiscoverStats>;
+  /** Sentry's org tag keys (`…/tags/`) over the projects the viewer sees (`project=` narrows). */
+  tagKeys(viewer: Viewer, orgSlug: string, q: URLSearchParams): Promise<SentryTagKey[]>;
+  /** Sentry's trace-item attribute names (`…/trace-items/attributes/`): what the query API answers. */
+  attributes(viewer: Viewer, orgSlug: string, q: URLSearchParams): Promise<SentryAttribute[]>;
 }
 
 export interface DiscoverApiDeps {
@@ -360,31 +366,48 @@ export function createDiscoverApi(deps: DiscoverApiDeps): DiscoverApi {
       };
     },
 
+    async tagKeys(viewer, orgSlug, q) {
+      const { projectIds } = await projectScope(viewer, orgSlug, q);
+      return (await tagKeysWithValueCounts(db, projectIds)).map((k) => sentryTagKey(k.key, k.values));
+    },
+
+    async attributes(viewer, orgSlug, q) {
+      await projectScope(viewer, orgSlug, q);
+      return traceItemAttributes(q);
+    },
+
     async stats(viewer, orgSlug, q) {
       const { visible, projectIds } = await projectScope(viewer, orgSlug, q);
-      const { plan, axes, interval } = statsPlan(q, deps.now());
+      const { plan, axes, interval, top } = statsPlan(q, deps.now());
       const environments = q.getAll("environment").filter((e) => e !== "");
-      const { rows, truncated } = await rowsOf(plan, visible, projectIds, environments);
+      // The group-by and ranking fields are read too (a tag or user field needs the payload).
+      const read = top ? { ...plan, fields: [...plan.fields, ...top.groupBy, top.sort.field] } : plan;
+      const { rows, truncated } = await rowsOf(read, visible, projectIds, environments);
       const matching = rows.filter((r) => rowMatches(plan, r));
-      const series = statsSeries(
-        axes.filter((a): a is DiscoverField & { kind: "aggregate" } => a.kind === "aggregate"),
-        matching,
-        plan.range,
-        interval,
-      );
+      const aggregates = axes.filter((a): a is DiscoverField & { kind: "aggregate" } => a.kind === "aggregate");
       const start = Math.floor(plan.range.start / 1000);
       const end = Math.floor(plan.range.end / 1000);
-      const one = (name: string) => ({
-        data: series.get(name) ?? [],
-        start,
-        end,
-        isMetricsData: false,
-        meta: discoverMeta(axes.filter((a) => a.name === name)),
-      });
-      // One axis: the series itself; several: keyed by axis, as Sentry answers.
-      const first = axes[0] as DiscoverField;
-      const body = axes.length === 1 ? one(first.name) : Object.fromEntries(axes.map((a) => [a.name, one(a.name)]));
-      return { body, truncated };
+      /** One chart's body: the series itself for one axis; several: keyed by axis, as Sentry answers. */
+      const body = (groupRows: DiscoverRow[], order?: number): Record<string, unknown> => {
+        const series = statsSeries(aggregates, groupRows, plan.range, interval);
+        const one = (name: string) => ({
+          data: series.get(name) ?? [],
+          ...(order !== undefined && axes.length === 1 ? { order } : {}),
+          start,
+          end,
+          isMetricsData: false,
+          meta: discoverMeta(axes.filter((a) => a.name === name)),
+        });
+        if (axes.length === 1) return one((axes[0] as DiscoverField).name);
+        const byAxis: Record<string, unknown> = Object.fromEntries(axes.map((a) => [a.name, one(a.name)]));
+        return order !== undefined ? { ...byAxis, order } : byAxis;
+      };
+      if (!top) return { body: body(matching), truncated };
+      // Sentry's top events: {"<group values>": {data, order, …}, …} (and `Other` when asked for).
+      const { groups, other } = topGroups(top, matching, plan.range.end - plan.range.start);
+      const grouped: Record<string, unknown> = Object.fromEntries(groups.map((g, i) => [g.key, body(g.rows, i)]));
+      if (top.other && other.length > 0) grouped[OTHER_KEY] = body(other, groups.length);
+      return { body: grouped, truncated };
     },
   };
 }

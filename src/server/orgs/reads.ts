@@ -1,4 +1,5 @@
 /** Organizations of a viewer and the projects they may see (reads; project settings are project-admin.ts). */
+import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
 import { listEnvironments } from "../../storage/issues/environments";
 import { firstSeenOfProject } from "../../storage/issues/issues";
@@ -9,7 +10,7 @@ import { type Access, credentialOf } from "../access/access";
 import { accessScopes, permitsAll } from "../access/permissions";
 import { canSeeProject } from "../access/visibility";
 import type { AppServices } from "../services";
-import type { ProjectSummary, Viewer } from "../types";
+import type { OrgSummary, ProjectSummary, Viewer } from "../types";
 import { createOrganization } from "./create";
 
 export function createOrgServices(deps: { db: Db; now: () => number; access: Access }): AppServices["orgs"] {
@@ -37,6 +38,8 @@ export interface ProjectReads {
   get(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
   /** What Sentry's project detail adds: the teams that own it and when its first event came (null: none yet). */
   ownership(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectOwnership>;
+  /** Sentry's team projects (`GET /teams/{org}/{team}/projects/`): the team's projects the viewer sees, and the team. */
+  listOfTeam(viewer: Viewer, orgSlug: string, teamSlug: string): Promise<{ org: OrgSummary; team: TeamRef; projects: ProjectSummary[] }>;
   /** Sentry's environment lists: the names one project's events carried, or (no project) those of every project the viewer sees. */
   environments(viewer: Viewer, orgSlug: string, projectRef?: string): Promise<string[]>;
   /** What Sentry's project serializer reads besides the project: the caller's scopes and, per visible project, its facts (one query per table). */
@@ -49,8 +52,14 @@ export interface ProjectSentryFacts {
   facts: Map<number, ProjectFacts>;
 }
 
+export interface TeamRef {
+  id: number;
+  slug: string;
+  name: string;
+}
+
 export interface ProjectOwnership {
-  teams: Array<{ id: number; slug: string; name: string }>;
+  teams: TeamRef[];
   firstEvent: number | null;
 }
 
@@ -65,6 +74,14 @@ export function createProjectReads(deps: { db: Db; access: Access }): ProjectRea
     async list(viewer, orgSlug) {
       const org = await access.authorize(viewer, orgSlug, "project.read");
       return Promise.all([...(await access.projectMap(org)).values()].map(access.projectSummary));
+    },
+    async listOfTeam(viewer, orgSlug, teamSlug) {
+      const org = await access.authorize(viewer, orgSlug, "project.read");
+      const team = (await listTeams(db, org.id)).find((t) => t.slug === teamSlug);
+      if (!team) throw new AppError("not_found", "Team not found.");
+      // Only the projects the viewer may see: a member outside the team sees none of its projects.
+      const mine = [...(await access.projectMap(org)).values()].filter((p) => team.projectIds.includes(p.id));
+      return { org, team: { id: team.id, slug: team.slug, name: team.name }, projects: await Promise.all(mine.map(access.projectSummary)) };
     },
     async get(viewer, orgSlug, projectSlug) {
       const { project } = await visible(viewer, orgSlug, projectSlug);

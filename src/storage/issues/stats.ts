@@ -343,3 +343,30 @@ export async function existingTagKeys(db: Db, projectIds: number[], keys: string
     .execute();
   return new Set(rows.map((r) => r.key));
 }
+
+/**
+ * The tag keys of these projects with how many distinct values each has (Sentry's org tag list,
+ * `totalValues`), most values first. Reads at most `scan` (issue, key, value) rows: on a large
+ * installation the counts are of the rows read.
+ */
+export async function tagKeysWithValueCounts(
+  db: Db,
+  projectIds: number[],
+  opts: { limit?: number; scan?: number } = {},
+): Promise<Array<{ key: string; values: number }>> {
+  if (projectIds.length === 0) return [];
+  const inner = db.kysely
+    .selectFrom("issue_tag_values")
+    .select(["key", "value"])
+    .where("project_id", "in", projectIds)
+    .limit(opts.scan ?? 100_000);
+  const rows = await db.kysely
+    .selectFrom(inner.as("v"))
+    .select(["v.key", (eb) => eb.fn.count<number | string>("v.value").distinct().as("n")])
+    .groupBy("v.key")
+    .orderBy("n", "desc")
+    .orderBy("v.key")
+    .limit(opts.limit ?? 1000)
+    .execute();
+  return rows.map((r) => ({ key: r.key, values: Number(r.n) }));
+}

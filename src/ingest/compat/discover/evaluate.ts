@@ -221,3 +221,48 @@ export function statsSeries(
   }
   return out;
 }
+
+export interface TopGroup {
+  /** Sentry's result key: the group's values joined by `,` (null as `None`) */
+  key: string;
+  rows: DiscoverRow[];
+}
+
+/** Sentry's key of the rows outside the top groups (`excludeOther=0`). */
+export const OTHER_KEY = "Other";
+
+/**
+ * `events-stats` with `topEvents`: the rows grouped by the non-aggregate fields, the groups ranked
+ * by `sort` (an aggregate over the group's rows, or a group-by value; nulls last) and the first
+ * `limit` kept, in rank order. `other` holds every row of the groups left out.
+ */
+export function topGroups(
+  top: { groupBy: DiscoverField[]; sort: { field: DiscoverField; desc: boolean }; limit: number },
+  rows: DiscoverRow[],
+  windowMs: number,
+): { groups: TopGroup[]; other: DiscoverRow[] } {
+  const byKey = new Map<string, { values: Value[]; rows: DiscoverRow[] }>();
+  for (const r of rows) {
+    const values = top.groupBy.map((f) => fieldValue(r, f));
+    const id = JSON.stringify(values);
+    const g = byKey.get(id);
+    if (g) g.rows.push(r);
+    else byKey.set(id, { values, rows: [r] });
+  }
+  const { field, desc } = top.sort;
+  const rank = (g: { values: Value[]; rows: DiscoverRow[] }): Value =>
+    field.kind === "aggregate" ? aggregate(field, g.rows, windowMs) : g.rows[0] ? fieldValue(g.rows[0], field) : null;
+  const ranked = [...byKey.values()]
+    .map((g) => ({ g, v: rank(g) }))
+    .sort((a, b) => {
+      const c = compare(a.v, b.v);
+      return a.v === null || b.v === null ? c : desc ? -c : c;
+    });
+  const kept = ranked.slice(0, top.limit);
+  const groups = kept.map(({ g }) => {
+    const key = g.values.map((v) => (v === null ? "None" : String(v))).join(",");
+    // Sentry renames a group that would collide with the Other series.
+    return { key: key === OTHER_KEY ? `${key} (${top.groupBy.map((f) => f.name).join(",")})` : key, rows: g.rows };
+  });
+  return { groups, other: ranked.slice(top.limit).flatMap(({ g }) => g.rows) };
+}

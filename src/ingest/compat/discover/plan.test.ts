@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { type DiscoverRow, evaluate, rowMatches, statsSeries } from "./evaluate";
+import { type DiscoverRow, evaluate, rowMatches, statsSeries, topGroups } from "./evaluate";
 import { discoverPlan, parseField, statsPlan } from "./plan";
 
 const NOW = Date.UTC(2026, 0, 2);
@@ -29,7 +29,17 @@ describe("Sentry's query API plan", () => {
     expect(() => plan("field=id&sort=-count()")).toThrow(/sort/);
     expect(() => plan("field=id&dataset=profiles")).toThrow(/dataset/);
     expect(() => plan("")).toThrow(/field/);
-    expect(() => statsPlan(new URLSearchParams("topEvents=5"), NOW)).toThrow(/topEvents/);
+    // topEvents without a non-aggregate field has nothing to group by: the plain series.
+    expect(statsPlan(new URLSearchParams("topEvents=5"), NOW).top).toBeNull();
+    expect(() => statsPlan(new URLSearchParams("topEvents=11&field=title"), NOW)).toThrow(/top events/);
+    expect(statsPlan(new URLSearchParams("topEvents=5&field=count()&field=title&excludeOther=0&yAxis=count()"), NOW).top).toMatchObject({
+      groupBy: [{ name: "title" }],
+      sort: { field: { name: "count()" }, desc: true },
+      limit: 5,
+      other: true,
+    });
+    // Grafana's sub-minute intervals are bucketed by the minute.
+    expect(statsPlan(new URLSearchParams("interval=30s&statsPeriod=1h"), NOW).interval).toBe(60_000);
   });
 
   test("filters, grouping, aggregate sort, paging", () => {
@@ -73,5 +83,29 @@ describe("Sentry's query API plan", () => {
       [(NOW - 3_600_000) / 1000, [{ count: 2 }]],
       [(NOW - 1_800_000) / 1000, [{ count: 1 }]],
     ]);
+  });
+
+  test("top events: groups ranked by the sort, keys joined by `,` (null as None), the rest as Other", () => {
+    const rows = [
+      row({ environment: "prod", project: "web", timestamp: 1 }),
+      row({ environment: "prod", project: "web", timestamp: 2 }),
+      row({ environment: "prod", project: "api", timestamp: 3 }),
+      row({ environment: null, project: "api", timestamp: 4 }),
+      row({ environment: "Other", project: "x", timestamp: 5 }),
+    ];
+    const byCount = statsPlan(new URLSearchParams("topEvents=2&field=count()&field=project&field=environment&yAxis=count()"), NOW).top;
+    expect(byCount).not.toBeNull();
+    const top = topGroups(byCount as NonNullable<typeof byCount>, rows, 1000);
+    expect(top.groups.map((g) => [g.key, g.rows.length])).toEqual([
+      ["web,prod", 2],
+      // ties keep the order first seen
+      ["api,prod", 1],
+    ]);
+    expect(top.other).toHaveLength(2);
+    const byEnv = statsPlan(new URLSearchParams("topEvents=5&field=environment&sort=environment"), NOW).top;
+    const keys = topGroups(byEnv as NonNullable<typeof byEnv>, rows, 1000).groups.map((g) => g.key);
+    // nulls last; a group named like the Other series is renamed, as Sentry does
+    expect(keys).toEqual(["Other (environment)", "prod", "None"]);
+    expect(() => statsPlan(new URLSearchParams("topEvents=5&field=environment&sort=release"), NOW)).toThrow(/sort/);
   });
 });

@@ -31,7 +31,7 @@ const DATASETS: Record<string, Dataset> = {
 };
 
 /** A dataset's own columns: name → type (aliases map to a canonical name). Anything else is a tag/attribute. */
-const COLUMNS: Record<Dataset, Record<string, FieldType>> = {
+export const COLUMNS: Record<Dataset, Record<string, FieldType>> = {
   errors: {
     id: "string",
     title: "string",
@@ -376,25 +376,69 @@ export interface StatsPlan {
   /** the aggregates to chart, one series each */
   axes: DiscoverField[];
   interval: number;
+  /** `topEvents` with non-aggregate `field=`s: one series per group (Sentry's top events); null otherwise */
+  top: TopEventsPlan | null;
+}
+
+export interface TopEventsPlan {
+  /** the non-aggregate fields a group is keyed by, in the order asked */
+  groupBy: DiscoverField[];
+  /** how the groups are ranked (default: the first axis, descending) */
+  sort: { field: DiscoverField; desc: boolean };
+  limit: number;
+  /** `excludeOther=0`: the rows outside the top groups as one more series, `Other` */
+  other: boolean;
 }
 
 const INTERVALS = [60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 3_600_000, 4 * 3_600_000, 12 * 3_600_000, DAY];
+/** Sentry's MAX_TOP_EVENTS. */
+export const MAX_TOP_EVENTS = 10;
 
-/** `events-stats`: `yAxis` (repeatable, default `count()`), `interval` (`1h`, `5m`, `1d`; at most 1,000 buckets). */
+/**
+ * `topEvents=N` with `field=` columns (Grafana's data source sends `topEvents=10` always, with the
+ * axes and its group-by columns as fields): the groups to chart. Without a non-aggregate field
+ * there is nothing to group by and the series is the plain one, as Sentry's charts ask it.
+ */
+function topEventsPlan(q: URLSearchParams, dataset: Dataset, axes: DiscoverField[]): TopEventsPlan | null {
+  const raw = q.get("topEvents");
+  if (raw === null || raw === "") return null;
+  const limit = Number(raw);
+  if (!Number.isInteger(limit) || limit < 0) throw bad("topEvents", "topEvents must be a positive integer.");
+  if (limit > MAX_TOP_EVENTS) throw bad("topEvents", `Can only get up to ${MAX_TOP_EVENTS} top events.`);
+  const fields = [...new Set(q.getAll("field").filter((f) => f.trim() !== ""))].map((n) => parseField(dataset, n));
+  const groupBy = fields.filter((f) => f.kind !== "aggregate");
+  if (limit === 0 || groupBy.length === 0) return null;
+  const sortText = q.get("sort") ?? q.get("orderby");
+  const rankable = [...fields, ...axes];
+  let sort = { field: axes[0] as DiscoverField, desc: true };
+  if (sortText) {
+    const name = sortText.replace(/^-/, "").trim();
+    const field = rankable.find((f) => f.name === name || (f.kind === "aggregate" && functionAlias(f.name) === name));
+    if (!field) throw bad("sort", `Cannot sort by "${name.slice(0, 60)}": it is not one of the selected fields.`);
+    sort = { field, desc: sortText.startsWith("-") };
+  }
+  return { groupBy, sort, limit, other: q.get("excludeOther") === "0" };
+}
+
+/**
+ * `events-stats`: `yAxis` (repeatable, default `count()`), `interval` (`1h`, `5m`, `30s`; buckets
+ * are at least a minute, at most 1,000), `topEvents` with `field=` group-by columns.
+ */
 export function statsPlan(q: URLSearchParams, now: number): StatsPlan {
-  if (q.get("topEvents"))
-    throw bad("topEvents", "topEvents is not supported by Errata: ask /events/ with an aggregate and a sort instead.");
   const dataset = datasetOf(q.get("dataset"));
   const names = q.getAll("yAxis").filter((y) => y.trim() !== "");
   const axes = (names.length > 0 ? [...new Set(names)] : ["count()"]).map((n) => parseField(dataset, n, "yAxis"));
   const notAggregate = axes.find((a) => a.kind !== "aggregate");
   if (notAggregate) throw bad("yAxis", `yAxis "${notAggregate.name.slice(0, 60)}" must be a function such as count().`);
+  const top = topEventsPlan(q, dataset, axes);
   const range = discoverRange(q, now, DAY);
   const intervalText = q.get("interval");
   const span = range.end - range.start;
   // Sentry's default: about 100 buckets of a round size.
   let interval = intervalText ? statsPeriodMs(intervalText, "interval") : (INTERVALS.find((i) => span / i <= 150) ?? DAY);
-  if (interval < 60_000) throw bad("interval", "interval must be at least 1m.");
+  if (interval <= 0) throw bad("interval", "Interval cannot result in a zero duration.");
+  // Grafana asks seconds for short ranges (FormatSentryInterval); rows are bucketed by the minute at finest.
+  interval = Math.max(interval, 60_000);
   if (span / interval > 1000) interval = Math.ceil(span / 1000 / 60_000) * 60_000;
   const parsed = parseQuery(q.get("query") ?? "");
   const filters = parsed.terms.map((t) => filterOf(dataset, t)).filter((f): f is DiscoverFilter => f !== null);
@@ -410,5 +454,5 @@ export function statsPlan(q: URLSearchParams, now: number): StatsPlan {
     limit: 1,
     offset: 0,
   };
-  return { plan, axes, interval };
+  return { plan, axes, interval, top };
 }

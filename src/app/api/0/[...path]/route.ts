@@ -6,6 +6,8 @@ const NOT_AVAILABLE: Array<[RegExp, string]> = [
   [/\/(autofix|seer)(\/|$)/, "Seer (autofix and issue analysis) is not available on this Errata installation."],
   [/\/replays?(\/|$)|replay-count/, "Session replays are not available on this Errata installation."],
   [/\/profil(es|ing)(\/|$)/, "Profiling is not available on this Errata installation."],
+  // Sentry removed its metrics product; Grafana's data source still has a Metrics query type.
+  [/\/metrics\/(data|meta|query)(\/|$)/, "Metrics (Sentry's release-health metrics API) are not available on this Errata installation."],
 ];
 
 // Any /api/0/ path no route handles: 404 with Sentry's `detail` and the catalogue code (README), not the HTML 404 page.
