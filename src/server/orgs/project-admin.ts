@@ -33,7 +33,6 @@ import { deleteProjectAndData } from "../../storage/orgs/project-delete";
 import { readProjectProcessing, switchGroupingVersion } from "../../storage/orgs/project-processing";
 import {
   findKey,
-  findProjectByRef,
   findProjectBySlug,
   insertKey,
   insertProject,
