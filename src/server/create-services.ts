@@ -162,6 +162,7 @@ export function createServices(deps: {
       log: deps.log,
       now,
       membershipOrThrow,
+      projectOrThrow: access.projectOrThrow,
     }),
     alerts: createAlertServices({
       db,
