@@ -154,7 +154,7 @@ export function createServices(deps: {
     issueRedirects: createIssueRedirects({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
     issueUnmerge: createIssueUnmerge({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
 
-    ...createIngestDataServices({ db, membershipOrThrow, requireScope }),
+    ...createIngestDataServices({ db, projectOrThrow: access.projectOrThrow }),
     artifacts: createArtifactServices({
       db,
       config: config.sourcemaps,
@@ -162,10 +162,18 @@ export function createServices(deps: {
       log: deps.log,
       now,
       membershipOrThrow,
+      projectOrThrow: access.projectOrThrow,
     }),
-    alerts: createAlertServices({ db, now, membershipOrThrow, requireScope, emailConfigured: config.smtp !== null }),
-    ownership: createOwnershipServices({ db, now, membershipOrThrow, requireScope }),
-    codeowners: createCodeownersServices({ db, now, membershipOrThrow }),
+    alerts: createAlertServices({
+      db,
+      now,
+      membershipOrThrow,
+      projectOrThrow: access.projectOrThrow,
+      requireScope,
+      emailConfigured: config.smtp !== null,
+    }),
+    ownership: createOwnershipServices({ db, now, membershipOrThrow, projectOrThrow: access.projectOrThrow, requireScope }),
+    codeowners: createCodeownersServices({ db, now, membershipOrThrow, projectOrThrow: access.projectOrThrow }),
     trackers: createTrackerServices({ db, now, publicUrl: config.publicUrl, access }),
     weeklySummary: createWeeklySummaryServices({ db, now }),
 

@@ -301,7 +301,13 @@ describe.each(await dialects())("Sentry's issue API on %s", (dialect) => {
       },
       breadcrumbs: { values: [{ timestamp: 1767225600, category: "ui.click", message: "clicked" }] },
     });
-    for (const path of [`/api/0/projects/acme/web/events/${eventId}/`, `/api/0/organizations/acme/issues/${issueId}/events/${eventId}/`]) {
+    // Sentry's project_id_or_slug: the project's numeric id names it too, within its organization only.
+    expect((await api("GET", `/api/0/projects/other/${projectIds.web}/events/${eventId}/`, undefined, otherToken)).status).toBe(404);
+    for (const path of [
+      `/api/0/projects/acme/web/events/${eventId}/`,
+      `/api/0/projects/acme/${projectIds.web}/events/${eventId}/`,
+      `/api/0/organizations/acme/issues/${issueId}/events/${eventId}/`,
+    ]) {
       const ev = (await api("GET", path)).body;
       const entries = ev.entries as Array<{ type: string; data: { values: Json[] } }>;
       const exc = entries.find((e) => e.type === "exception")?.data.values[0] as Json;

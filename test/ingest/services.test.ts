@@ -115,6 +115,8 @@ describe.each(await dialects())("ingest data services on %s", (dialect) => {
     );
     expect((await services.outcomes.list(viewer("owner"), orgSlug, "web", { from: NOW - 86_400_000, to: NOW + 1 })).length).toBe(3);
     await expectCode(services.outcomes.list(viewer("member"), orgSlug, "web", { from: 0, to: 1 }), "forbidden");
+    // The role is refused before the project is looked up: a member learns nothing of which exist.
+    await expectCode(services.outcomes.list(viewer("member"), orgSlug, "nope", { from: 0, to: 1 }), "forbidden");
     await expectCode(services.outcomes.list(viewer("owner", ["event:read"]), orgSlug, "web", { from: 0, to: 1 }), "forbidden");
     await expectCode(services.outcomes.list(viewer("stranger"), orgSlug, "web", { from: 0, to: 1 }), "not_found");
     await expectCode(services.outcomes.list(viewer("owner"), orgSlug, "nope", { from: 0, to: 1 }), "not_found");

@@ -55,6 +55,10 @@ describe.each(await dialects())("digest-time source maps on %s", (dialect) => {
       log,
       now: () => NOW,
       membershipOrThrow: async () => ({ id: orgId, slug: "org", name: "Org", role: "owner" }),
+      // Only the bundle path runs here; legacy release files (the one caller) are not uploaded.
+      projectOrThrow: async () => {
+        throw new Error("not used by bundle uploads");
+      },
     });
     const viewer = { userId: "u", email: "u@example.com", name: "U", scopes: ["project:releases"] };
     const bundle = buildBundle([

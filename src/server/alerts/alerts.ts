@@ -36,8 +36,8 @@ import {
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { getIssue } from "../../storage/issues/issues";
-import { findProjectById, findProjectByRef, type ProjectRow } from "../../storage/orgs/projects";
-import { requirePermission } from "../access/access";
+import { findProjectById, type ProjectRow } from "../../storage/orgs/projects";
+import { type Access, requirePermission } from "../access/access";
 import { permits } from "../access/permissions";
 import { canSeeProject } from "../access/visibility";
 import type { OrgSummary, Viewer } from "../types";
@@ -113,6 +113,7 @@ export interface AlertServiceDeps {
   db: Db;
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  projectOrThrow: Access["projectOrThrow"];
   requireScope(viewer: Viewer, scope: string): void;
   /** SMTP is configured (the alerts page says how to set it up otherwise) */
   emailConfigured: boolean;
@@ -191,16 +192,10 @@ function targetOf(json: string | null): DeliveryView["target"] {
 }
 
 export function createAlertServices(deps: AlertServiceDeps): AlertServices {
-  const { db, now, membershipOrThrow } = deps;
+  const { db, now, membershipOrThrow, projectOrThrow } = deps;
 
-  async function access(viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) {
-    const org = await membershipOrThrow(viewer, orgSlug);
-    requirePermission(viewer, org, write ? "alert.write" : "project.read");
-    const project = await findProjectByRef(db, org.id, projectSlug);
-    // A member outside the project's teams learns nothing of it, not even that it exists.
-    if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
-    return { org, project };
-  }
+  const access = (viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) =>
+    projectOrThrow(viewer, orgSlug, projectSlug, write ? "alert.write" : "project.read");
 
   async function checkChannels(project: ProjectRow, ids: number[]): Promise<void> {
     const own = new Set((await listChannels(db, project.id)).map((c) => c.id));

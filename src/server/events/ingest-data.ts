@@ -8,10 +8,8 @@ import type { OutcomeName } from "../../core/outcomes";
 import type { Db } from "../../storage/db";
 import { getAttachment, listEventAttachments } from "../../storage/events/attachments";
 import { listOutcomes } from "../../storage/events/outcomes";
-import { findProjectByRef } from "../../storage/orgs/projects";
-import { requirePermission } from "../access/access";
-import { canSeeProject } from "../access/visibility";
-import type { OrgSummary, Viewer } from "../types";
+import type { Access } from "../access/access";
+import type { Viewer } from "../types";
 
 export interface OutcomeStat {
   /** start of the hour, epoch ms */
@@ -53,19 +51,8 @@ export interface IngestDataServices {
 /** At most this many days of hourly counters per call. */
 const MAX_RANGE_MS = 92 * 24 * 3_600_000;
 
-export function createIngestDataServices(deps: {
-  db: Db;
-  membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
-  requireScope(viewer: Viewer, scope: string): void;
-}): IngestDataServices {
-  const { db, membershipOrThrow, requireScope } = deps;
-
-  async function project(viewer: Viewer, orgSlug: string, projectSlug: string, what: string) {
-    const org = await membershipOrThrow(viewer, orgSlug);
-    const p = await findProjectByRef(db, org.id, projectSlug);
-    if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", `${what} not found.`);
-    return { org, project: p };
-  }
+export function createIngestDataServices(deps: { db: Db; projectOrThrow: Access["projectOrThrow"] }): IngestDataServices {
+  const { db, projectOrThrow } = deps;
 
   function eventIdOrThrow(eventId: string): string {
     const id = eventId.replace(/-/g, "").toLowerCase();
@@ -87,8 +74,7 @@ export function createIngestDataServices(deps: {
   return {
     outcomes: {
       async list(viewer, orgSlug, projectSlug, range) {
-        const { org, project: p } = await project(viewer, orgSlug, projectSlug, "Project");
-        requirePermission(viewer, org, "stats.outcomes");
+        const { project: p } = await projectOrThrow(viewer, orgSlug, projectSlug, "stats.outcomes");
         const from = Math.floor(range.from);
         const to = Math.floor(range.to);
         if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from || to - from > MAX_RANGE_MS) {
@@ -109,13 +95,11 @@ export function createIngestDataServices(deps: {
     },
     attachments: {
       async list(viewer, orgSlug, projectSlug, eventId) {
-        requireScope(viewer, "event:read");
-        const { project: p } = await project(viewer, orgSlug, projectSlug, "Event");
+        const { project: p } = await projectOrThrow(viewer, orgSlug, projectSlug, "event.read");
         return (await listEventAttachments(db, p.id, eventIdOrThrow(eventId))).map(toSummary);
       },
       async download(viewer, orgSlug, projectSlug, eventId, attachmentId) {
-        requireScope(viewer, "event:read");
-        const { project: p } = await project(viewer, orgSlug, projectSlug, "Attachment");
+        const { project: p } = await projectOrThrow(viewer, orgSlug, projectSlug, "event.read");
         const file = Number.isSafeInteger(attachmentId) ? await getAttachment(db, p.id, eventIdOrThrow(eventId), attachmentId) : undefined;
         if (!file) throw new AppError("not_found", "Attachment not found.");
         return { ...toSummary(file), data: file.data };

@@ -5,9 +5,7 @@ import type { Db } from "../../storage/db";
 import { getEvent, getLatestEvent } from "../../storage/events/events";
 import { countIssueFeedback, eventsWithAttachments, unhandledIssueIds } from "../../storage/issues/issue-facts";
 import { bucketSeries } from "../../storage/issues/stats";
-import { findProjectByRef } from "../../storage/orgs/projects";
 import type { Access } from "../access/access";
-import { canSeeProject } from "../access/visibility";
 import { withIssueFlags } from "../events/digests";
 import type { AppServices, IssueListQuery } from "../services";
 import type { IssueDetail, Viewer } from "../types";
@@ -154,14 +152,12 @@ export function createEventReads(deps: { db: Db; access: Access }): AppServices[
       if (!ev) return null;
       return toEventDetail(ev, projects);
     },
-    async get(viewer, orgSlug, projectSlug, eventId) {
-      access.requireScope(viewer, "event:read");
-      const org = await access.membershipOrThrow(viewer, orgSlug);
-      const found = await findProjectByRef(db, org.id, projectSlug);
-      const p = found && canSeeProject(org, found.id) ? found : undefined;
+    async get(viewer, orgSlug, projectRef, eventId) {
+      // Sentry's event route takes `project_id_or_slug`.
+      const { project: p } = await access.projectOrThrow(viewer, orgSlug, projectRef, "event.read");
       const id = eventId.replace(/-/g, "").toLowerCase();
-      const ev = p && /^[0-9a-f]{32}$/.test(id) ? await getEvent(db, p.id, id) : undefined;
-      if (!p || !ev) throw new AppError("not_found", "Event not found.");
+      const ev = /^[0-9a-f]{32}$/.test(id) ? await getEvent(db, p.id, id) : undefined;
+      if (!ev) throw new AppError("not_found", "Event not found.");
       return toEventDetail(ev, new Map([[p.id, p]]));
     },
   };

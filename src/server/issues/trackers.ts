@@ -6,7 +6,6 @@
  */
 
 import { formatShortId } from "../../core/alerts/message";
-import { AppError } from "../../core/errors";
 import type { NormalizedEvent } from "../../core/event";
 import {
   type CreateLink,
@@ -22,12 +21,11 @@ import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { getEvent } from "../../storage/events/events";
 import { deleteIssueLink, issueLinks, setIssueLink } from "../../storage/issues/links";
-import { findProjectByRef, readProjectSettings, writeProjectSettings } from "../../storage/orgs/projects";
+import { readProjectSettings, writeProjectSettings } from "../../storage/orgs/projects";
 import { firstEventRef } from "../../storage/ownership/ownership";
 import type { Access } from "../access/access";
 import { requirePermission } from "../access/access";
 import { permits } from "../access/permissions";
-import { canSeeProject } from "../access/visibility";
 import type { OrgSummary, Viewer } from "../types";
 
 export interface TrackerSettingsView {
@@ -76,13 +74,8 @@ function storedSettings(all: Record<string, unknown>): TrackerSettings {
 export function createTrackerServices(deps: TrackerDeps): TrackerServices {
   const { db, now, access } = deps;
 
-  async function project(viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) {
-    const org = await access.membershipOrThrow(viewer, orgSlug);
-    requirePermission(viewer, org, write ? "project.write" : "project.read");
-    const p = await findProjectByRef(db, org.id, projectSlug);
-    if (!p || !canSeeProject(org, p.id)) throw new AppError("not_found", "Project not found.");
-    return { org, project: p };
-  }
+  const project = (viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) =>
+    access.projectOrThrow(viewer, orgSlug, projectSlug, write ? "project.write" : "project.read");
 
   const readSettings = (projectId: number) => readProjectSettings(db.kysely, projectId);
 

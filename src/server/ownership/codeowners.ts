@@ -13,7 +13,6 @@ import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { listMembers } from "../../storage/members/members";
 import { listTeams } from "../../storage/members/teams";
-import { findProjectByRef } from "../../storage/orgs/projects";
 import {
   type CodeownersRow,
   deleteCodeowners,
@@ -24,8 +23,7 @@ import {
   saveCodeowners,
   upsertExternalName,
 } from "../../storage/ownership/codeowners";
-import { requirePermission } from "../access/access";
-import { canSeeProject } from "../access/visibility";
+import { type Access, requirePermission } from "../access/access";
 import type { OrgSummary, Viewer } from "../types";
 
 export interface SentryCodeowners {
@@ -82,6 +80,7 @@ export interface CodeownersDeps {
   db: Db;
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  projectOrThrow: Access["projectOrThrow"];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -103,15 +102,10 @@ function nameView(x: ExternalNameRow): ExternalNameView {
 }
 
 export function createCodeownersServices(deps: CodeownersDeps): CodeownersServices {
-  const { db, now, membershipOrThrow } = deps;
+  const { db, now, membershipOrThrow, projectOrThrow } = deps;
 
-  async function projectOf(viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) {
-    const org = await membershipOrThrow(viewer, orgSlug);
-    requirePermission(viewer, org, write ? "project.write" : "project.read");
-    const project = await findProjectByRef(db, org.id, projectSlug);
-    if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
-    return { org, project };
-  }
+  const projectOf = (viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) =>
+    projectOrThrow(viewer, orgSlug, projectSlug, write ? "project.write" : "project.read");
 
   /** Sentry's shape of a file, with the names this organization cannot place. */
   async function shape(orgId: number, files: CodeownersRow[]): Promise<SentryCodeowners[]> {

@@ -26,7 +26,7 @@ import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { getEvent } from "../../storage/events/events";
 import { getIssue } from "../../storage/issues/issues";
-import { findProjectById, findProjectByRef, type ProjectRow } from "../../storage/orgs/projects";
+import { findProjectById, type ProjectRow } from "../../storage/orgs/projects";
 import {
   findOwnership,
   firstEventRef,
@@ -39,6 +39,7 @@ import {
 } from "../../storage/ownership/ownership";
 import { projectOwnershipRules } from "../../storage/ownership/project-rules";
 import { listCommitsWithFiles } from "../../storage/releases/meta";
+import type { Access } from "../access/access";
 import { permits } from "../access/permissions";
 import { canSeeProject } from "../access/visibility";
 import type { OrgSummary, UserRef, Viewer } from "../types";
@@ -112,6 +113,7 @@ export interface OwnershipDeps {
   db: Db;
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  projectOrThrow: Access["projectOrThrow"];
   requireScope(viewer: Viewer, scope: string): void;
 }
 
@@ -156,15 +158,7 @@ function personRef(p: OrgPerson): UserRef {
 }
 
 export function createOwnershipServices(deps: OwnershipDeps): OwnershipServices {
-  const { db, now, membershipOrThrow, requireScope } = deps;
-
-  async function projectAccess(viewer: Viewer, orgSlug: string, projectSlug: string, scope: string) {
-    requireScope(viewer, scope);
-    const org = await membershipOrThrow(viewer, orgSlug);
-    const project = await findProjectByRef(db, org.id, projectSlug);
-    if (!project || !canSeeProject(org, project.id)) throw new AppError("not_found", "Project not found.");
-    return { org, project };
-  }
+  const { db, now, membershipOrThrow, projectOrThrow, requireScope } = deps;
 
   async function directory(orgId: number, rules: OwnershipRule[]): Promise<OwnerDirectory> {
     const ids = ownerIdentifiers(rules);
@@ -192,14 +186,16 @@ export function createOwnershipServices(deps: OwnershipDeps): OwnershipServices 
 
   return {
     async get(viewer, orgSlug, projectSlug) {
-      const { org, project } = await projectAccess(viewer, orgSlug, projectSlug, "project:read");
+      const { org, project } = await projectOrThrow(viewer, orgSlug, projectSlug, "project.read");
       const row = await findOwnership(db, project.id);
       const teams = await db.kysely.selectFrom("teams").select("slug").where("org_id", "=", org.id).orderBy("slug").execute();
       return { canManage: canManage(org), role: org.role, settings: sentryShape(row), teams: teams.map((t) => t.slug) };
     },
 
     async update(viewer, orgSlug, projectSlug, input) {
-      const { org, project } = await projectAccess(viewer, orgSlug, projectSlug, "project:write");
+      const { org, project } = await projectOrThrow(viewer, orgSlug, projectSlug, "project.write");
+      // An organization token acts as an admin in the table, but ownership rules have always also
+      // asked its creator's current role: kept, so a demoted creator's token still cannot change them.
       if (!canManage(org)) throw new AppError("forbidden", "Only admins and owners can change ownership rules.");
       if (typeof input !== "object" || input === null || Array.isArray(input)) throw badField("body", "send a JSON object");
       const body = input as Record<string, unknown>;
@@ -273,7 +269,7 @@ export function createOwnershipServices(deps: OwnershipDeps): OwnershipServices 
     },
 
     async committers(viewer, orgSlug, projectSlug, eventId) {
-      const { org, project } = await projectAccess(viewer, orgSlug, projectSlug, "event:read");
+      const { org, project } = await projectOrThrow(viewer, orgSlug, projectSlug, "event.read");
       const stored = /^[0-9a-f-]{32,36}$/i.test(eventId) ? await getEvent(db, project.id, eventId) : undefined;
       if (!stored) throw new AppError("not_found", "Event not found.");
       const suspects = await suspectsOf(project, stored.event as unknown as NormalizedEvent);

@@ -21,7 +21,7 @@ import { normalizeDebugId } from "../../core/sourcemaps/debug-id";
 import type { Logger } from "../../log";
 import type { Db } from "../../storage/db";
 import { isUniqueViolation, writeTx } from "../../storage/dialect";
-import { findProjectByRef, listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
+import { listProjectsOfOrg, type ProjectRow } from "../../storage/orgs/projects";
 import {
   addBundleProjects,
   bundleDebugIds,
@@ -40,7 +40,7 @@ import {
   type NewArtifactFile,
   storeChunk,
 } from "../../storage/releases/artifacts";
-import { requirePermission } from "../access/access";
+import { type Access, requirePermission } from "../access/access";
 import { sentryOrg } from "../members/sentry-shapes";
 import type { OrgSummary, Viewer } from "../types";
 import { embeddedDebugId, type UnpackResult } from "./unpack-bundle";
@@ -108,6 +108,7 @@ export interface ArtifactDeps {
   log: Logger;
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  projectOrThrow: Access["projectOrThrow"];
 }
 
 // Never-assembled chunks (an aborted upload) are removed after this long.
@@ -389,9 +390,9 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
     },
 
     async uploadReleaseFile(viewer, orgSlug, projectSlug, version, req) {
-      const org = await uploader(viewer, orgSlug);
-      const project = await findProjectByRef(db, org.id, projectSlug);
-      if (!project) throw new AppError("not_found", "Project not found.");
+      // `artifact.upload` as uploader() asks, and a member outside the project's teams cannot
+      // write to it (nor learn it exists): the visibility every other project route applies.
+      const { org, project } = await deps.projectOrThrow(viewer, orgSlug, projectSlug, "artifact.upload");
       // The file plus its form fields.
       const form = await formData(req, config.maxFileSize + 64 * 1024, "Request too large");
       const file = form.get("file");
