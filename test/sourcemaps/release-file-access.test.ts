@@ -69,4 +69,15 @@ describe.each(await dialects())("release-file uploads and team visibility on %s"
     const stored = await db.kysely.selectFrom("artifact_files").select("url").orderBy("url").execute();
     expect(stored.map((r) => r.url)).toEqual(["~/a.js", "~/b.js"]);
   });
+
+  test("a release (and so a bundle) names only projects the caller sees: a hidden one is as unknown as a missing one", async () => {
+    const create = (who: string, version: string) => services.artifacts.createRelease(viewer(who), orgSlug, { version, projects: ["web"] });
+    expect((await create("insider", "insider@1")).release).toMatchObject({ version: "insider@1" });
+    await expect(create("outsider", "outsider@1")).rejects.toMatchObject({
+      code: "validation_failed",
+      message: "Unknown project(s): web.",
+    });
+    const versions = await db.kysely.selectFrom("releases").select("version").where("version", "like", "%sider@1").execute();
+    expect(versions.map((r) => r.version)).toEqual(["insider@1"]);
+  });
 });

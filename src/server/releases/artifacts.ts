@@ -41,6 +41,7 @@ import {
   storeChunk,
 } from "../../storage/releases/artifacts";
 import { type Access, requirePermission } from "../access/access";
+import { canSeeProject } from "../access/visibility";
 import { sentryOrg } from "../members/sentry-shapes";
 import type { OrgSummary, Viewer } from "../types";
 import { embeddedDebugId, type UnpackResult } from "./unpack-bundle";
@@ -141,8 +142,9 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
     return org;
   }
 
-  async function projectsBySlug(orgId: number, slugs: string[]): Promise<{ ids: number[]; unknown: string[] }> {
-    const all = await listProjectsOfOrg(db, orgId);
+  /** Projects named in an upload or a release: one the caller does not see is as unknown as a missing one (SPEC §6). */
+  async function projectsBySlug(org: OrgSummary, slugs: string[]): Promise<{ ids: number[]; unknown: string[] }> {
+    const all = (await listProjectsOfOrg(db, org.id)).filter((p) => canSeeProject(org, p.id));
     const bySlug = new Map(all.map((p) => [p.slug, p]));
     const unknown = slugs.filter((s) => !bySlug.has(s));
     return { ids: [...new Set(slugs.map((s) => bySlug.get(s)?.id).filter((id): id is number => id !== undefined))], unknown };
@@ -232,7 +234,7 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
     const parsed = AssembleSchema.safeParse(body);
     if (!parsed.success) throw new AppError("validation_failed", "The assemble request needs `checksum` and `chunks` (sha1 hex).");
     const req = parsed.data;
-    const { ids: projectIds, unknown } = await projectsBySlug(org.id, req.projects ?? []);
+    const { ids: projectIds, unknown } = await projectsBySlug(org, req.projects ?? []);
     if (unknown.length > 0) return errorState(`Unknown project(s) in ${org.slug}: ${unknown.join(", ")}.`);
     if (req.chunks.length === 0) return errorState("The bundle has no chunks.");
     if (req.chunks.length > Math.ceil(config.maxBundleSize / config.chunkSize) + 1) {
@@ -376,7 +378,7 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
           fields: [{ field: "version", rule: "required", message: "required" }],
         });
       const slugs = [...new Set([...(parsed.data.projects ?? []), ...(projectSlug ? [projectSlug] : [])])];
-      const { ids, unknown } = await projectsBySlug(org.id, slugs);
+      const { ids, unknown } = await projectsBySlug(org, slugs);
       if (unknown.length > 0)
         throw new AppError("validation_failed", `Unknown project(s): ${unknown.join(", ")}.`, {
           fields: [{ field: "projects", rule: "exists", message: "unknown project" }],
