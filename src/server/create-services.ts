@@ -182,6 +182,7 @@ export function createServices(deps: {
       requireScope,
       getIssue: (viewer, orgSlug, issueId) => services.issues.get(viewer, orgSlug, issueId),
       getProject: (viewer, orgSlug, projectSlug) => services.projects.get(viewer, orgSlug, projectSlug),
+      projectOrThrow: access.projectOrThrow,
     }),
     discover: createDiscoverApi({ db, now, membershipOrThrow, projectsOf: projectMap }),
     statsApi: createStatsApi({

@@ -137,8 +137,6 @@ export interface AppServices {
   issueUnmerge: IssueUnmerge;
   events: {
     latestForIssue(viewer: Viewer, orgSlug: string, issueId: number): Promise<EventDetail | null>;
-    /** One event of a project named by slug or numeric id (Sentry's `project_id_or_slug`). */
-    get(viewer: Viewer, orgSlug: string, projectRef: string, eventId: string): Promise<EventDetail>;
   };
   /** Source-map uploads (chunks, artifact bundles, legacy release files): src/server/releases/artifacts.ts */
   artifacts: ArtifactServices;

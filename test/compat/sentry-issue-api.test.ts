@@ -301,6 +301,14 @@ describe.each(await dialects())("Sentry's issue API on %s", (dialect) => {
       },
       breadcrumbs: { values: [{ timestamp: 1767225600, category: "ui.click", message: "clicked" }] },
     });
+    // The user's report on the event rides along as Sentry's `userReport`.
+    const report = await api("POST", "/api/0/projects/acme/web/user-feedback/", {
+      event_id: eventId,
+      name: "Ada",
+      email: "ada@example.com",
+      comments: "It broke on checkout.",
+    });
+    expect(report.status).toBe(200);
     // Sentry's project_id_or_slug: the project's numeric id names it too, within its organization only.
     expect((await api("GET", `/api/0/projects/other/${projectIds.web}/events/${eventId}/`, undefined, otherToken)).status).toBe(404);
     for (const path of [
@@ -322,7 +330,15 @@ describe.each(await dialects())("Sentry's issue API on %s", (dialect) => {
         ]),
       );
       expect(ev.size).toBeGreaterThan(0);
+      expect(ev.userReport).toMatchObject({
+        eventID: eventId,
+        name: "Ada",
+        comments: "It broke on checkout.",
+        event: { eventID: eventId },
+      });
     }
+    const other = await send("web", "no report");
+    expect((await api("GET", `/api/0/projects/acme/web/events/${other.eventId}/`)).body.userReport).toBeNull();
 
     const missing = await api("GET", "/api/0/organizations/acme/issues/999999999/");
     expect(missing.status).toBe(404);

@@ -8,8 +8,11 @@ import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
 import { issueHashes, issueTagValues, listEventsWithPayload } from "../../storage/events/compat-reads";
 import { getAdjacentEventIds, getEvent, getLatestEvent, type StoredEvent } from "../../storage/events/events";
+import { listFeedback } from "../../storage/feedback/feedback";
 import { tagDistribution } from "../../storage/issues/stats";
 import { oldestEventId } from "../../storage/issues/triage-reads";
+import type { Access } from "../access/access";
+import { sentryUserReport } from "../feedback/sentry-user-report";
 import type { EventDetail, IssueDetail, Page, ProjectSummary, Viewer } from "../types";
 import { sentryEventListItem, sentryEventShape } from "./sentry-event";
 
@@ -45,14 +48,23 @@ export interface EventApiServices {
     issueId: number,
   ): Promise<Array<{ id: string; latestEvent: null; mergedBySeer: false; seerMatchDistance: null }>>;
   /** One event of an issue: `latest`, `oldest`, `recommended` (the latest) or an event id; with its neighbours' ids. */
-  issueEvent(viewer: Viewer, orgSlug: string, issueId: number, which: string): Promise<ReturnType<typeof sentryEventShape>>;
+  issueEvent(viewer: Viewer, orgSlug: string, issueId: number, which: string): Promise<SentryEventDetail>;
+  /** One event of a project named by slug or numeric id, as Sentry's project event endpoint answers it. */
+  projectEvent(viewer: Viewer, orgSlug: string, projectRef: string, eventId: string): Promise<SentryEventDetail>;
 }
+
+export type SentryEventDetail = ReturnType<typeof sentryEventShape> & {
+  previousEventID: string | null;
+  nextEventID: string | null;
+  userReport: ReturnType<typeof sentryUserReport> | null;
+};
 
 export interface EventApiDeps {
   db: Db;
   getIssue(viewer: Viewer, orgSlug: string, issueId: number): Promise<IssueDetail>;
   getProject(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<ProjectSummary>;
   requireScope(viewer: Viewer, scope: string): void;
+  projectOrThrow: Access["projectOrThrow"];
 }
 
 const MAX_LIMIT = 100;
@@ -95,6 +107,20 @@ export function createEventApi(deps: EventApiDeps): EventApiServices {
     return {
       items: res.items.map((e) => shape(detailOf(e, projectSlug))),
       nextCursor: res.nextCursor ? encodeCursor(res.nextCursor) : null,
+    };
+  }
+
+  /** The whole event as Sentry's event endpoints answer it: its neighbours in the issue and the user's report on it. */
+  async function eventDetail(ev: StoredEvent, projectSlug: string): Promise<SentryEventDetail> {
+    const [adjacent, [report]] = await Promise.all([
+      getAdjacentEventIds(db, ev),
+      listFeedback(db, { projectIds: [ev.projectId], eventId: ev.eventId, limit: 1 }),
+    ]);
+    return {
+      ...sentryEventShape(detailOf(ev, projectSlug)),
+      previousEventID: adjacent.older,
+      nextEventID: adjacent.newer,
+      userReport: report ? sentryUserReport(report) : null,
     };
   }
 
@@ -156,8 +182,15 @@ export function createEventApi(deps: EventApiDeps): EventApiServices {
           "not_found",
           which === "latest" || which === "recommended" || which === "oldest" ? "This issue has no stored events." : "Event not found.",
         );
-      const adjacent = await getAdjacentEventIds(db, ev);
-      return { ...sentryEventShape(detailOf(ev, issue.projectSlug)), previousEventID: adjacent.older, nextEventID: adjacent.newer };
+      return eventDetail(ev, issue.projectSlug);
+    },
+
+    async projectEvent(viewer, orgSlug, projectRef, eventId) {
+      const { project } = await deps.projectOrThrow(viewer, orgSlug, projectRef, "event.read");
+      const id = eventId.replace(/-/g, "").toLowerCase();
+      const ev = /^[0-9a-f]{32}$/.test(id) ? await getEvent(db, project.id, id) : undefined;
+      if (!ev) throw new AppError("not_found", "Event not found.");
+      return eventDetail(ev, project.slug);
     },
 
     async issueHashes(viewer, orgSlug, issueId) {

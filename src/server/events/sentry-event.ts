@@ -168,7 +168,8 @@ export function sentryEventShape(ev: EventDetail) {
     release: typeof e.release === "string" && e.release !== "" ? { version: e.release, shortVersion: e.release } : null,
     dist: typeof e.dist === "string" ? e.dist : null,
     size: ev.size ?? null,
-    userReport: null,
+    // Filled by the event endpoints (event-api.ts eventDetail), which read the user's report.
+    userReport: null as unknown,
     nextEventID: null as string | null,
     previousEventID: null as string | null,
     tags: tagList(e),

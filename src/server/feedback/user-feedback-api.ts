@@ -12,8 +12,9 @@ import { type FeedbackRow, listFeedback, upsertFeedback } from "../../storage/fe
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
 import type { OrgSummary, ProjectSummary, Viewer } from "../types";
+import { sentryUserReport } from "./sentry-user-report";
 
-export type SentryUserReport = ReturnType<typeof reportJson>;
+export type SentryUserReport = ReturnType<typeof sentryUserReport>;
 
 export interface UserFeedbackApi {
   list(viewer: Viewer, orgSlug: string, projectSlug: string): Promise<SentryUserReport[]>;
@@ -102,27 +103,13 @@ const reportSchema = z.object({
   comments: z.string().trim().min(1).max(4096),
 });
 
-function reportJson(r: FeedbackRow) {
-  return {
-    id: String(r.id),
-    eventID: r.eventId,
-    name: r.name,
-    email: r.email,
-    comments: r.comments,
-    dateCreated: new Date(r.createdAt).toISOString(),
-    user: null,
-    event: r.eventId ? { id: r.eventId, eventID: r.eventId } : null,
-    issue: null,
-  };
-}
-
 export function createUserFeedbackApi(deps: UserFeedbackApiDeps): UserFeedbackApi {
   const { db } = deps;
   return {
     async list(viewer, orgSlug, projectSlug) {
       requirePermission(viewer, await deps.membershipOrThrow(viewer, orgSlug), "event.read");
       const project = await deps.getProject(viewer, orgSlug, projectSlug);
-      return (await listFeedback(db, { projectIds: [project.id], limit: 100 })).map(reportJson);
+      return (await listFeedback(db, { projectIds: [project.id], limit: 100 })).map(sentryUserReport);
     },
 
     async feedbackIssues(viewer, orgSlug, q) {
@@ -164,7 +151,7 @@ export function createUserFeedbackApi(deps: UserFeedbackApiDeps): UserFeedbackAp
       );
       const [row] = await listFeedback(db, { projectIds: [project.id], eventId: r.event_id, limit: 1 });
       if (!row) throw new AppError("not_found", "Feedback not found.");
-      return reportJson(row);
+      return sentryUserReport(row);
     },
   };
 }

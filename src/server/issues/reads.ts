@@ -1,8 +1,6 @@
-/** Sentry's issue list and issue detail, and single events, over the shared access rules. */
-import { AppError } from "../../core/errors";
 import { pastedEventId } from "../../core/search/parse-query";
 import type { Db } from "../../storage/db";
-import { getEvent, getLatestEvent } from "../../storage/events/events";
+import { getLatestEvent } from "../../storage/events/events";
 import { countIssueFeedback, eventsWithAttachments, unhandledIssueIds } from "../../storage/issues/issue-facts";
 import { bucketSeries } from "../../storage/issues/stats";
 import type { Access } from "../access/access";
@@ -151,14 +149,6 @@ export function createEventReads(deps: { db: Db; access: Access }): AppServices[
       const ev = await getLatestEvent(db, issue.id);
       if (!ev) return null;
       return toEventDetail(ev, projects);
-    },
-    async get(viewer, orgSlug, projectRef, eventId) {
-      // Sentry's event route takes `project_id_or_slug`.
-      const { project: p } = await access.projectOrThrow(viewer, orgSlug, projectRef, "event.read");
-      const id = eventId.replace(/-/g, "").toLowerCase();
-      const ev = /^[0-9a-f]{32}$/.test(id) ? await getEvent(db, p.id, id) : undefined;
-      if (!ev) throw new AppError("not_found", "Event not found.");
-      return toEventDetail(ev, new Map([[p.id, p]]));
     },
   };
 }
