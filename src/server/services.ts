@@ -120,12 +120,12 @@ export interface AppServices {
   issues: {
     list(viewer: Viewer, orgSlug: string, q: IssueListQuery): Promise<Page<ListedIssue> & { directHit?: boolean }>;
     get(viewer: Viewer, orgSlug: string, issueId: number): Promise<IssueDetail>;
-    /** What Sentry's issue detail adds over `get` (REST only, not the issue page): unhandled, attachments, user reports. */
+    /** What Sentry's issue detail adds over `get` (REST only, not the issue page): unhandled, attachments, comments, tracker link, user reports. */
     sentryDetailFacts(
       viewer: Viewer,
       orgSlug: string,
       issueId: number,
-    ): Promise<{ isUnhandled: boolean; latestEventHasAttachments: boolean; userReportCount: number }>;
+    ): Promise<Required<Pick<IssueSummary, "isUnhandled" | "latestEventHasAttachments" | "numComments" | "annotations">> & { userReportCount: number }>;
   };
   /** The triage screens' reads: stream with sparklines, autocompletion, live counts, issue page, events (issue-stream.ts). */
   issueStream: IssueStreamServices;

@@ -77,6 +77,10 @@ export interface IssueSummary {
   isUnhandled?: boolean;
   /** its newest event has an attachment, where the caller read it (the REST list, sentryDetailFacts) */
   latestEventHasAttachments?: boolean;
+  /** comments on it, where the caller read them (the REST list, sentryDetailFacts) */
+  numComments?: number;
+  /** the tracker issue linked to it, where the caller read it (Sentry's `annotations`) */
+  annotations?: Array<{ displayName: string; url: string }>;
 }
 
 export interface IssueDetail extends IssueSummary {

@@ -93,6 +93,10 @@ describe.each(await dialects())("Sentry's issue API on %s", (dialect) => {
     expect((await api("GET", `${base}/tags/environment/values/`)).body).toEqual([expect.objectContaining({ value: "prod", count: 1 })]);
     expect((await api("GET", `${base}/hashes/`)).body).toHaveLength(1);
     expect((await api("POST", `${base}/comments/`, { text: "seen by short id" })).status).toBe(201);
+    // Sentry's numComments, on the detail and in the lists.
+    expect((await api("GET", `${base}/`)).body.numComments).toBe(1);
+    const listed = (await api("GET", `/api/0/organizations/acme/issues/?query=${eventId}`)).body as Json[];
+    expect(listed[0]).toMatchObject({ id: issueId, numComments: 1, annotations: [] });
     expect((await api("GET", `${base}/activities/`)).body.activity).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: "note", data: expect.objectContaining({ text: "seen by short id" }) })]),
     );

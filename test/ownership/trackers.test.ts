@@ -55,6 +55,11 @@ describe.each(await dialects())("issue trackers on %s", (dialect) => {
     });
     expect((await w.services.trackers.forIssue(w.viewer, "acme", issueId)).link).toMatchObject({ label: "acme/web#3" });
     expect((await w.services.trackers.linksOf([issueId])).get(issueId)).toMatchObject({ label: "acme/web#3" });
+    // Sentry's `annotations` in the REST issue list carry the link.
+    const listed = await w.services.issues.list(w.viewer, "acme", { query: "" });
+    expect(listed.items.find((i) => i.id === issueId)?.annotations).toEqual([
+      { displayName: "acme/web#3", url: "https://github.com/acme/web/issues/3" },
+    ]);
 
     await w.services.trackers.unlink(w.member, "acme", issueId);
     expect((await w.services.trackers.forIssue(w.viewer, "acme", issueId)).link).toBeNull();

@@ -1,7 +1,9 @@
+import { linkLabel } from "../../core/issue-trackers";
 import { pastedEventId } from "../../core/search/parse-query";
 import type { Db } from "../../storage/db";
 import { getLatestEvent } from "../../storage/events/events";
-import { countIssueFeedback, eventsWithAttachments, unhandledIssueIds } from "../../storage/issues/issue-facts";
+import { commentCounts, countIssueFeedback, eventsWithAttachments, unhandledIssueIds } from "../../storage/issues/issue-facts";
+import { issueLinks } from "../../storage/issues/links";
 import { bucketSeries } from "../../storage/issues/stats";
 import type { Access } from "../access/access";
 import { withIssueFlags } from "../events/digests";
@@ -72,22 +74,28 @@ export function createIssueReads(deps: {
     return detail as IssueDetail;
   }
 
-  /** Sentry's `isUnhandled` and `latestEventHasAttachments` of a page of issues: two indexed queries for the page. */
+  /**
+   * Sentry's `isUnhandled`, `latestEventHasAttachments`, `numComments` and `annotations` (the
+   * linked tracker issue) of a page of issues: one indexed query each for the whole page.
+   */
   async function sentryIssueFacts(items: Array<{ id: number; projectId: number; lastEventId?: string | null }>) {
+    const ids = items.map((i) => i.id);
     const latest = items.flatMap((i) => (i.lastEventId ? [{ projectId: i.projectId, eventId: i.lastEventId }] : []));
-    const [unhandled, withAttachments] = await Promise.all([
-      unhandledIssueIds(
-        db,
-        items.map((i) => i.id),
-      ),
+    const [unhandled, withAttachments, comments, links] = await Promise.all([
+      unhandledIssueIds(db, ids),
       eventsWithAttachments(db, latest),
+      commentCounts(db, ids),
+      issueLinks(db, ids),
     ]);
     const byId = new Map(items.map((i) => [i.id, i]));
     return (id: number) => {
       const i = byId.get(id);
+      const link = links.get(id);
       return {
         isUnhandled: unhandled.has(id),
         latestEventHasAttachments: i?.lastEventId ? withAttachments.has(`${i.projectId}:${i.lastEventId}`) : false,
+        numComments: comments.get(id) ?? 0,
+        annotations: link ? [{ displayName: linkLabel(link.url), url: link.url }] : [],
       };
     };
   }

@@ -1,7 +1,8 @@
 /**
  * What Sentry's issue serializer says about a page of issues beyond the issue row: whether any of
  * its events was unhandled, whether its latest event has attachments, how many user reports name
- * its events. One query per page (by issue id, on indexes), never one per issue.
+ * its events, how many comments it has. One query per page (by issue id, on indexes), never one
+ * per issue.
  */
 import type { Db } from "../db";
 
@@ -41,4 +42,17 @@ export async function countIssueFeedback(db: Db, issue: { id: number; projectId:
     .where("e.issue_id", "=", issue.id)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** Comments per issue (Sentry's `numComments`), on activity_issue's prefix. */
+export async function commentCounts(db: Db, issueIds: number[]): Promise<Map<number, number>> {
+  if (issueIds.length === 0) return new Map();
+  const rows = await db.kysely
+    .selectFrom("activity")
+    .select((eb) => ["issue_id", eb.fn.countAll<number>().as("n")])
+    .where("issue_id", "in", issueIds)
+    .where("kind", "=", "comment")
+    .groupBy("issue_id")
+    .execute();
+  return new Map(rows.map((r) => [Number(r.issue_id), Number(r.n)]));
 }
