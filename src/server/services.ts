@@ -125,7 +125,11 @@ export interface AppServices {
       viewer: Viewer,
       orgSlug: string,
       issueId: number,
-    ): Promise<Required<Pick<IssueSummary, "isUnhandled" | "latestEventHasAttachments" | "numComments" | "annotations">> & { userReportCount: number }>;
+    ): Promise<
+      Required<Pick<IssueSummary, "isUnhandled" | "latestEventHasAttachments" | "numComments" | "annotations">> & {
+        userReportCount: number;
+      }
+    >;
   };
   /** The triage screens' reads: stream with sparklines, autocompletion, live counts, issue page, events (issue-stream.ts). */
   issueStream: IssueStreamServices;

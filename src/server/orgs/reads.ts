@@ -50,6 +50,8 @@ export interface ProjectSentryFacts {
   /** Sentry's `access`: the scopes the caller acts with in the organization */
   access: string[];
   facts: Map<number, ProjectFacts>;
+  /** the projects of the caller's teams (Sentry's `isMember`) */
+  memberOf: Set<number>;
 }
 
 export interface TeamRef {
@@ -89,11 +91,17 @@ export function createProjectReads(deps: { db: Db; access: Access }): ProjectRea
     },
     async sentryFacts(viewer, orgSlug, projectIds) {
       const org = await access.authorize(viewer, orgSlug, "project.read");
-      const facts = await readProjectFacts(
-        db,
-        projectIds.filter((id) => canSeeProject(org, id)),
-      );
-      return { access: accessScopes(org.role, credentialOf(viewer)), facts };
+      const [facts, teams] = await Promise.all([
+        readProjectFacts(
+          db,
+          projectIds.filter((id) => canSeeProject(org, id)),
+        ),
+        listTeams(db, org.id),
+      ]);
+      // Sentry's `isMember`: the caller is on one of the project's teams (an admin who sees every
+      // project need not be; an organization token is on none).
+      const memberOf = new Set(teams.filter((t) => t.memberIds.includes(viewer.userId)).flatMap((t) => t.projectIds));
+      return { access: accessScopes(org.role, credentialOf(viewer)), facts, memberOf };
     },
     async ownership(viewer, orgSlug, projectSlug) {
       const { org, project } = await visible(viewer, orgSlug, projectSlug);

@@ -17,6 +17,8 @@ export interface SentryProjectContext {
   access: string[];
   facts?: ProjectFacts;
   own?: ProjectOwnership;
+  /** the projects of the caller's teams (ProjectSentryFacts.memberOf) */
+  memberOf?: Set<number>;
 }
 
 const NO_FACTS: ProjectFacts = {
@@ -40,7 +42,8 @@ export function sentryProject(p: ProjectSummary, org: OrgSummary, ctx: SentryPro
     platforms: [p.platform],
     status: "active",
     isBookmarked: false,
-    isMember: true,
+    isMember: ctx.memberOf?.has(p.id) ?? false,
+    // Errata lists and answers only the projects the caller may see.
     hasAccess: true,
     access: ctx.access,
     features: [],

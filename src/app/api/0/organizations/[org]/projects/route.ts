@@ -10,13 +10,13 @@ export const GET = apiRoute<{ org: string }>("project.read", async (req, { param
   const services = app();
   const org = await services.orgs.get(viewer, params.org);
   const projects = await services.projects.list(viewer, params.org);
-  const { access, facts } = await services.projects.sentryFacts(
+  const { access, facts, memberOf } = await services.projects.sentryFacts(
     viewer,
     params.org,
     projects.map((p) => p.id),
   );
   return Response.json(
-    projects.map((p) => sentryProject(p, org, { access, facts: facts.get(p.id) })),
+    projects.map((p) => sentryProject(p, org, { access, memberOf, facts: facts.get(p.id) })),
     { headers: { link: sentryLinkHeader(services.publicUrl, new URL(req.url), null) } },
   );
 });

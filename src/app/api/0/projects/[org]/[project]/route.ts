@@ -14,8 +14,8 @@ async function detail(req: Request, org: string, slug: string) {
     services.projects.settings(viewer, org, slug),
     services.projects.groupingRules(viewer, org, slug),
   ]);
-  const { access, facts } = await services.projects.sentryFacts(viewer, org, [project.id]);
-  return { ...sentryProjectDetail(project, orgSummary, { access, facts: facts.get(project.id), own }, settings), ...grouping };
+  const { access, facts, memberOf } = await services.projects.sentryFacts(viewer, org, [project.id]);
+  return { ...sentryProjectDetail(project, orgSummary, { access, memberOf, facts: facts.get(project.id), own }, settings), ...grouping };
 }
 
 // Sentry's project detail, with its grouping fields (fingerprintingRules, groupingEnhancements).

@@ -11,13 +11,13 @@ export const GET = apiRoute<P>("project.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const services = app();
   const { org, team, projects } = await services.projects.listOfTeam(viewer, params.org, params.team);
-  const { access, facts } = await services.projects.sentryFacts(
+  const { access, facts, memberOf } = await services.projects.sentryFacts(
     viewer,
     params.org,
     projects.map((p) => p.id),
   );
   return Response.json(
-    projects.map((p) => sentryProject(p, org, { access, facts: facts.get(p.id), own: { teams: [team], firstEvent: null } })),
+    projects.map((p) => sentryProject(p, org, { access, memberOf, facts: facts.get(p.id), own: { teams: [team], firstEvent: null } })),
     { headers: { link: sentryLinkHeader(services.publicUrl, new URL(req.url), null) } },
   );
 });
