@@ -53,11 +53,8 @@ export interface EventApiServices {
   projectEvent(viewer: Viewer, orgSlug: string, projectRef: string, eventId: string): Promise<SentryEventDetail>;
 }
 
-export type SentryEventDetail = ReturnType<typeof sentryEventShape> & {
-  previousEventID: string | null;
-  nextEventID: string | null;
-  userReport: ReturnType<typeof sentryUserReport> | null;
-};
+/** The shape already types `previousEventID`, `nextEventID` and `userReport`; eventDetail fills them. */
+export type SentryEventDetail = ReturnType<typeof sentryEventShape>;
 
 export interface EventApiDeps {
   db: Db;

@@ -11,6 +11,7 @@
 import type { NormalizedEvent } from "../../core/event";
 import { describeEvent, messageText } from "../../core/grouping/describe";
 import { statTagsOf } from "../../core/search/event-tags";
+import type { SentryUserReport } from "../feedback/user-feedback-api";
 import type { EventDetail } from "../types";
 
 type Obj = Record<string, unknown>;
@@ -169,7 +170,7 @@ export function sentryEventShape(ev: EventDetail) {
     dist: typeof e.dist === "string" ? e.dist : null,
     size: ev.size ?? null,
     // Filled by the event endpoints (event-api.ts eventDetail), which read the user's report.
-    userReport: null as unknown,
+    userReport: null as SentryUserReport | null,
     nextEventID: null as string | null,
     previousEventID: null as string | null,
     tags: tagList(e),

@@ -51,8 +51,6 @@ export function sentryIssueDetail(issue: IssueDetail, publicUrl: string, orgSlug
     ...sentryIssue(issue, publicUrl, orgSlug),
     firstRelease: issue.firstRelease ? { version: issue.firstRelease } : null,
     lastRelease: issue.lastRelease ? { version: issue.lastRelease } : null,
-    // Counted with the issue's facts where read (sentryDetailFacts); else from the activity at hand.
-    numComments: issue.numComments ?? activity.filter((a) => a.kind === "comment").length,
     activity: activity.slice(0, DETAIL_ACTIVITY).map(sentryActivity),
     participants: [...participants.values()].map((u) => ({ id: u.id, name: u.name, username: u.email, email: u.email })),
     seenBy: [],

@@ -3,7 +3,7 @@ import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
 import { listEnvironments } from "../../storage/issues/environments";
 import { firstSeenOfProject } from "../../storage/issues/issues";
-import { listTeams } from "../../storage/members/teams";
+import { listTeams, teamProjectIdsOfUser } from "../../storage/members/teams";
 import { listMemberships } from "../../storage/orgs/orgs";
 import { type ProjectFacts, readProjectFacts } from "../../storage/orgs/project-facts";
 import { type Access, credentialOf } from "../access/access";
@@ -91,16 +91,15 @@ export function createProjectReads(deps: { db: Db; access: Access }): ProjectRea
     },
     async sentryFacts(viewer, orgSlug, projectIds) {
       const org = await access.authorize(viewer, orgSlug, "project.read");
-      const [facts, teams] = await Promise.all([
+      // Sentry's `isMember`: the caller is on one of the project's teams (an admin who sees every
+      // project need not be; an organization token is on none).
+      const [facts, memberOf] = await Promise.all([
         readProjectFacts(
           db,
           projectIds.filter((id) => canSeeProject(org, id)),
         ),
-        listTeams(db, org.id),
+        teamProjectIdsOfUser(db, org.id, viewer.userId),
       ]);
-      // Sentry's `isMember`: the caller is on one of the project's teams (an admin who sees every
-      // project need not be; an organization token is on none).
-      const memberOf = new Set(teams.filter((t) => t.memberIds.includes(viewer.userId)).flatMap((t) => t.projectIds));
       return { access: accessScopes(org.role, credentialOf(viewer)), facts, memberOf };
     },
     async ownership(viewer, orgSlug, projectSlug) {

@@ -7,7 +7,7 @@
  * Sentry's own "not available": false, or null where Sentry would send a computed value.
  */
 import { createHash } from "node:crypto";
-import type { ProjectFacts } from "../../storage/orgs/project-facts";
+import { emptyProjectFacts, type ProjectFacts } from "../../storage/orgs/project-facts";
 import type { OrgSummary, ProjectSummary } from "../types";
 import type { ProjectSettingsView } from "./project-admin";
 import type { ProjectOwnership } from "./reads";
@@ -21,19 +21,9 @@ export interface SentryProjectContext {
   memberOf?: Set<number>;
 }
 
-const NO_FACTS: ProjectFacts = {
-  latestRelease: null,
-  environments: [],
-  hasMonitors: false,
-  hasFeedbacks: false,
-  hasNewFeedbacks: false,
-  hasUserReports: false,
-  accepted: new Set(),
-};
-
 export function sentryProject(p: ProjectSummary, org: OrgSummary, ctx: SentryProjectContext) {
   const teams = (ctx.own?.teams ?? []).map((t) => ({ id: String(t.id), slug: t.slug, name: t.name }));
-  const f = ctx.facts ?? NO_FACTS;
+  const f = ctx.facts ?? emptyProjectFacts();
   return {
     id: String(p.id),
     slug: p.slug,

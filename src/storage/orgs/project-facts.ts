@@ -5,6 +5,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../db";
+import { environmentsByProject } from "../issues/environments";
 
 export interface ProjectFacts {
   /** the version of the newest release seen in the project, null when none */
@@ -25,21 +26,21 @@ export interface ProjectFacts {
 /** The categories whose acceptance answers a `has*` flag (outcome counters, src/core/outcomes). */
 const FLAG_CATEGORIES = ["transaction", "span", "log_item", "log_byte", "session"];
 
+/** The facts of a project nothing has happened to yet (and of one the caller did not read facts for). */
+export function emptyProjectFacts(): ProjectFacts {
+  return {
+    latestRelease: null,
+    environments: [],
+    hasMonitors: false,
+    hasFeedbacks: false,
+    hasNewFeedbacks: false,
+    hasUserReports: false,
+    accepted: new Set<string>(),
+  };
+}
+
 export async function readProjectFacts(db: Db, projectIds: number[]): Promise<Map<number, ProjectFacts>> {
-  const facts = new Map<number, ProjectFacts>(
-    projectIds.map((id) => [
-      id,
-      {
-        latestRelease: null,
-        environments: [],
-        hasMonitors: false,
-        hasFeedbacks: false,
-        hasNewFeedbacks: false,
-        hasUserReports: false,
-        accepted: new Set<string>(),
-      },
-    ]),
-  );
+  const facts = new Map<number, ProjectFacts>(projectIds.map((id) => [id, emptyProjectFacts()]));
   if (projectIds.length === 0) return facts;
   const k = db.kysely;
   const [monitors, feedback, outcomes, environments, releases] = await Promise.all([
@@ -58,15 +59,7 @@ export async function readProjectFacts(db: Db, projectIds: number[]): Promise<Ma
       .where("category", "in", FLAG_CATEGORIES)
       .groupBy(["project_id", "category"])
       .execute(),
-    // issue_tag_values_search (project_id, key, value, …) answers this from the index.
-    k
-      .selectFrom("issue_tag_values")
-      .select(["project_id", "value"])
-      .where("project_id", "in", projectIds)
-      .where("key", "=", "environment")
-      .groupBy(["project_id", "value"])
-      .orderBy("value")
-      .execute(),
+    environmentsByProject(db, projectIds),
     // The newest release per project: the one created last (release ids grow with creation).
     k
       .selectFrom("release_projects as rp")
@@ -89,7 +82,10 @@ export async function readProjectFacts(db: Db, projectIds: number[]): Promise<Ma
     else f.hasUserReports = true;
   }
   for (const r of outcomes) at(r.project_id)?.accepted.add(r.category);
-  for (const r of environments) if (r.value !== "") at(r.project_id)?.environments.push(r.value);
+  for (const [id, names] of environments) {
+    const f = at(id);
+    if (f) f.environments = names.filter((n) => n !== "");
+  }
   for (const r of releases) {
     const f = at(r.project_id);
     if (f) f.latestRelease = r.version;
