@@ -1,7 +1,7 @@
 "use client";
 
-import { digestOf, ErrorView } from "@/ui/error-view";
-import { THEME_BOOT_SCRIPT } from "@/ui/theme-script";
+import { digestOf, ErrorView } from "@/ui/shell/error-view";
+import { THEME_BOOT_SCRIPT } from "@/ui/shell/theme-script";
 import "./globals.css";
 
 /** Replaces the root layout when it fails: its own document, same look. */

@@ -2,7 +2,7 @@ import type { Metadata, Viewport } from "next";
 import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { nonceFromPolicy } from "@/core/security/headers";
-import { THEME_BOOT_SCRIPT } from "@/ui/theme-script";
+import { THEME_BOOT_SCRIPT } from "@/ui/shell/theme-script";
 import "./globals.css";
 
 export const metadata: Metadata = {

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { NotFoundView } from "@/ui/not-found-view";
+import { NotFoundView } from "@/ui/shell/not-found-view";
 
 export const metadata: Metadata = { title: "Not found" };
 

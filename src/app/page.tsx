@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { SignOutButton } from "@/ui/sign-out-button";
+import { SignOutButton } from "@/ui/shell/sign-out-button";
 import { currentViewer, services } from "./_lib/server";
 
 export default async function Home() {

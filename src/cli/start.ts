@@ -31,7 +31,7 @@ import { createSecurityHeaders } from "../server/http/security-headers";
 import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
-import { THEME_BOOT_SCRIPT } from "../ui/theme-script";
+import { THEME_BOOT_SCRIPT } from "../ui/shell/theme-script";
 
 export interface RunningErrata {
   url: string;

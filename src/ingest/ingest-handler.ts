@@ -20,12 +20,14 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Config } from "../config";
+import { parseDsn } from "../core/dsn";
 import { AppError, ERROR_CATALOGUE, isAppError } from "../core/errors";
 import { parseCheckIn } from "../core/monitors/checkin";
 import { itemCategory, type OutcomeCount, outcomeOfError, REASONS } from "../core/outcomes";
 import type { Logger } from "../log";
 import { ingestRequests, queueDepthGauge } from "../metrics";
 import type { Db } from "../storage/db";
+import { createKeyCache } from "../storage/orgs/key-cache";
 import type { IngestKey } from "../storage/orgs/projects";
 import { enqueueMany, type QueueInsert, queueDepth, queueDepthEstimate } from "../storage/queue/queue";
 import { queueWriterFor } from "../storage/queue/writer";
@@ -34,11 +36,9 @@ import { acceptEnvelope, acceptStore, newEventId } from "./accept";
 import { requestKey, resolveEnvelopeAuth } from "./compat/auth";
 import { preflightHeaders } from "./compat/cors";
 import { cronCheckInPayload } from "./compat/cron-checkin";
-import { parseDsn } from "./compat/dsn";
 import { checkFeedbackForm, dialogOptions, PAGE_CSP, parseFormBody, renderDialogPage, renderDialogScript } from "./error-page";
 import { createGroupCommitter } from "./group-commit";
 import { createIngestOutcomes } from "./ingest-outcomes";
-import { createKeyCache } from "./key-cache";
 import { type EnvelopeLimits, normalizeEventId } from "./parse-envelope";
 import { createBackpressure, createRateLimiter, freeDiskBytes, notKeptHeaders, type RateLimitVerdict } from "./rate-limit";
 import {

@@ -3,7 +3,7 @@
  * these, and each checks the viewer's access itself (authorization lives here, not in routes).
  */
 import type { Logger } from "pino";
-import type { Action, Permits } from "./access/permissions";
+import type { Action } from "./access/permissions";
 import type { AlertServices } from "./alerts/alerts";
 import type { AccountServices } from "./auth/account";
 import type { PasswordResetServices } from "./auth/password-reset";
@@ -20,9 +20,9 @@ import type { ImportRunServices } from "./import/import-runs";
 import type { ImportServices } from "./import/sentry-import";
 import type { IssueActions } from "./issues/actions";
 import type { IssueBulkServices } from "./issues/bulk";
+import type { IssueListQuery, ListedIssue } from "./issues/list-query";
 import type { IssueRedirects } from "./issues/redirects";
-import type { StatsObject } from "./issues/series-cache";
-import type { IssueSort, IssueStreamServices } from "./issues/stream";
+import type { IssueStreamServices } from "./issues/stream";
 import type { TrackerServices } from "./issues/trackers";
 import type { IssueUnmerge } from "./issues/unmerge";
 import type { MemberServices } from "./members/members";
@@ -32,13 +32,13 @@ import type { WeeklySummaryServices } from "./members/weekly-summary";
 import type { MonitorServices } from "./monitors/cron";
 import type { UptimeServices } from "./monitors/uptime";
 import type { KeyServices, ProjectAdminServices } from "./orgs/project-admin";
-import type { ProjectReads } from "./orgs/reads";
+import type { OrgServices, ProjectReads } from "./orgs/reads";
 import type { CodeownersServices } from "./ownership/codeowners";
 import type { OwnershipServices } from "./ownership/ownership";
 import type { ArtifactServices } from "./releases/artifacts";
 import type { ReleaseApiServices } from "./releases/release-api";
 import type { ReleaseServices } from "./releases/screens";
-import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, OrgSummary, Page, Viewer } from "./types";
+import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, Page, Viewer } from "./types";
 
 export interface SetupInput {
   name: string;
@@ -47,30 +47,6 @@ export interface SetupInput {
   orgName: string;
   orgSlug: string;
 }
-
-export interface IssueListQuery {
-  /** Search query (the full SPEC §2 language, src/core/search). */
-  query?: string;
-  /** Restrict to one project slug. */
-  project?: string;
-  /** Sentry's sort names: date (last seen, default), new (first seen), freq (events), user (users). */
-  sort?: IssueSort;
-  limit?: number;
-  cursor?: string | null;
-  /** Sentry's `project=` ids: only these of the visible projects */
-  projectIds?: number[];
-  /** Sentry's repeatable `environment=`: any of these */
-  environments?: string[];
-  /** issues seen in this window (epoch ms): Sentry's statsPeriod / start+end */
-  seenWithin?: { start: number; end: number };
-  /** a query that is an event id (or, with `shortIdLookup`, a short id) answers that one issue */
-  lookup?: { eventId: boolean; shortId: boolean };
-  /** event counts per bucket to attach (Sentry's `stats`): 24 hourly or 14 daily, under `key` */
-  stats?: { key: "24h" | "14d" | "auto"; series: "24h" | "14d" } | null;
-}
-
-/** An issue of the REST list, with Sentry's `stats` when asked: `[[unix seconds, count], …]` per period. */
-export type ListedIssue = IssueSummary & { stats?: StatsObject };
 
 export interface AppServices {
   /** Better Auth instance (handler for /api/auth/*, session lookup). */
@@ -96,19 +72,7 @@ export interface AppServices {
     /** The viewer for `Authorization: Bearer <token>`, or null. */
     viewerFromToken(authorization: string | null): Promise<Viewer | null>;
   };
-  orgs: {
-    listForViewer(viewer: Viewer): Promise<OrgSummary[]>;
-    /** Throws not_found when the org does not exist or the viewer is not a member. */
-    get(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
-    /**
-     * What the viewer may do in the organization, action by action, straight from the permission
-     * table (src/server/access/permissions.ts): the screens show a control only when this says yes,
-     * so they never repeat a role check. Throws not_found like `get`.
-     */
-    can(viewer: Viewer, orgSlug: string): Promise<Permits>;
-    /** An owner of any organization creates another, as its owner (src/server/orgs/create.ts). */
-    create(viewer: Viewer, input: { name: string; slug: string }): Promise<{ slug: string }>;
-  };
+  orgs: OrgServices;
   /** Reads (every member) plus create / settings (src/server/orgs/project-admin.ts; changes need admin or owner). */
   projects: ProjectReads & ProjectAdminServices;
   /** DSN keys of a project: list (members), create / label / disable / rotate (admins, owners) — src/server/orgs/project-admin.ts */

@@ -16,7 +16,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
     throw new Error(`Migration ${failed} failed: ${(error as Error).message ?? String(error)}`);
   }
   // SQLite: rows an older version queued in the main file move to the queue's own file.
-  adoptQueueFile(db);
+  adoptQueueFile(db.sqlite, db.queueDb?.sqlite);
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }
 

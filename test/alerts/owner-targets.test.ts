@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config";
 import { deliverDue } from "../../src/pipeline/alerts/delivery-loop";
 import type { SendDeps } from "../../src/pipeline/alerts/send-notification";
-import { fromSentryRule, sentryRule } from "../../src/server/alerts/rule-shapes";
+import { fromSentryRule, sentryRule } from "../../src/server/sentry-api/shapes/alert-rule";
 import { type SmtpInbox, startSmtpInbox } from "../helpers/smtp-inbox";
 import { dialects } from "../helpers/test-db";
 import { silentLog } from "../pipeline/helpers";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createKeyCache, invalidate } from "../../src/ingest/key-cache.js";
 import type { Db } from "../../src/storage/db.js";
 import { writeTx } from "../../src/storage/dialect.js";
+import { createKeyCache, invalidate } from "../../src/storage/orgs/key-cache.js";
 import { insertKey, insertProject } from "../../src/storage/orgs/projects.js";
 import { dialects, openTestDb } from "../helpers/test-db.js";
 

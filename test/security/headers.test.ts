@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { THEME_BOOT_SCRIPT } from "../../src/ui/theme-script.js";
+import { THEME_BOOT_SCRIPT } from "../../src/ui/shell/theme-script.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 const PASSWORD = "correct horse battery";

@@ -50,7 +50,7 @@ describe.each(await dialects())("source maps over HTTP on %s", (dialect) => {
   test("org details and chunk-upload options as both CLIs expect them", async () => {
     const auth = { authorization: `Bearer ${t.token}` };
     const org = (await (await fetch(`${server.url}/api/0/organizations/${t.org}/`, { headers: auth })).json()) as Record<string, unknown>;
-    // Over plain http the region is empty: every client stays on the URL it was given (sentry-shapes.ts).
+    // Over plain http the region is empty: every client stays on the URL it was given (src/server/sentry-api/shapes/member.ts).
     expect(org).toMatchObject({ slug: "acme", links: { regionUrl: server.url, organizationUrl: server.url } });
     const res = await fetch(`${server.url}/api/0/organizations/${t.org}/chunk-upload/`, { headers: auth });
     expect(await res.json()).toEqual({

@@ -9,7 +9,7 @@ import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
 import { createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
-import { sentryIssue } from "../../src/server/issues/sentry-shapes";
+import { sentryIssue } from "../../src/server/sentry-api/shapes/issue";
 import type { AppServices } from "../../src/server/services";
 import type { IssueSummary, Role, Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";

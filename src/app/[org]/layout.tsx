@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { TopBar } from "@/ui/top-bar";
+import { TopBar } from "@/ui/shell/top-bar";
 import { currentViewer, orNotFound, services } from "../_lib/server";
 
 /**

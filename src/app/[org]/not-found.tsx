@@ -1,4 +1,4 @@
-import { NotFoundView } from "@/ui/not-found-view";
+import { NotFoundView } from "@/ui/shell/not-found-view";
 
 export default function OrgNotFound() {
   return <NotFoundView />;

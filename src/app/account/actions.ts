@@ -2,7 +2,7 @@
 /** The account page's Server Actions: each calls one account service as the session's viewer. */
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { currentViewer, services } from "../_lib/server";
 import { fail, ok, optionalNumber, runForm, text } from "../[org]/projects/form-result";
 

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
-import { SettingsForm } from "@/ui/settings-form";
-import { DangerZone, Field, SettingsSection } from "@/ui/settings-section";
-import { NewTokenForm, RevokeTokenButton } from "@/ui/settings-tokens";
-import { TimeAgo } from "@/ui/time-ago";
-import { TokenList } from "@/ui/token-list";
+import { SettingsForm } from "@/ui/kit/settings-form";
+import { DangerZone, Field, SettingsSection } from "@/ui/kit/settings-section";
+import { TimeAgo } from "@/ui/kit/time-ago";
+import { NewTokenForm, RevokeTokenButton } from "@/ui/members/token-forms";
+import { TokenList } from "@/ui/members/token-list";
 import { requireViewer, services } from "../_lib/server";
 import {
   changePasswordAction,

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AuthCard } from "@/ui/auth-card";
-import { ForgotPasswordForm } from "@/ui/password-reset-forms";
+import { AuthCard } from "@/ui/auth/auth-card";
+import { ForgotPasswordForm } from "@/ui/auth/password-reset-forms";
 import { services } from "../_lib/server";
 
 export const metadata: Metadata = { title: "Forgot password" };

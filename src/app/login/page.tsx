@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { ERROR_CATALOGUE, type ErrorCode } from "@/core/errors";
-import { AuthCard } from "@/ui/auth-card";
-import { LoginForm, SsoForm } from "@/ui/login-form";
-import { safeNextPath } from "@/ui/safe-next";
+import { AuthCard } from "@/ui/auth/auth-card";
+import { LoginForm, SsoForm } from "@/ui/auth/login-form";
+import { safeNextPath } from "@/ui/auth/safe-next";
 import { currentViewer, param, services } from "../_lib/server";
 
 export const metadata: Metadata = { title: "Sign in" };

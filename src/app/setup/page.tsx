@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { AuthCard } from "@/ui/auth-card";
-import { SetupForm } from "@/ui/setup-form";
+import { AuthCard } from "@/ui/auth/auth-card";
+import { SetupForm } from "@/ui/auth/setup-form";
 import { services } from "../_lib/server";
 
 export const metadata: Metadata = { title: "Set up" };

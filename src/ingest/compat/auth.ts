@@ -7,8 +7,9 @@
  * Relay rejects several request-level carriers; we accept them when they agree (no official SDK
  * sends two) and reject disagreement as a header mismatch.
  */
+
+import { parseDsn } from "../../core/dsn";
 import { AppError } from "../../core/errors";
-import { parseDsn } from "./dsn";
 
 /** Upper bound on a key we are willing to look up; real keys are 32 hex chars. */
 const MAX_KEY_LENGTH = 128;

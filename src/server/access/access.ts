@@ -5,8 +5,8 @@
  * organization, members narrowed to their teams' projects) hold everywhere.
  */
 import type { Config } from "../../config";
+import { formatDsn } from "../../core/dsn";
 import { AppError } from "../../core/errors";
-import { formatDsn } from "../../ingest/compat/dsn";
 import type { Db } from "../../storage/db";
 import { getIssue } from "../../storage/issues/issues";
 import { visibleProjectIds } from "../../storage/members/project-visibility";

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../core/errors";
 import type { ThrottleScope } from "../../core/security/login-throttle";
-import { errorResponse } from "../http/api-route";
+import { errorResponse } from "../http/error-response";
 import type { LoginThrottle } from "./login-throttle";
 
 /** Set by the custom server from the socket (and TRUSTED_PROXIES); any client-sent value is overwritten. */

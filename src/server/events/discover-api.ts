@@ -1,8 +1,8 @@
 /**
  * Sentry's query API over what Errata keeps (issue 28): `GET /organizations/{org}/events/` and
  * `…/events-stats/` for the errors, spans and logs datasets. The request is planned in
- * src/ingest/compat/discover/plan.ts, the rows are read (bounded: time window and a row cap) by
- * src/storage/events/discover.ts, and grouped/sorted in src/ingest/compat/discover/evaluate.ts.
+ * src/server/sentry-api/discover/plan.ts, the rows are read (bounded: time window and a row cap) by
+ * src/storage/events/discover.ts, and grouped/sorted in src/server/sentry-api/discover/evaluate.ts.
  * Needs event.read; only projects the viewer may see are read, and a project id the viewer cannot
  * see counts nothing (never an error that would confirm it exists).
  */
@@ -10,16 +10,6 @@ import { formatShortId } from "../../core/alerts/message";
 import type { NormalizedEvent } from "../../core/event";
 import { isObj } from "../../core/normalize/coerce";
 import { statTagsOf } from "../../core/search/event-tags";
-import { type DiscoverRow, evaluate, OTHER_KEY, rowMatches, statsSeries, topGroups } from "../../ingest/compat/discover/evaluate";
-import {
-  type DiscoverField,
-  type DiscoverFilter,
-  type DiscoverPlan,
-  discoverMeta,
-  discoverPlan,
-  statsPlan,
-} from "../../ingest/compat/discover/plan";
-import { type SentryAttribute, type SentryTagKey, sentryTagKey, traceItemAttributes } from "../../ingest/compat/discover/tag-keys";
 import type { Db } from "../../storage/db";
 import { type DiscoverEvent, type DiscoverLog, type DiscoverSpan, scanEvents, scanLogs, scanSpans } from "../../storage/events/discover";
 import { type FeedbackRow, listFeedback } from "../../storage/feedback/feedback";
@@ -28,6 +18,16 @@ import { tagKeysWithValueCounts } from "../../storage/issues/stats";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
 import { parseShortId } from "../issues/redirects";
+import { type DiscoverRow, evaluate, OTHER_KEY, rowMatches, statsSeries, topGroups } from "../sentry-api/discover/evaluate";
+import {
+  type DiscoverField,
+  type DiscoverFilter,
+  type DiscoverPlan,
+  discoverMeta,
+  discoverPlan,
+  statsPlan,
+} from "../sentry-api/discover/plan";
+import { type SentryAttribute, type SentryTagKey, sentryTagKey, traceItemAttributes } from "../sentry-api/discover/tag-keys";
 import type { OrgSummary, Viewer } from "../types";
 
 /** Rows read per request at most: with payloads (tags, user fields) fewer, they are decompressed. */

@@ -12,9 +12,9 @@ import { listFeedback } from "../../storage/feedback/feedback";
 import { tagDistribution } from "../../storage/issues/stats";
 import { oldestEventId } from "../../storage/issues/triage-reads";
 import type { Access } from "../access/access";
-import { sentryUserReport } from "../feedback/sentry-user-report";
+import { sentryEventListItem, sentryEventShape } from "../sentry-api/shapes/event";
+import { sentryUserReport } from "../sentry-api/shapes/user-report";
 import type { EventDetail, IssueDetail, Page, ProjectSummary, Viewer } from "../types";
-import { sentryEventListItem, sentryEventShape } from "./sentry-event";
 
 export interface EventListQuery {
   full?: boolean;

@@ -11,8 +11,8 @@ import { writeTx } from "../../storage/dialect";
 import { type FeedbackRow, listFeedback, upsertFeedback } from "../../storage/feedback/feedback";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
+import { sentryUserReport } from "../sentry-api/shapes/user-report";
 import type { OrgSummary, ProjectSummary, Viewer } from "../types";
-import { sentryUserReport } from "./sentry-user-report";
 
 export type SentryUserReport = ReturnType<typeof sentryUserReport>;
 

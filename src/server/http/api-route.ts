@@ -12,11 +12,11 @@
  *   export const POST = apiRoute<P>("release.write", async (req, { params }) => { … });
  */
 import { randomUUID } from "node:crypto";
-import { AppError, isAppError } from "../../core/errors";
-import { STORAGE_RETRY_AFTER_SECS } from "../../storage/storage-health";
+import { AppError } from "../../core/errors";
 import type { Action } from "../access/permissions";
 import { app } from "../app-context";
 import type { Viewer } from "../types";
+import { errorResponse } from "./error-response";
 
 type Handler<P> = (req: Request, ctx: { params: P; requestId: string }) => Promise<Response>;
 
@@ -32,43 +32,18 @@ export function apiRoute<P>(access: RouteAccess, handler: Handler<P>) {
       res.headers.set("x-request-id", requestId);
       return res;
     } catch (err) {
-      return errorResponse(err, requestId);
+      return errorResponse(err, requestId, servicesIfStarted());
     }
   };
 }
 
-export function errorResponse(err: unknown, requestId: string): Response {
-  if (isAppError(err)) {
-    const body = {
-      detail: err.message,
-      error: {
-        code: err.code,
-        message: err.message,
-        ...(err.fields ? { fields: err.fields } : {}),
-        ...(err.position !== undefined ? { position: err.position } : {}),
-        request_id: requestId,
-      },
-    };
-    return Response.json(body, { status: err.status, headers: { "x-request-id": requestId } });
-  }
+/** The services, or undefined before the custom server set them up (nothing to log to then). */
+function servicesIfStarted() {
   try {
-    // A locked or unwritable database: 503 + Retry-After, logged once per state change.
-    if (app().health.storageFailed(err)) {
-      const e = new AppError("storage_unavailable");
-      return Response.json(
-        { detail: e.message, error: { code: e.code, message: e.message, request_id: requestId } },
-        { status: e.status, headers: { "x-request-id": requestId, "retry-after": String(STORAGE_RETRY_AFTER_SECS) } },
-      );
-    }
-    app().log.error({ err, requestId }, "request failed");
+    return app();
   } catch {
-    // services not initialised: nothing else to log to
+    return undefined;
   }
-  const e = new AppError("internal_error");
-  return Response.json(
-    { detail: e.message, error: { code: e.code, message: e.message, request_id: requestId } },
-    { status: 500, headers: { "x-request-id": requestId } },
-  );
 }
 
 /** The caller of a REST request: a bearer token, else the browser session. */

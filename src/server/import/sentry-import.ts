@@ -46,7 +46,6 @@ import {
 import { sinceCutoff } from "../../core/import/sentry-issues";
 import { legacyOwnersFallthrough } from "../../core/import/sentry-rules";
 import { readScrubSettings, type ScrubSettings } from "../../core/scrub/scrub-event";
-import { invalidate } from "../../ingest/key-cache";
 import type { OutboundPolicy, Resolver } from "../../net/safe-request";
 import type { Db } from "../../storage/db";
 import { type Tx, writeTx } from "../../storage/dialect";
@@ -69,6 +68,7 @@ import {
   updateProjectIdentity,
 } from "../../storage/import/sentry-import";
 import { insertTeam, setTeamProject } from "../../storage/members/teams";
+import { invalidate } from "../../storage/orgs/key-cache";
 import { findOrgBySlug, insertOrg } from "../../storage/orgs/orgs";
 import { insertProject, readProjectSettings, writeProjectSettings } from "../../storage/orgs/projects";
 import type { Action } from "../access/permissions";

@@ -4,10 +4,10 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Config } from "../../config";
+import { formatDsn } from "../../core/dsn";
 import { AppError } from "../../core/errors";
 import { TOKEN_SCOPES } from "../../core/token-scopes";
 import { emailSchema, nameSchema, passwordSchema, slugify, slugSchema, validate } from "../../core/validation";
-import { formatDsn } from "../../ingest/compat/dsn";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { addToDefaultTeam } from "../../storage/members/teams";

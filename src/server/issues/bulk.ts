@@ -10,9 +10,9 @@ import { AppError } from "../../core/errors";
 import { parseIssueUpdate } from "../../core/issue-state/update-input";
 import { requirePermission } from "../access/access";
 import type { Action } from "../access/permissions";
-import type { IssueListQuery } from "../services";
 import type { IssueSummary, OrgSummary, Page, Viewer } from "../types";
 import type { IssueActions } from "./actions";
+import type { IssueListQuery } from "./list-query";
 
 export const BULK_MUTATION_LIMIT = 1000;
 

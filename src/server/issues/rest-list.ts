@@ -1,14 +1,15 @@
 /**
  * Sentry's issue lists over REST: `GET /organizations/{org}/issues/` and
- * `GET /projects/{org}/{project}/issues/`, with Sentry's parameters (src/ingest/compat/issue-list-params.ts),
+ * `GET /projects/{org}/{project}/issues/`, with Sentry's parameters (src/server/sentry-api/issue-list-params.ts),
  * `stats` on every issue, the `Link` header, and `X-Sentry-Direct-Hit` for an event-id or short-id lookup.
  * The issue reads service authorizes (event:read, visible projects).
  */
-import { sentryIssueListParams } from "../../ingest/compat/issue-list-params";
+
 import { app } from "../app-context";
 import { requireViewer } from "../http/api-route";
 import { sentryLinkHeader } from "../http/pagination";
-import { sentryIssue } from "./sentry-shapes";
+import { sentryIssueListParams } from "../sentry-api/issue-list-params";
+import { sentryIssue } from "../sentry-api/shapes/issue";
 import { statsJson } from "./series-cache";
 
 export async function listIssues(req: Request, scope: { org: string; project?: string }): Promise<Response> {

@@ -4,12 +4,12 @@
  * `statusDetails` and `assignedTo`, and activity in Sentry's shape. Services validate and authorize.
  */
 import { AppError } from "../../core/errors";
-import { sentryIssueUpdateBody } from "../../ingest/compat/issue-update-body";
 import { app } from "../app-context";
 import { readJson, requireViewer } from "../http/api-route";
+import { sentryIssueUpdateBody } from "../sentry-api/issue-update-body";
+import { sentryIssue } from "../sentry-api/shapes/issue";
 import type { ActivityItem, IssueDetail, IssueUpdate, Viewer } from "../types";
 import type { IssueSelection } from "./bulk";
-import { sentryIssue } from "./sentry-shapes";
 
 const MAX_IDS = 1000;
 

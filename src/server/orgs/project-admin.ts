@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../../config";
+import { formatDsn } from "../../core/dsn";
 import { AppError } from "../../core/errors";
 import type { NormalizedEvent } from "../../core/event";
 import {
@@ -22,13 +23,11 @@ import {
 import { type GroupingPreview, previewGrouping } from "../../core/grouping/preview";
 import { readScrubSettings, type ScrubSettings } from "../../core/scrub/scrub-event";
 import { nameSchema, slugify, slugSchema, validate } from "../../core/validation";
-import { formatDsn } from "../../ingest/compat/dsn";
-import { projectIdentityPatch } from "../../ingest/compat/project-update-body";
-import { invalidate } from "../../ingest/key-cache";
 import type { Db } from "../../storage/db";
 import { isUniqueViolation, type Tx, writeTx } from "../../storage/dialect";
 import { listRecentProjectEvents } from "../../storage/events/events";
 import { addToDefaultTeam, listTeams, setTeamProject } from "../../storage/members/teams";
+import { invalidate } from "../../storage/orgs/key-cache";
 import { deleteProjectAndData } from "../../storage/orgs/project-delete";
 import { readProjectProcessing, switchGroupingVersion } from "../../storage/orgs/project-processing";
 import {
@@ -46,6 +45,7 @@ import {
 } from "../../storage/orgs/projects";
 import type { Access } from "../access/access";
 import { permits } from "../access/permissions";
+import { projectIdentityPatch } from "../sentry-api/project-update-body";
 import type { OrgSummary, ProjectSummary, Role, Viewer } from "../types";
 
 export interface ProjectKeyView {

@@ -7,13 +7,27 @@ import { listTeams, teamProjectIdsOfUser } from "../../storage/members/teams";
 import { listMemberships } from "../../storage/orgs/orgs";
 import { type ProjectFacts, readProjectFacts } from "../../storage/orgs/project-facts";
 import { type Access, credentialOf } from "../access/access";
-import { accessScopes, permitsAll } from "../access/permissions";
+import { accessScopes, type Permits, permitsAll } from "../access/permissions";
 import { canSeeProject } from "../access/visibility";
-import type { AppServices } from "../services";
 import type { OrgSummary, ProjectSummary, Viewer } from "../types";
 import { createOrganization } from "./create";
 
-export function createOrgServices(deps: { db: Db; now: () => number; access: Access }): AppServices["orgs"] {
+/** Organizations as the viewer sees them (`app().orgs`). */
+export interface OrgServices {
+  listForViewer(viewer: Viewer): Promise<OrgSummary[]>;
+  /** Throws not_found when the org does not exist or the viewer is not a member. */
+  get(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  /**
+   * What the viewer may do in the organization, action by action, straight from the permission
+   * table (src/server/access/permissions.ts): the screens show a control only when this says yes,
+   * so they never repeat a role check. Throws not_found like `get`.
+   */
+  can(viewer: Viewer, orgSlug: string): Promise<Permits>;
+  /** An owner of any organization creates another, as its owner (src/server/orgs/create.ts). */
+  create(viewer: Viewer, input: { name: string; slug: string }): Promise<{ slug: string }>;
+}
+
+export function createOrgServices(deps: { db: Db; now: () => number; access: Access }): OrgServices {
   const { db, now, access } = deps;
   return {
     async listForViewer(viewer) {

@@ -42,7 +42,7 @@ import {
 } from "../../storage/releases/artifacts";
 import { type Access, requirePermission } from "../access/access";
 import { canSeeProject } from "../access/visibility";
-import { sentryOrg } from "../members/sentry-shapes";
+import { sentryOrg } from "../sentry-api/shapes/member";
 import type { OrgSummary, Viewer } from "../types";
 import { embeddedDebugId, type UnpackResult } from "./unpack-bundle";
 import { unpackOffThread } from "./unpack-off-thread";

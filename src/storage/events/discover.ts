@@ -2,7 +2,7 @@
  * Reads for Sentry's query API (`/organizations/{org}/events/`, `…/events-stats/`): the rows of one
  * dataset — events (errors), spans or log records — of some projects within a time window, newest
  * first, always bounded by `limit`. Equality conditions on indexed columns are applied here; the
- * rest (tags, text, grouping) by src/ingest/compat/discover/evaluate.ts over what this returns.
+ * rest (tags, text, grouping) by src/server/sentry-api/discover/evaluate.ts over what this returns.
  * The window is on `received_at`: the column the (project_id, received_at) indexes and PostgreSQL's
  * event partitions are keyed on.
  */

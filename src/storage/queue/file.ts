@@ -14,10 +14,11 @@
  * id the main file knows (`adoptQueueFile`), so a queue file deleted or restored from an older
  * backup cannot hand out an id again.
  *
+ * It takes raw connections, not a `Db`: `db.ts` opens this file, so this module must not import it back.
+ *
  * PostgreSQL keeps the queue in its one database: its writers do not share a single lock.
  */
 import path from "node:path";
-import type { Db } from "../db";
 import SQLite, { type BetterSqlite3 } from "../sqlite-driver";
 
 /** `data/errata.db` → `data/errata.queue.db`; in-memory databases get an in-memory queue. */
@@ -70,9 +71,7 @@ export function openQueueFile(file: string, synchronous: string): BetterSqlite3.
  * the main file has seen. The copy commits before the main file's rows are deleted: a crash in
  * between repeats the copy, which the kept ids make a no-op (INSERT OR IGNORE).
  */
-export function adoptQueueFile(db: Db): number {
-  const main = db.sqlite;
-  const queue = db.queueDb?.sqlite;
+export function adoptQueueFile(main: BetterSqlite3.Database | undefined, queue: BetterSqlite3.Database | undefined): number {
   if (!main || !queue) return 0;
   const leftovers = main
     .prepare(

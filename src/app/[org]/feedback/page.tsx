@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { CodeBlock } from "@/ui/code-block";
-import { FeedbackList } from "@/ui/feedback-list";
-import { ProjectFilterForm } from "@/ui/project-filter-form";
+import { FeedbackList } from "@/ui/feedback/list";
+import { CodeBlock } from "@/ui/kit/code-block";
+import { ProjectFilterForm } from "@/ui/kit/project-filter-form";
 import { orNotFound, param, requireViewer, services, withQuery } from "../../_lib/server";
 
 export const metadata: Metadata = { title: "Feedback" };

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { IssueMuteState } from "@/server/alerts/alerts";
 import type { IssueUpdate } from "@/server/types";
-import type { ActionResult } from "@/ui/triage-actions";
+import type { ActionResult } from "@/ui/issues/triage/actions";
 import { currentViewer, services } from "../../_lib/server";
 
 const org = z.string().min(1).max(100);

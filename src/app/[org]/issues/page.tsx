@@ -3,11 +3,11 @@ import Link from "next/link";
 import { redirect } from "next/navigation";
 import type { IssueSort, StatusFilter, StreamPage } from "@/server/issues/stream";
 import type { UserRef } from "@/server/types";
-import { IssueStream } from "@/ui/issue-stream";
-import { LiveUpdates } from "@/ui/live-updates";
-import { StreamEmpty } from "@/ui/stream-empty";
-import { type FilterValues, StreamFilters } from "@/ui/stream-filters";
-import { toStreamRow } from "@/ui/stream-row";
+import { StreamEmpty } from "@/ui/issues/stream/empty";
+import { type FilterValues, StreamFilters } from "@/ui/issues/stream/filters";
+import { IssueStream } from "@/ui/issues/stream/issue-stream";
+import { LiveUpdates } from "@/ui/issues/stream/live-updates";
+import { toStreamRow } from "@/ui/issues/stream/row";
 import { orNotFound, param, queryErrorOf, requireViewer, services, withQuery } from "../../_lib/server";
 import { commentOnIssue, deleteIssues, mergeIssues, updateIssues } from "./actions";
 

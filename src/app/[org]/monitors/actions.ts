@@ -9,7 +9,7 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import { isAppError } from "@/core/errors";
 import { parseHeaderLines } from "@/core/monitors/uptime";
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { currentViewer, services } from "../../_lib/server";
 import { fail, ok, optionalNumber, runForm, text } from "../projects/form-result";
 

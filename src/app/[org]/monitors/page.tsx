@@ -1,13 +1,13 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
-import { CodeBlock } from "@/ui/code-block";
-import { MonitorForm } from "@/ui/monitor-form";
-import { CheckInStrip, STATUS_LABEL, StatusDot } from "@/ui/monitor-parts";
-import { ProjectFilterForm } from "@/ui/project-filter-form";
-import { TimeAgo } from "@/ui/time-ago";
-import { UptimeCreateForm } from "@/ui/uptime-form";
-import { UptimeTable } from "@/ui/uptime-parts";
+import { CodeBlock } from "@/ui/kit/code-block";
+import { ProjectFilterForm } from "@/ui/kit/project-filter-form";
+import { TimeAgo } from "@/ui/kit/time-ago";
+import { MonitorForm } from "@/ui/monitors/form";
+import { CheckInStrip, STATUS_LABEL, StatusDot } from "@/ui/monitors/parts";
+import { UptimeCreateForm } from "@/ui/monitors/uptime-form";
+import { UptimeTable } from "@/ui/monitors/uptime-parts";
 import { orNotFound, param, requireViewer, services, withQuery } from "../../_lib/server";
 import { createCronMonitorAction, createUptimeAction } from "./actions";
 

@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { CodeBlock } from "@/ui/code-block";
-import { OnboardingSteps } from "@/ui/onboarding-steps";
-import { type FirstIssue, OnboardingWait } from "@/ui/onboarding-wait";
-import { GUIDE_TABS, GuideTabs, SdkGuide } from "@/ui/sdk-guides";
-import { type GuideId, guideFor } from "@/ui/settings-platforms";
-import { ProjectCreateForm } from "@/ui/settings-project-form";
+import { CodeBlock } from "@/ui/kit/code-block";
+import { type GuideId, guideFor } from "@/ui/onboarding/platforms";
+import { ProjectCreateForm } from "@/ui/onboarding/project-create-form";
+import { GUIDE_TABS, GuideTabs, SdkGuide } from "@/ui/onboarding/sdk-guides";
+import { OnboardingSteps } from "@/ui/onboarding/steps";
+import { type FirstIssue, OnboardingWait } from "@/ui/onboarding/wait";
 import { orNotFound, param, requireViewer, services, withQuery } from "../../_lib/server";
 import { createProjectAction } from "../projects/actions";
 

@@ -4,7 +4,7 @@
  * success the browser goes on to the project's setup (or the onboarding's next step).
  */
 import { redirect } from "next/navigation";
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../_lib/server";
 import { ok, runForm, text } from "./form-result";
 

@@ -4,7 +4,7 @@
  */
 import { revalidatePath } from "next/cache";
 import type { Viewer } from "@/server/types";
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { currentViewer, services } from "../../_lib/server";
 
 export function text(data: FormData, name: string, max = 1000): string {

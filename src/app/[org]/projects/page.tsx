@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { CopyButton } from "@/ui/copy-button";
-import { platformLabel } from "@/ui/settings-platforms";
+import { CopyButton } from "@/ui/kit/copy-button";
+import { platformLabel } from "@/ui/onboarding/platforms";
 import { orNotFound, requireViewer, services } from "../../_lib/server";
 
 export const metadata: Metadata = { title: "Projects" };

@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { CodeBlock } from "@/ui/code-block";
-import { countOf } from "@/ui/format";
-import { ProjectFilterForm } from "@/ui/project-filter-form";
-import { CrashFree } from "@/ui/release-health";
-import { TimeAgo } from "@/ui/time-ago";
+import { CodeBlock } from "@/ui/kit/code-block";
+import { countOf } from "@/ui/kit/format";
+import { ProjectFilterForm } from "@/ui/kit/project-filter-form";
+import { TimeAgo } from "@/ui/kit/time-ago";
+import { CrashFree } from "@/ui/releases/health";
 import { orNotFound, param, requireViewer, services, withQuery } from "../../_lib/server";
 
 export const metadata: Metadata = { title: "Releases" };

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { OrgSettingsNav } from "@/ui/org-settings-nav";
+import { OrgSettingsNav } from "@/ui/orgs/settings-nav";
 
 /** The organization settings shell: a title and the sections (each page checks the role itself). */
 export default async function OrgSettingsLayout({ children, params }: { children: ReactNode; params: Promise<{ org: string }> }) {

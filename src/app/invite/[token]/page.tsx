@@ -4,8 +4,8 @@ import Link from "next/link";
 import { isAppError } from "@/core/errors";
 import { CLIENT_IP_HEADER } from "@/server/auth/requests";
 import type { InvitationPreview } from "@/server/members/members";
-import { AuthCard } from "@/ui/auth-card";
-import { InviteAcceptForm } from "@/ui/invite-accept-form";
+import { AuthCard } from "@/ui/auth/auth-card";
+import { InviteAcceptForm } from "@/ui/auth/invite-accept-form";
 import { currentViewer, services } from "../../_lib/server";
 
 export const metadata: Metadata = { title: "Invitation" };

@@ -1,6 +1,6 @@
 "use server";
 import { redirect } from "next/navigation";
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../_lib/server";
 import { runForm, text } from "../../[org]/projects/form-result";
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { SettingsForm } from "@/ui/settings-form";
-import { Field, SettingsSection } from "@/ui/settings-section";
+import { SettingsForm } from "@/ui/kit/settings-form";
+import { Field, SettingsSection } from "@/ui/kit/settings-section";
 import { requireViewer, services } from "../../_lib/server";
 import { createOrgAction } from "./actions";
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AuthCard } from "@/ui/auth-card";
-import { ResetPasswordForm } from "@/ui/password-reset-forms";
+import { AuthCard } from "@/ui/auth/auth-card";
+import { ResetPasswordForm } from "@/ui/auth/password-reset-forms";
 import { services } from "../../_lib/server";
 
 export const metadata: Metadata = { title: "Choose a new password" };

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { DigestLookup } from "@/server/types";
-import { DigestEventList } from "@/ui/digest-events";
+import { DigestEventList } from "@/ui/digests/events";
 import { orNotFound, queryErrorOf, requireViewer, services } from "../../../_lib/server";
 
 type Params = Promise<{ org: string; digest: string }>;

@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
-import { countOf } from "@/ui/format";
-import { CheckInStrip, DurationsChart, formatDuration, STATUS_LABEL, StatusDot } from "@/ui/monitor-parts";
-import { monitorRunLine } from "@/ui/monitor-run-line";
-import { TimeAgo } from "@/ui/time-ago";
+import { countOf } from "@/ui/kit/format";
+import { TimeAgo } from "@/ui/kit/time-ago";
+import { CheckInStrip, DurationsChart, formatDuration, STATUS_LABEL, StatusDot } from "@/ui/monitors/parts";
+import { monitorRunLine } from "@/ui/monitors/run-line";
 import { orNotFound, requireViewer, services } from "../../../_lib/server";
 import { changeMonitor } from "../actions";
 

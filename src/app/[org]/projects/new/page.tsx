@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { ProjectCreateForm } from "@/ui/settings-project-form";
+import { ProjectCreateForm } from "@/ui/onboarding/project-create-form";
 import { orNotFound, requireViewer, services } from "../../../_lib/server";
 import { createProjectAction } from "../actions";
 

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { countOf } from "@/ui/format";
-import { ReleaseCommits, ReleaseDeploys } from "@/ui/release-deploys-commits";
-import { CrashFree, SessionDaysChart } from "@/ui/release-health";
-import { ReleaseIssueList } from "@/ui/release-issue-list";
-import { TimeAgo } from "@/ui/time-ago";
+import { countOf } from "@/ui/kit/format";
+import { TimeAgo } from "@/ui/kit/time-ago";
+import { ReleaseCommits, ReleaseDeploys } from "@/ui/releases/deploys-commits";
+import { CrashFree, SessionDaysChart } from "@/ui/releases/health";
+import { ReleaseIssueList } from "@/ui/releases/issue-list";
 import { orNotFound, requireViewer, services } from "../../../_lib/server";
 
 type Params = Promise<{ org: string; version: string }>;

@@ -1,6 +1,6 @@
 "use server";
 /** Importing from Sentry as Server Actions (owners; the service checks on every call). The token goes to the run, never back. */
-import type { ImportRunState, ImportStartState } from "@/ui/settings-import";
+import type { ImportRunState, ImportStartState } from "@/ui/orgs/import-from-sentry";
 import { currentViewer, errorCode, services } from "../../../_lib/server";
 import { text } from "../../projects/form-result";
 

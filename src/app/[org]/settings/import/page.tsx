@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { ImportFromSentry } from "@/ui/settings-import";
-import { SettingsSection } from "@/ui/settings-section";
+import { SettingsSection } from "@/ui/kit/settings-section";
+import { ImportFromSentry } from "@/ui/orgs/import-from-sentry";
 import { errorCode, requireViewer, services } from "../../../_lib/server";
 import { importRunAction, startImportAction } from "./actions";
 

@@ -3,7 +3,7 @@
  * Members and invitations as Server Actions: each calls one service (which validates and
  * authorizes by role; a forged form from a member still gets `forbidden`) and returns a result.
  */
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../../_lib/server";
 import { fail, ok, runForm, text } from "../../projects/form-result";
 

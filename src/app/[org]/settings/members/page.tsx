@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import { InvitationActions, InviteForm, RemoveMemberForm, RoleSelect } from "@/ui/settings-members";
-import { DangerZone, SettingsSection } from "@/ui/settings-section";
-import { TimeAgo } from "@/ui/time-ago";
+import { DangerZone, SettingsSection } from "@/ui/kit/settings-section";
+import { TimeAgo } from "@/ui/kit/time-ago";
+import { InvitationActions, InviteForm, RemoveMemberForm, RoleSelect } from "@/ui/members/member-forms";
 import { orNotFound, requireViewer, services } from "../../../_lib/server";
 import { changeRoleAction, invitationAction, inviteAction, removeMemberAction } from "./actions";
 

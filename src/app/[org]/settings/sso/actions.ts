@@ -1,6 +1,6 @@
 "use server";
 /** Single sign-on settings as Server Actions (owners; the service checks again). */
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../../_lib/server";
 import { ok, runForm, text } from "../../projects/form-result";
 

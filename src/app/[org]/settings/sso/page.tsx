@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import { CopyButton } from "@/ui/copy-button";
-import { DangerZone, SettingsSection } from "@/ui/settings-section";
-import { SsoRemoveForm, SsoSettingsForm } from "@/ui/settings-sso";
+import { SsoRemoveForm, SsoSettingsForm } from "@/ui/auth/sso-settings";
+import { CopyButton } from "@/ui/kit/copy-button";
+import { DangerZone, SettingsSection } from "@/ui/kit/settings-section";
 import { orNotFound, requireViewer, services } from "../../../_lib/server";
 import { removeSsoAction, saveSsoAction } from "./actions";
 

@@ -1,6 +1,6 @@
 "use server";
 /** Teams as Server Actions: each calls one service (admins and owners only; it checks again). */
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../../_lib/server";
 import { fail, ok, runForm, text } from "../../projects/form-result";
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { DangerZone, SettingsSection } from "@/ui/settings-section";
-import { DeleteTeamForm, NewTeamForm, TeamAddForm, TeamRemoveButton } from "@/ui/settings-teams";
+import { DangerZone, SettingsSection } from "@/ui/kit/settings-section";
+import { DeleteTeamForm, NewTeamForm, TeamAddForm, TeamRemoveButton } from "@/ui/members/team-forms";
 import { orNotFound, requireViewer, services } from "../../../_lib/server";
 import { createTeamAction, deleteTeamAction, teamChangeAction } from "./actions";
 

@@ -1,6 +1,6 @@
 "use server";
 /** Organization tokens as Server Actions (admins and owners; the service checks again). */
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../../_lib/server";
 import { ok, optionalNumber, runForm, text } from "../../projects/form-result";
 

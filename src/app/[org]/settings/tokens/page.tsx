@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { TOKEN_SCOPES } from "@/core/token-scopes";
-import { SettingsSection } from "@/ui/settings-section";
-import { NewTokenForm, RevokeTokenButton } from "@/ui/settings-tokens";
-import { TokenList } from "@/ui/token-list";
+import { SettingsSection } from "@/ui/kit/settings-section";
+import { NewTokenForm, RevokeTokenButton } from "@/ui/members/token-forms";
+import { TokenList } from "@/ui/members/token-list";
 import { orNotFound, requireViewer, services } from "../../../_lib/server";
 import { createOrgTokenAction, revokeOrgTokenAction } from "./actions";
 

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { sentryOrg } from "@/server/members/sentry-shapes";
+import { sentryOrg } from "@/server/sentry-api/shapes/member";
 
 // Sentry: the organizations the caller belongs to.
 export const GET = apiRoute("signed-in", async (req) => {

@@ -3,8 +3,8 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import type { EventSummary } from "@/server/issues/stream";
 import type { Page } from "@/server/types";
-import { absoluteTime, relativeTime } from "@/ui/format";
-import { LevelDot } from "@/ui/level";
+import { absoluteTime, relativeTime } from "@/ui/kit/format";
+import { LevelDot } from "@/ui/kit/level";
 import { orNotFound, param, queryErrorOf, redirectShortId, requireViewer, services, withQuery } from "../../../../_lib/server";
 
 export const metadata: Metadata = { title: "Events" };

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { MonitorForm } from "@/ui/monitor-form";
+import { MonitorForm } from "@/ui/monitors/form";
 import { orNotFound, requireViewer, services } from "../../../../_lib/server";
 import { updateCronMonitorAction } from "../../actions";
 

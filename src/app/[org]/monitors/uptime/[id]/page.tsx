@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { formatDuration } from "@/ui/monitor-parts";
-import { TimeAgo } from "@/ui/time-ago";
-import { RefreshWhileMounted } from "@/ui/uptime-form";
-import { every, Fact, pct, ResponseTimeChart, timeout, UptimeResults, UptimeStateBadge, uptimePath } from "@/ui/uptime-parts";
+import { TimeAgo } from "@/ui/kit/time-ago";
+import { formatDuration } from "@/ui/monitors/parts";
+import { RefreshWhileMounted } from "@/ui/monitors/uptime-form";
+import { every, Fact, pct, ResponseTimeChart, timeout, UptimeResults, UptimeStateBadge, uptimePath } from "@/ui/monitors/uptime-parts";
 import { orNotFound, requireViewer, services } from "../../../../_lib/server";
 
 export const metadata: Metadata = { title: "Uptime check" };

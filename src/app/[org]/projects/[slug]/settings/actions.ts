@@ -5,7 +5,7 @@
  * destructive disable / rotate, which also require the key's label typed as confirmation.
  */
 import type { GroupingPreview } from "@/core/grouping/preview";
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../../../_lib/server";
 import { fail, lines, ok, optionalNumber, runForm, text } from "../../form-result";
 

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { SettingsNav } from "@/ui/settings-nav";
-import { platformLabel } from "@/ui/settings-platforms";
+import { platformLabel } from "@/ui/onboarding/platforms";
+import { SettingsNav } from "@/ui/orgs/project-settings-nav";
 import { currentViewer, orNotFound, services } from "../../../../_lib/server";
 
 /**

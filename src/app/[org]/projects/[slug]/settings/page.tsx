@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
-import { GroupingPreview } from "@/ui/grouping-preview";
-import { SettingsForm } from "@/ui/settings-form";
-import { platformLabel } from "@/ui/settings-platforms";
-import { Field, ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
-import { TimeAgo } from "@/ui/time-ago";
+import { SettingsForm } from "@/ui/kit/settings-form";
+import { Field, ReadOnlyNote, SettingsSection } from "@/ui/kit/settings-section";
+import { TimeAgo } from "@/ui/kit/time-ago";
+import { platformLabel } from "@/ui/onboarding/platforms";
+import { GroupingPreview } from "@/ui/orgs/grouping-preview";
 import { orNotFound, requireViewer, services } from "../../../../_lib/server";
 import { previewGroupingAction, updateSettingsAction } from "./actions";
 

@@ -1,6 +1,6 @@
 import { ssoErrorRedirect } from "@/app/api/sso/sso-redirects";
 import { app } from "@/server/app-context";
-import { safeNextPath } from "@/ui/safe-next";
+import { safeNextPath } from "@/ui/auth/safe-next";
 
 // Starts a sign-in at the organization's identity provider: a 302 there, with the sealed state
 // (PKCE verifier, state, nonce, where to land) in a short-lived cookie for the callback.

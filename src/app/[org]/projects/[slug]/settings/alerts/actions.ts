@@ -4,7 +4,7 @@
  * and authorizes): channels (create, delete, send a test), rules (create, edit, enable/disable, delete),
  * the delivery log's "retry now", and the viewer's own email opt-out.
  */
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../../../../_lib/server";
 import { fail, lines, ok, optionalNumber, runForm, text } from "../../../form-result";
 

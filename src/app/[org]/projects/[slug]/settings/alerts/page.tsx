@@ -2,12 +2,12 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import type { AlertRule } from "@/core/alerts/types";
 import type { ChannelView, DeliveryView } from "@/server/alerts/alerts";
-import { ActionButton, NewChannelForm } from "@/ui/alert-forms";
-import { RuleForm } from "@/ui/alert-rule-form";
-import { FALLTHROUGH_LABELS, TARGET_LABELS } from "@/ui/alert-target-labels";
-import { countOf, durationText } from "@/ui/format";
-import { ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
-import { TimeAgo } from "@/ui/time-ago";
+import { ActionButton, NewChannelForm } from "@/ui/alerts/forms";
+import { RuleForm } from "@/ui/alerts/rule-form";
+import { FALLTHROUGH_LABELS, TARGET_LABELS } from "@/ui/alerts/target-labels";
+import { countOf, durationText } from "@/ui/kit/format";
+import { ReadOnlyNote, SettingsSection } from "@/ui/kit/settings-section";
+import { TimeAgo } from "@/ui/kit/time-ago";
 import { orNotFound, param, requireViewer, services } from "../../../../../_lib/server";
 import {
   createChannelAction,

@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { CodeBlock } from "@/ui/code-block";
-import { KeyDangerZoneForm, KeyEnableButton, KeyLabelForm, NewKeyForm } from "@/ui/settings-keys";
-import { DangerZone, ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
-import { TimeAgo } from "@/ui/time-ago";
+import { CodeBlock } from "@/ui/kit/code-block";
+import { DangerZone, ReadOnlyNote, SettingsSection } from "@/ui/kit/settings-section";
+import { TimeAgo } from "@/ui/kit/time-ago";
+import { KeyDangerZoneForm, KeyEnableButton, KeyLabelForm, NewKeyForm } from "@/ui/orgs/key-forms";
 import { orNotFound, requireViewer, services } from "../../../../../_lib/server";
 import { createKeyAction, dangerKeyAction, updateKeyAction } from "../actions";
 

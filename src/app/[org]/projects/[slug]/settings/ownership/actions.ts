@@ -5,7 +5,7 @@ import { MAX_CODEOWNERS_CHARS } from "@/core/ownership/codeowners";
  * parses, checks every owner against the organization and authorizes). Line errors come back one
  * per line, labelled "Line N".
  */
-import type { FormResult } from "@/ui/settings-form";
+import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../../../../_lib/server";
 import { fail, ok, runForm, text } from "../../../form-result";
 

@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
-import { ActionButton } from "@/ui/alert-forms";
-import { CodeownersMappingRow } from "@/ui/codeowners-mapping";
-import { countOf } from "@/ui/format";
-import { SettingsForm } from "@/ui/settings-form";
-import { Field, ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
+import { ActionButton } from "@/ui/alerts/forms";
+import { countOf } from "@/ui/kit/format";
+import { SettingsForm } from "@/ui/kit/settings-form";
+import { Field, ReadOnlyNote, SettingsSection } from "@/ui/kit/settings-section";
+import { CodeownersMappingRow } from "@/ui/ownership/codeowners-mapping";
 import { orNotFound, requireViewer, services } from "../../../../../_lib/server";
 import { deleteCodeownersAction, mapNameAction, saveCodeownersAction, saveOwnershipAction, saveTrackersAction } from "./actions";
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { SettingsForm } from "@/ui/settings-form";
-import { Field, ReadOnlyNote, SettingsSection } from "@/ui/settings-section";
+import { SettingsForm } from "@/ui/kit/settings-form";
+import { Field, ReadOnlyNote, SettingsSection } from "@/ui/kit/settings-section";
 import { orNotFound, requireViewer, services } from "../../../../../_lib/server";
 import { updateSettingsAction } from "../actions";
 

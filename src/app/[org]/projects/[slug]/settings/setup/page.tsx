@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { CodeBlock } from "@/ui/code-block";
-import { GUIDE_TABS, GuideTabs, SdkGuide } from "@/ui/sdk-guides";
-import { type GuideId, guideFor } from "@/ui/settings-platforms";
-import { SettingsSection } from "@/ui/settings-section";
+import { CodeBlock } from "@/ui/kit/code-block";
+import { SettingsSection } from "@/ui/kit/settings-section";
+import { type GuideId, guideFor } from "@/ui/onboarding/platforms";
+import { GUIDE_TABS, GuideTabs, SdkGuide } from "@/ui/onboarding/sdk-guides";
 import { orNotFound, param, requireViewer, services } from "../../../../../_lib/server";
 
 export const metadata: Metadata = { title: "SDK setup" };

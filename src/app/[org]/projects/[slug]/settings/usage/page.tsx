@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { OutcomesChart, outcomeDays } from "@/ui/outcomes-chart";
-import { SettingsSection } from "@/ui/settings-section";
+import { SettingsSection } from "@/ui/kit/settings-section";
+import { OutcomesChart, outcomeDays } from "@/ui/orgs/outcomes-chart";
 import { orNotFound, param, requireViewer, services } from "../../../../../_lib/server";
 
 export const metadata: Metadata = { title: "Usage" };

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryInvitedMember, sentryMember } from "@/server/members/sentry-shapes";
+import { sentryInvitedMember, sentryMember } from "@/server/sentry-api/shapes/member";
 
 // Sentry: the members, then pending invitations (`pending: true`, shown to admins and owners).
 export const GET = apiRoute<{ org: string }>("member.read", async (req, { params }) => {

@@ -1,7 +1,7 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import type { MonitorInput } from "@/server/monitors/cron";
-import { monitorShape } from "@/server/monitors/sentry-shapes";
+import { monitorShape } from "@/server/sentry-api/shapes/monitor";
 
 // `sentry-cli monitors list` and Sentry's "list an organization's monitors".
 export const GET = apiRoute<{ org: string }>("project.read", async (req, { params }) => {

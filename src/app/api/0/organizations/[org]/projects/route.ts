@@ -1,7 +1,7 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
 import { sentryLinkHeader } from "@/server/http/pagination";
-import { sentryProject } from "@/server/orgs/sentry-project";
+import { sentryProject } from "@/server/sentry-api/shapes/project";
 
 // `sentry-cli projects list`: the organization's projects in Sentry's shape (one page: an
 // organization's projects are few).

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryTeam } from "@/server/members/sentry-shapes";
+import { sentryTeam } from "@/server/sentry-api/shapes/member";
 
 export const GET = apiRoute<{ org: string }>("team.read", async (req, { params }) => {
   const viewer = await requireViewer(req);

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryProjectDetail } from "@/server/orgs/sentry-project";
+import { sentryProjectDetail } from "@/server/sentry-api/shapes/project";
 
 type P = { org: string; project: string };
 

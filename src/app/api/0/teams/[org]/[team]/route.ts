@@ -1,7 +1,7 @@
 import { AppError } from "@/core/errors";
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { sentryTeam } from "@/server/members/sentry-shapes";
+import { sentryTeam } from "@/server/sentry-api/shapes/member";
 
 // Sentry's team detail and delete (GET/DELETE /api/0/teams/{org}/{team}/), over the same service
 // as the settings page: every member reads, admins and owners delete.

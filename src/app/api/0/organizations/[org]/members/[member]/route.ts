@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryMemberDetail } from "@/server/members/sentry-shapes";
+import { sentryMemberDetail } from "@/server/sentry-api/shapes/member";
 
 async function memberOrThrow(req: Request, org: string, id: string) {
   const viewer = await requireViewer(req);

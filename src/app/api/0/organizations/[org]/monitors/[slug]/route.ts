@@ -1,7 +1,7 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import type { MonitorInput } from "@/server/monitors/cron";
-import { monitorShape } from "@/server/monitors/sentry-shapes";
+import { monitorShape } from "@/server/sentry-api/shapes/monitor";
 
 export const GET = apiRoute<{ org: string; slug: string }>("project.read", async (req, { params }) => {
   const viewer = await requireViewer(req);

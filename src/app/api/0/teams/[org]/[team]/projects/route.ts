@@ -1,7 +1,7 @@
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 import { sentryLinkHeader } from "@/server/http/pagination";
-import { sentryProject } from "@/server/orgs/sentry-project";
+import { sentryProject } from "@/server/sentry-api/shapes/project";
 
 type P = { org: string; team: string };
 

@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { checkInShape } from "@/server/monitors/sentry-shapes";
+import { checkInShape } from "@/server/sentry-api/shapes/monitor";
 
 export const GET = apiRoute<{ org: string; slug: string }>("project.read", async (req, { params }) => {
   const viewer = await requireViewer(req);

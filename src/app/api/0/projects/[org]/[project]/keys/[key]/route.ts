@@ -1,7 +1,7 @@
 import { AppError } from "@/core/errors";
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
-import { sentryKey } from "@/server/members/sentry-shapes";
+import { sentryKey } from "@/server/sentry-api/shapes/member";
 
 // Sentry addresses a key by its public key: {name?, isActive?}.
 export const PUT = apiRoute<{ org: string; project: string; key: string }>("key.write", async (req, { params }) => {

@@ -1,6 +1,6 @@
-import { fromSentryRule, sentryRule } from "@/server/alerts/rule-shapes";
 import { app } from "@/server/app-context";
 import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
+import { fromSentryRule, sentryRule } from "@/server/sentry-api/shapes/alert-rule";
 
 type P = { org: string; project: string; ruleId: string };
 

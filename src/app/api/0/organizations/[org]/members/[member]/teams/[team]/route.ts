@@ -1,6 +1,6 @@
 import { app } from "@/server/app-context";
 import { apiRoute, requireViewer } from "@/server/http/api-route";
-import { sentryTeam } from "@/server/members/sentry-shapes";
+import { sentryTeam } from "@/server/sentry-api/shapes/member";
 
 // Sentry's team membership: POST adds the member (`me`: the caller, as the JS `sentry` CLI sends
 // after creating a team), DELETE removes them; both answer the team.
