@@ -33,18 +33,11 @@ import { applyUserAgentContexts } from "../core/user-agent";
 import { normalizeEventId, parseEnvelope, parseJsonObject } from "../ingest/parse-envelope";
 import type { Logger } from "../log";
 import type { Db } from "../storage/db";
-import { type Tx, writeTx } from "../storage/dialect";
+import { isTransientTxError, type Tx, writeTx } from "../storage/dialect";
 import { addIssueFlag } from "../storage/events/digests";
 import { encodePayload, eventKey, existingEventIds, insertEvents, type NewEvent } from "../storage/events/events";
-import {
-  addIssueHashes,
-  addIssueUsers,
-  deleteIssueRows,
-  findIssueByHashes,
-  insertIssue,
-  issueUserKey,
-  recordIssueEvent,
-} from "../storage/issues/issues";
+import { dropDanglingHashes, IssueLockOrderError, IssueLocks, lockProjectRow, readHashOwners } from "../storage/issues/issue-locks";
+import { addIssueHashes, addIssueUsers, deleteIssueRows, insertIssue, issueUserKey, recordIssueEvent } from "../storage/issues/issues";
 import { IssueStatsBatch, writeIssueStats } from "../storage/issues/stats";
 import { readProjectProcessing } from "../storage/orgs/project-processing";
 import { markDigested, postponeQueued, type QueueItem, queueStore, releaseDigested } from "../storage/queue/queue";
@@ -87,6 +80,11 @@ export interface DigestDeps {
   groupingTransitionDays?: number;
   /** Told how long the batch's write transaction held the write lock (ms): the worker paces on it. */
   onWriteTx?: (ms: number) => void;
+  /**
+   * Tests only (absent in production): awaited after the batch's events were matched to issues
+   * and before the write transaction, so a test can merge, unmerge or delete in between.
+   */
+  pauseAfterMatch?: () => Promise<void>;
 }
 
 export interface DigestResult {
@@ -152,33 +150,38 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
     }
   }
 
+  // Which issues own the batch's hashes, read outside the write transaction (SQLite's writer lock
+  // is held for writing only); the transaction locks them and reads the owners again.
+  const candidates = await matchIssues(db, prepared);
+  await deps.pauseAfterMatch?.();
   try {
-    const tally = new OutcomeTally();
-    const txStarted = performance.now();
-    let digested: number[] = [];
-    let waiting: QueueItem[] = [];
-    const outcomes = await writeTx(db, async (tx) => {
-      digested = [];
-      waiting = [];
-      const all: Outcome[] = [];
-      // Sparkline and tag counts: aggregated over the batch, one upsert per row (src/storage/issues/stats.ts).
-      const stats = new IssueStatsBatch();
-      await recordReleases(tx, releasesOf(prepared), deps.now);
-      const memo = await BatchMemo.load(tx, prepared, deps);
-      all.push(...(await storeItems(tx, prepared, deps, tally, memo, stats, waiting)));
-      await memo.counters.flush(tx);
-      await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
-      await writeIssueStats(tx, stats);
-      digested = withoutWaiting([...prepared.map((p) => p.item.id), ...dropped], waiting);
-      await markDigested(db, tx, digested);
-      await writeOutcomes(tx, tally, rejected);
-      return all;
+    const done = await retrying(deps, { items: items.length }, candidates, async (issueIds) => {
+      const tally = new OutcomeTally();
+      const txStarted = performance.now();
+      let digested: number[] = [];
+      let waiting: QueueItem[] = [];
+      const outcomes = await writeTx(db, async (tx) => {
+        digested = [];
+        waiting = [];
+        // Sparkline and tag counts: aggregated over the batch, one upsert per row (src/storage/issues/stats.ts).
+        const stats = new IssueStatsBatch();
+        const memo = await BatchMemo.load(tx, prepared, deps, issueIds);
+        const all = await storeItems(tx, prepared, deps, tally, memo, stats, waiting);
+        await memo.counters.flush(tx);
+        await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
+        await writeIssueStats(tx, stats);
+        digested = withoutWaiting([...prepared.map((p) => p.item.id), ...dropped], waiting);
+        await markDigested(db, tx, digested);
+        await writeOutcomes(tx, tally, rejected);
+        return all;
+      });
+      deps.onWriteTx?.(performance.now() - txStarted);
+      return { tally, outcomes, digested, waiting };
     });
-    deps.onWriteTx?.(performance.now() - txStarted);
-    publishOutcomes(tally, rejected);
-    count(result, outcomes);
-    await release(db, digested, deps);
-    await postpone(db, waiting, deps);
+    publishOutcomes(done.tally, rejected);
+    count(result, done.outcomes);
+    await release(db, done.digested, deps);
+    await postpone(db, done.waiting, deps);
     return result;
   } catch (err) {
     deps.log.error({ err: errorSummary(err), items: items.length }, "digest: batch transaction failed; retrying item by item");
@@ -246,20 +249,22 @@ async function digestOneByOne(
   let lastError: unknown;
   for (const p of prepared) {
     try {
-      const tally = new OutcomeTally();
+      let tally = new OutcomeTally();
       let waiting: QueueItem[] = [];
-      const outcomes = await writeTx(db, async (tx) => {
-        waiting = [];
-        await recordReleases(tx, releasesOf([p]), deps.now);
-        const stats = new IssueStatsBatch();
-        const memo = await BatchMemo.load(tx, [p], deps);
-        const o = await storeItems(tx, [p], deps, tally, memo, stats, waiting);
-        await memo.counters.flush(tx);
-        await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
-        await writeIssueStats(tx, stats);
-        if (waiting.length === 0) await markDigested(db, tx, [p.item.id]);
-        await writeOutcomes(tx, tally);
-        return o;
+      const outcomes = await retrying(deps, { queueId: p.item.id }, [], (issueIds) => {
+        tally = new OutcomeTally();
+        return writeTx(db, async (tx) => {
+          waiting = [];
+          const stats = new IssueStatsBatch();
+          const memo = await BatchMemo.load(tx, [p], deps, issueIds);
+          const o = await storeItems(tx, [p], deps, tally, memo, stats, waiting);
+          await memo.counters.flush(tx);
+          await recordCrashFreeTriggers(tx, memo.sessionReleases, deps.now);
+          await writeIssueStats(tx, stats);
+          if (waiting.length === 0) await markDigested(db, tx, [p.item.id]);
+          await writeOutcomes(tx, tally);
+          return o;
+        });
       });
       if (waiting.length === 0) await release(db, [p.item.id], deps);
       await postpone(db, waiting, deps);
@@ -295,6 +300,43 @@ async function digestOneByOne(
     }
   }
   if (written === 0 && lastError !== undefined) throw lastError;
+}
+
+/** Times one write transaction starts again when it must (lock order, a deadlock the database broke). */
+const MAX_TX_ATTEMPTS = 6;
+
+/**
+ * Runs a write transaction, again when it had to stop for the lock order (an issue that turned up
+ * below the ones held: it is locked first next time, `issueIds`) or PostgreSQL aborted it to break
+ * a deadlock or a serialization conflict. The lock order leaves no deadlock between Errata's own
+ * transactions; a retry that still happens is a warning, and any other failure is the caller's.
+ */
+async function retrying<T>(
+  deps: DigestDeps,
+  ctx: Record<string, unknown>,
+  issueIds: number[],
+  run: (issueIds: number[]) => Promise<T>,
+): Promise<T> {
+  let ids = issueIds;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run(ids);
+    } catch (err) {
+      if (attempt >= MAX_TX_ATTEMPTS) throw err;
+      if (err instanceof IssueLockOrderError) {
+        deps.log.debug(
+          { ...ctx, issues: err.ids, attempt },
+          "digest: an issue changed between matching and locking; the transaction starts again",
+        );
+        ids = [...new Set([...ids, ...err.ids])];
+      } else if (isTransientTxError(err)) {
+        deps.log.warn(
+          { ...ctx, attempt, err: errorSummary(err) },
+          "digest: the database aborted the transaction (deadlock or serialization); retried",
+        );
+      } else throw err;
+    }
+  }
 }
 
 function count(result: DigestResult, outcomes: Outcome[]): void {
@@ -454,25 +496,58 @@ function releasesOf(prepared: PreparedItem[]): SeenRelease[] {
   return out;
 }
 
+/** Every hash an event may be grouped by, in lookup order: the project's version, then the previous one's. */
+function lookupOf(e: PreparedEvent): string[] {
+  return [...e.grouping.hashes, ...(e.grouping.previous?.hashes ?? [])];
+}
+
+/** The batch's lookup hashes by project. */
+function hashesByProject(prepared: PreparedItem[]): Map<number, string[]> {
+  const out = new Map<number, Set<string>>();
+  for (const p of prepared) {
+    const set = out.get(p.item.projectId) ?? new Set<string>();
+    for (const e of p.events) for (const h of lookupOf(e)) set.add(h);
+    out.set(p.item.projectId, set);
+  }
+  return new Map([...out].map(([k, v]) => [k, [...v]]));
+}
+
 /**
- * What one write transaction learnt, so the next events of the batch skip a query:
+ * Matching, before the write transaction: the issues that own the batch's hashes now. Only a
+ * guess — a merge, delete or unmerge may change it before the transaction locks them — that
+ * lets the transaction take its issue locks in one ordered statement first.
+ */
+async function matchIssues(db: Db, prepared: PreparedItem[]): Promise<number[]> {
+  const ids = new Set<number>();
+  for (const [projectId, hashes] of hashesByProject(prepared)) {
+    for (const id of (await readHashOwners(db, projectId, hashes)).values()) ids.add(id);
+  }
+  return [...ids];
+}
+
+/**
+ * What one write transaction learnt and holds:
  * - the (project, event id) pairs already stored: one query per batch instead of one per event,
  *   kept up to date as the batch places events (an id twice in one batch is a duplicate then);
- * - the issue found for a set of grouping hashes, remembered once an event stored with them has
- *   registered every one of them: owned hashes never change owner inside the transaction (hashes
- *   are only inserted, ON CONFLICT DO NOTHING), so the same lookup would give the same answer.
- *   Deleting an issue forgets everything.
+ * - the issue locks (src/storage/issues/issue-locks.ts: issue rows by id, then what hangs off
+ *   them, then project rows) and, under them, the owner of every hash of the batch: a locked
+ *   issue's hashes cannot move or go until the commit, and a hash without an owner gets one only
+ *   under its project's row lock, so the answers are settled once read under the locks.
  */
 class BatchMemo {
   private readonly ids = new Set<string>();
-  private readonly issues = new Map<string, { issueId: number; known: Set<string> }>();
+  /** project → hash → owning issue, read under the locks */
+  private readonly owners = new Map<number, Map<string, number>>();
+  /** projects whose row this transaction locked to register hashes (ascending) */
+  private readonly projectLocks = new Set<number>();
+  readonly locks = new IssueLocks();
   /** releases whose session counters this transaction changed (the crash-free alert trigger) */
   readonly sessionReleases = new TouchedReleases();
 
   /** issue counters deferred to the end of the transaction (one update per issue per batch) */
   constructor(readonly counters: IssueCounters) {}
 
-  static async load(tx: Tx, prepared: PreparedItem[], deps: DigestDeps): Promise<BatchMemo> {
+  static async load(tx: Tx, prepared: PreparedItem[], deps: DigestDeps, candidates: number[]): Promise<BatchMemo> {
     const byProject = new Map<number, string[]>();
     for (const p of prepared) {
       const list = byProject.get(p.item.projectId) ?? [];
@@ -486,7 +561,67 @@ class BatchMemo {
         for (const id of await existingEventIds(tx, projectId, eventIds.slice(i, i + 500))) out.add(projectId, id);
       }
     }
+    await out.lockOwners(tx, hashesByProject(prepared), candidates);
     return out;
+  }
+
+  /**
+   * Step 1 of the lock order: the matched issues, locked in id order, then the owners read again
+   * under the locks. An owner that changed meanwhile (the hash merged into another issue, moved
+   * by an unmerge) is locked too — above the ones held, or the transaction starts again with it —
+   * and an owner that no longer exists (deleted) leaves its hashes unowned: a new issue starts.
+   */
+  private async lockOwners(tx: Tx, lookups: Map<number, string[]>, candidates: number[]): Promise<void> {
+    await this.locks.take(tx, candidates);
+    for (let round = 0; ; round += 1) {
+      for (const [projectId, hashes] of lookups) this.owners.set(projectId, await readHashOwners(tx, projectId, hashes));
+      const unlocked = new Map<number, number>();
+      for (const [projectId, owners] of this.owners) {
+        for (const id of owners.values()) if (!this.locks.has(id)) unlocked.set(id, projectId);
+      }
+      if (unlocked.size === 0) return;
+      // Owners that keep changing under a stream of triage: start over rather than chase them.
+      if (round >= 5) throw new IssueLockOrderError([...unlocked.keys()]);
+      const found = await this.locks.take(tx, unlocked.keys());
+      for (const [id, projectId] of unlocked) if (!found.has(id)) await dropDanglingHashes(tx, projectId, [id]);
+    }
+  }
+
+  /** The issue owning the event's hashes (the first hash in lookup order that has an owner). */
+  ownerOf(projectId: number, lookup: string[]): number | undefined {
+    const owners = this.owners.get(projectId);
+    for (const h of lookup) {
+      const id = owners?.get(h);
+      if (id !== undefined) return id;
+    }
+    return undefined;
+  }
+
+  isOwned(projectId: number, hash: string): boolean {
+    return this.owners.get(projectId)?.has(hash) ?? false;
+  }
+
+  /** Reads these hashes' owners again (after registering hashes: ours, or a concurrent writer's). */
+  async refreshOwners(tx: Tx, projectId: number, hashes: string[]): Promise<void> {
+    const owners = this.owners.get(projectId) ?? new Map<string, number>();
+    for (const h of hashes) owners.delete(h);
+    for (const [h, id] of await readHashOwners(tx, projectId, hashes)) owners.set(h, id);
+    this.owners.set(projectId, owners);
+  }
+
+  /**
+   * Step 3 of the lock order, before the first hash of a project is registered: its row (the
+   * short id counter). Registrations in a project are serialised by it, so the owners of its
+   * hashes read after it are final. Issues cannot be locked after this (`seal`).
+   */
+  async lockProject(tx: Tx, projectId: number): Promise<boolean> {
+    if (this.projectLocks.has(projectId)) return false;
+    const above = [...this.projectLocks].some((id) => id > projectId);
+    if (above) throw new Error("digest: project rows must be locked in ascending order");
+    this.locks.seal();
+    await lockProjectRow(tx, projectId);
+    this.projectLocks.add(projectId);
+    return true;
   }
 
   has(projectId: number, eventId: string): boolean {
@@ -495,18 +630,6 @@ class BatchMemo {
 
   add(projectId: number, eventId: string): void {
     this.ids.add(`${projectId}:${eventId}`);
-  }
-
-  issue(projectId: number, hashes: string[]): { issueId: number; known: Set<string> } | undefined {
-    return this.issues.get(`${projectId}:${hashes.join(",")}`);
-  }
-
-  rememberIssue(projectId: number, hashes: string[], issueId: number): void {
-    this.issues.set(`${projectId}:${hashes.join(",")}`, { issueId, known: new Set(hashes) });
-  }
-
-  forgetIssues(): void {
-    this.issues.clear();
   }
 }
 
@@ -530,11 +653,13 @@ async function storeItems(
   /** rows handed back undigested (checkInWaits) */
   waiting: QueueItem[],
 ): Promise<Outcome[]> {
-  const placed: Array<Array<Placed | undefined>> = [];
-  for (const p of prepared) {
-    const list: Array<Placed | undefined> = [];
+  const placed: Array<Array<Placed | undefined>> = prepared.map(() => []);
+  // By project (batch order within one): project rows are locked in ascending order (BatchMemo).
+  const order = [...prepared.keys()].sort((a, b) => (prepared[a]?.item.projectId ?? 0) - (prepared[b]?.item.projectId ?? 0) || a - b);
+  for (const i of order) {
+    const p = prepared[i] as PreparedItem;
+    const list = placed[i] as Array<Placed | undefined>;
     for (const e of p.events) list.push(await placeEvent(tx, p.item, e, memo));
-    placed.push(list);
   }
   const rows = placed.flat().filter((x): x is Placed => x !== undefined);
   const inserted = await insertEvents(
@@ -543,6 +668,9 @@ async function storeItems(
   );
   const isStored = (x: Placed) => inserted.has(eventKey(x.row.projectId, x.row.eventId));
   await dropUnusedIssues(tx, rows, isStored, memo);
+  // After the events (the lock order: issue rows, what hangs off them, then shared rows) and
+  // before the lifecycle step, which reads a release's order.
+  await recordReleases(tx, releasesOf(prepared), deps.now);
   // Users too in one statement; each new (issue, user) pair is new for its first event only.
   const newUsers = await addIssueUsers(
     tx,
@@ -574,6 +702,21 @@ interface Placed {
   row: NewEvent;
 }
 
+/**
+ * The issue that owns the event's hashes, locked; undefined when none does. Before creating one,
+ * the project's row is locked and the owners read again: another worker may have created the
+ * issue since (its lock is then taken first, in a new transaction, if it is not held).
+ */
+async function lockedOwner(tx: Tx, memo: BatchMemo, projectId: number, lookup: string[]): Promise<number | undefined> {
+  let id = memo.ownerOf(projectId, lookup);
+  if (id === undefined && (await memo.lockProject(tx, projectId))) {
+    await memo.refreshOwners(tx, projectId, lookup);
+    id = memo.ownerOf(projectId, lookup);
+  }
+  if (id === undefined || memo.locks.has(id)) return id;
+  throw new IssueLockOrderError([id]);
+}
+
 /** Step 1: the event's issue, found or created; undefined when the event id is a duplicate. */
 async function placeEvent(tx: Tx, item: QueueItem, p: PreparedEvent, memo: BatchMemo): Promise<Placed | undefined> {
   const { event, grouping } = p;
@@ -585,9 +728,8 @@ async function placeEvent(tx: Tx, item: QueueItem, p: PreparedEvent, memo: Batch
   const seenAt = item.receivedAt;
   const release = event.release ?? null;
   // The project's version first; during a transition the previous version's hashes match too.
-  const lookup = [...grouping.hashes, ...(grouping.previous?.hashes ?? [])];
-  const found = memo.issue(projectId, lookup) ?? (await findIssueByHashes(tx, projectId, lookup));
-  let issueId = found?.issueId;
+  const lookup = lookupOf(p);
+  let issueId = await lockedOwner(tx, memo, projectId, lookup);
   let created = false;
   if (issueId === undefined) {
     const res = await insertIssue(tx, {
@@ -604,13 +746,20 @@ async function placeEvent(tx: Tx, item: QueueItem, p: PreparedEvent, memo: Batch
     });
     issueId = res.id;
     created = res.created;
+    if (created) memo.locks.adopt(issueId);
+    // Lost to a writer outside the project lock (re-symbolication aliasing a hash): its issue is
+    // locked first when the transaction starts again.
+    else if (!memo.locks.has(issueId)) throw new IssueLockOrderError([issueId]);
+    await memo.refreshOwners(tx, projectId, lookup);
+  } else {
+    // Every variant (and, in a transition, the new version's hashes) now points at this issue.
+    const unknown = grouping.hashes.filter((h) => !memo.isOwned(projectId, h));
+    if (unknown.length > 0) {
+      await memo.lockProject(tx, projectId);
+      await addIssueHashes(tx, projectId, issueId, unknown, grouping.version);
+      await memo.refreshOwners(tx, projectId, unknown);
+    }
   }
-  // Every variant (and, in a transition, the new version's hashes) now points at this issue.
-  const unknown = found ? grouping.hashes.filter((h) => !found.known.has(h)) : [];
-  if (unknown.length > 0) await addIssueHashes(tx, projectId, issueId, unknown, grouping.version);
-  // Every grouping hash now has an owner, so the lookup's answer is settled (see BatchMemo); not
-  // after losing a creation race, where the issue kept is not necessarily the lookup's answer.
-  if (grouping.hashes.length > 0 && (found !== undefined || created)) memo.rememberIssue(projectId, lookup, issueId);
   const row: NewEvent = {
     projectId,
     issueId,
@@ -641,7 +790,7 @@ async function dropUnusedIssues(tx: Tx, rows: Placed[], isStored: (x: Placed) =>
   for (const x of rows) {
     if (!x.created || used.has(x.issueId)) continue;
     await deleteIssueRows(tx, x.issueId);
-    memo.forgetIssues();
+    memo.locks.release(x.issueId);
     memo.counters.forget(x.issueId);
   }
 }

@@ -14,8 +14,8 @@ import { readScrubSettings, scrubEvent } from "../core/scrub/scrub-event";
 import { restoreMinifiedFrames } from "../core/symbolicate/symbolicate-frames";
 import type { Logger } from "../log";
 import type { Db } from "../storage/db";
-import { writeTx } from "../storage/dialect";
 import { getEvent } from "../storage/events/events";
+import { lockEventIssue, lockProjectRow, writeIssueTx } from "../storage/issues/issue-locks";
 import { readProjectProcessing } from "../storage/orgs/project-processing";
 import {
   aliasIssueHashes,
@@ -78,13 +78,31 @@ export function createResymbolicator(db: Db, symbolicator: Symbolicator, log: Lo
     const event = scrubEvent(restored, readScrubSettings(settings));
     // The version the event was grouped with; hashes of another version would never match.
     const grouping = groupEvent(event, event.errata.grouping?.version ?? "v1", sha256Hex, groupingRulesOf(settings ?? {}));
-    await writeTx(db, async (tx) => {
-      await rewriteEventPayload(tx, { projectId, eventId, payload: event, culprit: grouping.culprit });
-      await aliasIssueHashes(tx, { projectId, issueId: stored.issueId, hashes: grouping.hashes, groupingVersion: grouping.version });
-      await updateIssueCulprit(tx, { issueId: stored.issueId, from: stored.culprit, to: grouping.culprit });
-      await deleteEventDebugIds(tx, { projectId, eventId, debugIds: job.debugIds });
-    });
-    return true;
+    // The digest's lock order (src/storage/issues/issue-locks.ts): the event's issue as it is now
+    // (a merge or unmerge may have moved the event since it was read), then the project's row,
+    // under which hashes are registered.
+    const retried = (err: unknown, attempt: number) =>
+      log.warn(
+        { jobId: job.id, attempt, err: { name: (err as Error)?.name, code: (err as { code?: string })?.code } },
+        "re-symbolication transaction retried",
+      );
+    return writeIssueTx(
+      db,
+      async (tx) => {
+        const issueId = await lockEventIssue(tx, projectId, eventId);
+        if (issueId === undefined) {
+          await deleteEventDebugIds(tx, { projectId, eventId, debugIds: job.debugIds });
+          return false;
+        }
+        await lockProjectRow(tx, projectId);
+        await rewriteEventPayload(tx, { projectId, eventId, payload: event, culprit: grouping.culprit });
+        await aliasIssueHashes(tx, { projectId, issueId, hashes: grouping.hashes, groupingVersion: grouping.version });
+        await updateIssueCulprit(tx, { issueId, from: stored.culprit, to: grouping.culprit });
+        await deleteEventDebugIds(tx, { projectId, eventId, debugIds: job.debugIds });
+        return true;
+      },
+      retried,
+    );
   }
 
   async function runJob(job: ResymbolicationJob, t: number): Promise<number> {

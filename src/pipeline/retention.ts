@@ -35,6 +35,7 @@ import {
   storedEventsPerIssue,
 } from "../storage/events/retention";
 import { insertActivities } from "../storage/issues/activity";
+import { lockIssues } from "../storage/issues/issue-locks";
 import { clearDueAt, findDueIssues, writeIssueState } from "../storage/issues/lifecycle";
 import { claimJobRun, type InstallationJob, type LockedRun, withJobLock } from "../storage/job-lock";
 import { deleteUnusedBundles } from "../storage/releases/artifacts";
@@ -250,7 +251,13 @@ export async function runLifecycleSweep(db: Db, o: SweepOptions): Promise<number
     if (due.length === 0) break;
     const changed = await writeTx(db, async (tx) => {
       let n = 0;
+      // The digest's lock order (src/storage/issues/issue-locks.ts): the issue rows by id first.
+      const held = await lockIssues(
+        tx,
+        due.map((d) => d.id),
+      );
       for (const d of due) {
+        if (!held.has(d.id)) continue;
         const t = onTick(d.state, o.now, o.lifecycle);
         if (!t.changed) {
           // A stale due_at (should not happen: every state write sets it); reset it so we move on.

@@ -143,6 +143,7 @@ export function createServices(deps: {
       requireScope,
       projectsOf: projectMap,
       toDetail: issueDetail,
+      log: deps.log,
     }),
 
     digests: createDigestServices({ db, membershipOrThrow, requireScope }),
@@ -152,7 +153,7 @@ export function createServices(deps: {
       issueProject: async (viewer, orgSlug, issueId) => (await access.issueInOrg(viewer, orgSlug, issueId)).issue.projectId,
     }),
     issueRedirects: createIssueRedirects({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
-    issueUnmerge: createIssueUnmerge({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
+    issueUnmerge: createIssueUnmerge({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap, log: deps.log }),
 
     ...createIngestDataServices({ db, projectOrThrow: access.projectOrThrow }),
     artifacts: createArtifactServices({

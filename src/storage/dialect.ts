@@ -45,6 +45,15 @@ export function isUniqueViolation(err: unknown): boolean {
   return e.code === "23505" || e.code === "SQLITE_CONSTRAINT_UNIQUE" || e.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
 
+/**
+ * PostgreSQL aborted the transaction to break a deadlock (40P01) or a serialization conflict
+ * (40001): nothing of it was written, and running it again is safe.
+ */
+export function isTransientTxError(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === "40P01" || code === "40001";
+}
+
 /** Rows per multi-row INSERT by default: well under both dialects' bound-parameter limits. */
 export const INSERT_CHUNK = 200;
 

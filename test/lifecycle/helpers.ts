@@ -27,6 +27,8 @@ export interface EventSpec {
 
 export interface World {
   db: Db;
+  /** PostgreSQL: the database's URL (for a second session); undefined on SQLite */
+  databaseUrl?: string;
   services: ReturnType<typeof createServices>;
   clock: { now: number };
   projectId: number;
@@ -67,6 +69,7 @@ export async function createWorld(dialect: "sqlite" | "postgres", env: Record<st
   const { project } = await services.operator.createProject({ orgSlug: "acme", name: "web", platform: "javascript" });
   const world: World = {
     db: t.db,
+    databaseUrl: t.info.databaseUrl,
     services,
     clock,
     projectId: project.id,

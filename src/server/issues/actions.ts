@@ -22,9 +22,11 @@ import {
 } from "../../core/issue-state/index";
 import { pickProjectByRef } from "../../core/project-ref";
 import { validate } from "../../core/validation";
+import type { Logger } from "../../log";
 import type { Db } from "../../storage/db";
-import { writeTx } from "../../storage/dialect";
+import type { Tx, writeTx } from "../../storage/dialect";
 import { findUserProfiles, insertActivities, listActivity, moveActivity } from "../../storage/issues/activity";
+import { lockIssues, writeIssueTx } from "../../storage/issues/issue-locks";
 import { getIssue, type IssueRow } from "../../storage/issues/issues";
 import {
   deleteIssueCompletely,
@@ -93,6 +95,8 @@ export interface IssueActionsDeps {
   /** the org's projects this viewer may see (teams) */
   projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
   toDetail(issue: IssueRow, projects: Map<number, ProjectRow>): Promise<IssueDetail>;
+  /** hears of a triage transaction started again (a warning: the lock order should make it rare) */
+  log?: Logger;
 }
 
 /** Rows per transaction when moving or deleting a big issue's events. */
@@ -109,6 +113,26 @@ type ReleaseLookup = (tx: Parameters<Parameters<typeof writeTx>[1]>[0], projectI
 
 export function createIssueActions(deps: IssueActionsDeps): IssueActions {
   const { db, now } = deps;
+
+  /**
+   * Every triage write: a transaction that starts by locking its issue rows in id order, the
+   * digest's order (src/storage/issues/issue-locks.ts), and is run again if the database still
+   * aborted it; the caller never sees that.
+   */
+  const issueTx = <T>(fn: (tx: Tx) => Promise<T>) =>
+    writeIssueTx(db, fn, (err, attempt) =>
+      deps.log?.warn(
+        { attempt, err: { name: (err as Error)?.name, code: (err as { code?: string })?.code } },
+        "issue triage transaction retried",
+      ),
+    );
+
+  /** Locks the issues (id order); not_found when one is gone meanwhile (merged or deleted). */
+  async function lockAll(tx: Tx, ids: number[]): Promise<void> {
+    const held = await lockIssues(tx, ids);
+    const gone = ids.find((id) => !held.has(id));
+    if (gone !== undefined) throw new AppError("not_found", `Issue ${gone} not found.`);
+  }
 
   async function authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<OrgSummary> {
     const org = await deps.membership(viewer, orgSlug);
@@ -216,8 +240,13 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     const { issues } = await issuesIn(org, ids, projectSlug);
     const assignee = await assigneeFor(viewer, org, cmd.assignedTo);
     const lookup = releaseLookup(cmd, at);
-    await writeTx(db, async (tx) => {
-      for (const row of issues) {
+    await issueTx(async (tx) => {
+      const sorted = [...issues].sort((a, b) => a.id - b.id);
+      await lockAll(
+        tx,
+        sorted.map((i) => i.id),
+      );
+      for (const row of sorted) {
         const issue = await readIssueForUpdate(tx, db.dialect, row.id);
         if (!issue) throw new AppError("not_found", `Issue ${row.id} not found.`);
         await apply(tx, issue, cmd, { actor: viewer.userId, at, assignee, lookup });
@@ -261,10 +290,14 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
       );
       const [primary, ...others] = sorted as [IssueRow, ...IssueRow[]];
       const otherIds = others.map((o) => o.id);
-      // Big issues move their events in short transactions first; the final one does the rest atomically.
-      while ((await writeTx(db, (tx) => moveEventsChunk(tx, otherIds, primary.id, CHUNK))) === CHUNK) {}
+      const all = [primary.id, ...otherIds];
+      // Big issues move their events in short transactions first; the final one does the rest
+      // atomically (counters, statistics, users and hashes), all under the issues' locks.
+      const chunk = (tx: Tx) => lockAll(tx, all).then(() => moveEventsChunk(tx, otherIds, primary.id, CHUNK));
+      while ((await issueTx(chunk)) === CHUNK) {}
       const at = now();
-      await writeTx(db, async (tx) => {
+      await issueTx(async (tx) => {
+        await lockAll(tx, all);
         await mergeIssueRows(tx, primary.id, otherIds);
         await moveActivity(tx, otherIds, primary.id);
         await addIssueRedirects(tx, primary.projectId, otherIds, primary.id, at);
@@ -278,9 +311,14 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
       const org = await authorize(viewer, orgSlug, "issue.delete");
       const ids = validate(idsSchema, issueIds);
       const { issues } = await issuesIn(org, ids, opts.projectSlug);
-      for (const issue of issues) {
-        while ((await writeTx(db, (tx) => deleteIssueEventsChunk(tx, issue.id, CHUNK))) === CHUNK) {}
-        await writeTx(db, async (tx) => {
+      for (const issue of [...issues].sort((a, b) => a.id - b.id)) {
+        // Short transactions for a big issue's events, then the rest with the row, each holding
+        // the issue's lock: a digest that matched an event to it waits, then starts a new issue.
+        // Gone meanwhile (deleted or merged by someone else): nothing left to do.
+        const locked = async (tx: Tx) => (await lockIssues(tx, [issue.id])).has(issue.id);
+        while ((await issueTx(async (tx) => ((await locked(tx)) ? deleteIssueEventsChunk(tx, issue.id, CHUNK) : 0))) === CHUNK) {}
+        await issueTx(async (tx) => {
+          if (!(await locked(tx))) return;
           await deleteIssueRedirectsTo(tx, issue.id);
           await deleteIssueCompletely(tx, issue.id);
         });
@@ -294,9 +332,11 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
       const { issues } = await issuesIn(org, [issueId]);
       const issue = issues[0] as IssueRow;
       const at = now();
-      const [id] = await writeTx(db, (tx) =>
-        insertActivities(tx, issue.id, issue.projectId, [{ kind: "comment", actorUserId: viewer.userId, data: { text: body } }], at),
-      );
+      // Under the issue's lock: a comment never lands beside an issue being deleted.
+      const [id] = await issueTx(async (tx) => {
+        await lockAll(tx, [issue.id]);
+        return insertActivities(tx, issue.id, issue.projectId, [{ kind: "comment", actorUserId: viewer.userId, data: { text: body } }], at);
+      });
       const map = await profiles([viewer.userId]);
       return {
         id: id as number,

@@ -6,10 +6,11 @@
 import { AppError } from "../../core/errors";
 import type { NormalizedEvent } from "../../core/event";
 import { statTagsOf } from "../../core/search/event-tags";
+import type { Logger } from "../../log";
 import type { Db } from "../../storage/db";
-import { writeTx } from "../../storage/dialect";
 import { guardOldEventPointers } from "../../storage/events/partitions";
 import { insertActivities } from "../../storage/issues/activity";
+import { lockIssues, writeIssueTx } from "../../storage/issues/issue-locks";
 import { getIssue, type IssueRow, insertIssue, listIssueHashes } from "../../storage/issues/issues";
 import { type IssueEventForSplit, issueEventsAfter, moveEventsForSplit, moveIssueHash } from "../../storage/issues/unmerge";
 import type { ProjectRow } from "../../storage/orgs/projects";
@@ -35,6 +36,8 @@ export interface IssueUnmergeDeps {
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   requireScope(viewer: Viewer, scope: string): void;
   projectsOf(org: OrgSummary): Promise<Map<number, ProjectRow>>;
+  /** hears of the transaction started again (a warning) */
+  log?: Logger;
 }
 
 const PAGE = 500;
@@ -70,39 +73,50 @@ export function createIssueUnmerge(deps: IssueUnmergeDeps): IssueUnmerge {
       if (!own) throw new AppError("not_found", "This issue has no such grouping hash.");
       if (hashes.length < 2) throw new AppError("validation_failed", "An issue with one grouping hash has nothing to split off.");
       const at = deps.now();
-      // One transaction: the hash and its events move together (an event digested meanwhile
-      // waits for the lock and then lands on whichever issue holds its hash).
-      return writeTx(db, async (tx) => {
-        // The new issue's first and latest events may be in a week retention is detaching.
-        await guardOldEventPointers(db, tx);
-        const created = await insertIssue(tx, {
-          projectId: issue.projectId,
-          title: issue.title,
-          culprit: issue.culprit,
-          type: issue.type,
-          level: issue.level,
-          metadata: issue.metadata,
-          seenAt: at,
-          release: null,
-          hashes: [],
-          groupingVersion: own.groupingVersion,
-        });
-        if (!(await moveIssueHash(tx, issue.projectId, hash, issue.id, created.id)))
-          throw new AppError("conflict", "The hash moved meanwhile; reload and try again.");
-        const moving: IssueEventForSplit[] = [];
-        for (let after = 0; ; ) {
-          const page = await issueEventsAfter(tx, issue.id, after, PAGE);
-          for (const e of page) if (groupedBy(e).includes(hash)) moving.push(e);
-          if (page.length < PAGE) break;
-          after = (page[page.length - 1] as IssueEventForSplit).id;
-        }
-        const move = { projectId: issue.projectId, fromIssueId: issue.id, toIssueId: created.id };
-        await moveEventsForSplit(tx, move, moving, (e) => statTagsOf(e.event as unknown as NormalizedEvent, e.digest));
-        const data = { hash, issue: { id: issue.id, shortId: issue.shortId }, newIssue: { id: created.id }, events: moving.length };
-        await insertActivities(tx, issue.id, issue.projectId, [{ kind: "unmerge", actorUserId: viewer.userId, data }], at);
-        await insertActivities(tx, created.id, issue.projectId, [{ kind: "unmerge", actorUserId: viewer.userId, data }], at);
-        return { newIssueId: created.id, movedEvents: moving.length };
-      });
+      // One transaction under the issue's lock, the digest's lock order (issue rows, then the
+      // project's row for the new issue's short id): the hash and its events move together. A
+      // digest that matched an event to this issue by the hash waits, then finds the new owner.
+      const retried = (err: unknown, attempt: number) =>
+        deps.log?.warn(
+          { attempt, err: { name: (err as Error)?.name, code: (err as { code?: string })?.code } },
+          "unmerge transaction retried",
+        );
+      return writeIssueTx(
+        db,
+        async (tx) => {
+          // The new issue's first and latest events may be in a week retention is detaching.
+          await guardOldEventPointers(db, tx);
+          if (!(await lockIssues(tx, [issue.id])).has(issue.id)) throw new AppError("not_found", "Issue not found.");
+          const created = await insertIssue(tx, {
+            projectId: issue.projectId,
+            title: issue.title,
+            culprit: issue.culprit,
+            type: issue.type,
+            level: issue.level,
+            metadata: issue.metadata,
+            seenAt: at,
+            release: null,
+            hashes: [],
+            groupingVersion: own.groupingVersion,
+          });
+          if (!(await moveIssueHash(tx, issue.projectId, hash, issue.id, created.id)))
+            throw new AppError("conflict", "The hash moved meanwhile; reload and try again.");
+          const moving: IssueEventForSplit[] = [];
+          for (let after = 0; ; ) {
+            const page = await issueEventsAfter(tx, issue.id, after, PAGE);
+            for (const e of page) if (groupedBy(e).includes(hash)) moving.push(e);
+            if (page.length < PAGE) break;
+            after = (page[page.length - 1] as IssueEventForSplit).id;
+          }
+          const move = { projectId: issue.projectId, fromIssueId: issue.id, toIssueId: created.id };
+          await moveEventsForSplit(tx, move, moving, (e) => statTagsOf(e.event as unknown as NormalizedEvent, e.digest));
+          const data = { hash, issue: { id: issue.id, shortId: issue.shortId }, newIssue: { id: created.id }, events: moving.length };
+          await insertActivities(tx, issue.id, issue.projectId, [{ kind: "unmerge", actorUserId: viewer.userId, data }], at);
+          await insertActivities(tx, created.id, issue.projectId, [{ kind: "unmerge", actorUserId: viewer.userId, data }], at);
+          return { newIssueId: created.id, movedEvents: moving.length };
+        },
+        retried,
+      );
     },
   };
 }

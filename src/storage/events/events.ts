@@ -137,7 +137,10 @@ export async function insertEvent(tx: Tx, e: NewEvent): Promise<boolean> {
 export async function insertEvents(tx: Tx, events: NewEvent[]): Promise<Set<string>> {
   const inserted = new Set<string>();
   const insert = isPostgres(tx) ? insertChunkPostgres : insertChunkSqlite;
-  for (const part of chunks(events)) {
+  // In key order: two workers storing the same redelivered events wait on each other's keys in
+  // one order, never in a cycle (src/storage/issues/issue-locks.ts).
+  const sorted = [...events].sort((a, b) => a.projectId - b.projectId || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
+  for (const part of chunks(sorted)) {
     for (const r of await insert(tx, part.map(eventRow))) inserted.add(eventKey(Number(r.project_id), r.event_id));
   }
   return inserted;

@@ -117,5 +117,6 @@ function mergeCounts(counts: readonly OutcomeCount[]): OutcomeCount[] {
     if (prev) prev.quantity += c.quantity;
     else byKey.set(k, { ...c });
   }
-  return [...byKey.values()];
+  // In key order: concurrent writers lock the rows they add to in one order (no deadlock).
+  return [...byKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
 }

@@ -1,8 +1,9 @@
 /**
  * Unmerge by grouping hash (Sentry's "unmerge"): the hash, and the stored events that were grouped
  * by it, move to a new issue; later events of the hash land there. Counters move with the events
- * (users: the moved events' users join the new issue; the old issue keeps its user set, which is
- * not attributable to events after retention). Statistics move event by event.
+ * (users: the moved events' users join the new issue and leave the old one unless one of its
+ * remaining events has them too). Statistics move event by event. The caller holds the old
+ * issue's lock (src/storage/issues/issue-locks.ts).
  */
 import { sql } from "kysely";
 import type { Tx } from "../dialect";
@@ -91,6 +92,7 @@ export async function moveEventsForSplit(
       .onConflict((oc) => oc.columns(["issue_id", "user_key"]).doNothing())
       .execute();
   }
+  await dropLeftUsers(tx, move.fromIssueId, users);
   const byTime = [...events].sort((a, b) => a.receivedAt - b.receivedAt || a.id - b.id);
   const first = byTime[0] as IssueEventForSplit;
   const last = byTime[byTime.length - 1] as IssueEventForSplit;
@@ -121,6 +123,41 @@ export async function moveEventsForSplit(
     .where("id", "=", move.fromIssueId)
     .execute();
   await refreshSeen(tx, move.fromIssueId);
+}
+
+/**
+ * The moved events' users leave the old issue unless an event it keeps has them too; its
+ * user_count is its user set's size again (each user counted once, as the digest counts them).
+ */
+async function dropLeftUsers(tx: Tx, issueId: number, users: string[]): Promise<void> {
+  for (let i = 0; i < users.length; i += 500) {
+    await tx
+      .deleteFrom("issue_users")
+      .where("issue_id", "=", issueId)
+      .where("user_key", "in", users.slice(i, i + 500))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom("events")
+              .select("events.id")
+              .where("events.issue_id", "=", issueId)
+              .whereRef("events.user_key", "=", "issue_users.user_key"),
+          ),
+        ),
+      )
+      .execute();
+  }
+  const n = await tx
+    .selectFrom("issue_users")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("issue_id", "=", issueId)
+    .executeTakeFirst();
+  await tx
+    .updateTable("issues")
+    .set({ user_count: Number(n?.n ?? 0) })
+    .where("id", "=", issueId)
+    .execute();
 }
 
 /** First/last seen and event ids of an issue from the events it still stores (unchanged when none). */

@@ -39,9 +39,10 @@ export async function recordReleases(tx: Tx, seen: SeenRelease[], now: number): 
     // created_at: now, not the event time — this is when Errata learnt of the release.
     if (!prev) releaseRows.set(key, { org_id: s.orgId, version: s.version, created_at: now });
   }
+  // Key order, here and for the links: concurrent digests lock the rows in one order.
   await tx
     .insertInto("releases")
-    .values([...releaseRows.values()])
+    .values([...releaseRows.values()].sort((a, b) => a.org_id - b.org_id || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0)))
     .onConflict((oc) => oc.columns(["org_id", "version"]).doNothing())
     .execute();
   const ids = await tx
@@ -62,7 +63,7 @@ export async function recordReleases(tx: Tx, seen: SeenRelease[], now: number): 
   if (links.size === 0) return;
   await tx
     .insertInto("release_projects")
-    .values([...links.values()])
+    .values([...links.values()].sort((a, b) => a.project_id - b.project_id || a.release_id - b.release_id))
     .onConflict((oc) => oc.columns(["project_id", "release_id"]).doNothing())
     .execute();
 }
