@@ -5,7 +5,11 @@
  *     → parse (outside the transaction; a row that cannot be parsed is dropped and counted `failed`)
  *     → normalizeEvent (core, pure) → scrubEvent (core, the project's PII settings)
  *     → groupEventForProject (core, versioned, hash injected; both versions during a transition)
- *     → ONE short write transaction per batch: find/create issue, insert event (duplicates by
+ *     → match: which issues own the batch's hashes (a read, outside the transaction)
+ *     → ONE short write transaction per batch, in the lock order triage uses too
+ *       (src/storage/issues/issue-locks.ts): lock the matched issues by id, read the owners again
+ *       (an issue merged away, deleted or unmerged meanwhile is followed: the survivor, a new
+ *       issue, the split-off one), find/create issues, insert events (duplicates by
  *       (project, event_id) are skipped), count users and events, delete the queue rows.
  *
  * At-least-once: a worker that dies before the commit leaves the rows leased; they come back
