@@ -32,6 +32,7 @@ function capturingLog() {
   });
   return {
     log: pino({ level: "debug" }, sink),
+    lines: () => lines,
     errors: () => lines.filter((l) => l.level >= 50),
     warnings: () => lines.filter((l) => l.level === 40),
   };
@@ -149,6 +150,30 @@ describe.each(await dialects())("triage during digest on %s", (dialect) => {
     expect(await getIssue(w.db, a as number)).toMatchObject({ eventCount: 6, userCount: 4 });
     expect(await issueInvariantViolations(w.db.kysely, [p])).toEqual([]);
     expect(digest.capture.errors()).toEqual([]);
+  });
+
+  test("merge into an older issue the batch did not match: the transaction starts again with it locked first", async () => {
+    const p = await newProject("merge-below");
+    await enqueue(p, [{ message: "below-old" }, { message: "below-child" }, { message: "below-young" }]);
+    await settle(p);
+    const [old] = await issueOf(p, "below-old");
+    const [child] = await issueOf(p, "below-child");
+    const [young] = await issueOf(p, "below-young");
+    expect((old as number) < (child as number) && (child as number) < (young as number)).toBe(true);
+    w.clock.now += 1000;
+    // The batch matches the child and the youngest; the child is merged into the oldest, whose id
+    // is below both: locking it after them would break the order.
+    await enqueue(p, [{ message: "below-child" }, { message: "below-young" }]);
+    const digest = await pausedDigest();
+    await w.services.issueActions.merge(w.member, "acme", [child as number, old as number], { primaryId: old as number });
+    const r = await digest.finish();
+    expect(r).toMatchObject({ events: 2, failed: 0 });
+    expect(await issueOf(p, "below-child")).toEqual([old]);
+    expect(await getIssue(w.db, old as number)).toMatchObject({ eventCount: 3 });
+    expect(digest.capture.lines().some((l) => l.msg.includes("the transaction starts again"))).toBe(true);
+    expect(await issueInvariantViolations(w.db.kysely, [p])).toEqual([]);
+    expect(digest.capture.errors()).toEqual([]);
+    expect(digest.capture.warnings()).toEqual([]);
   });
 
   test("unmerge: events of the split-off hash matched to the old issue go to the new one", async () => {
