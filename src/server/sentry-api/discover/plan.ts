@@ -183,6 +183,7 @@ export interface DiscoverPlan {
 const DAY = 86_400_000;
 export const MAX_RANGE = 90 * DAY;
 export const MAX_PER_PAGE = 100;
+const MAX_FIELD_LENGTH = 200;
 
 function bad(field: string, message: string): AppError {
   return AppError.field(field, "format", message);
@@ -211,6 +212,8 @@ function columnField(dataset: Dataset, name: string, param: string): DiscoverFie
 /** One `field=` value: `count()`, `count_unique(user)`, `avg(span.duration)`, a column or a tag. */
 export function parseField(dataset: Dataset, raw: string, param = "field"): DiscoverField {
   const name = raw.trim();
+  // Bounded like the query (issue 39): no column or function of any dataset is this long.
+  if (name.length > MAX_FIELD_LENGTH) throw bad(param, `Invalid field "${name.slice(0, 60)}…": at most ${MAX_FIELD_LENGTH} characters.`);
   const call = /^([a-z_0-9]+)\((.*)\)$/.exec(name);
   if (!call) return columnField(dataset, name, param);
   const fn = call[1] as string;
