@@ -24,6 +24,11 @@ const EnvSchema = z.object({
   // The URL users and SDKs reach us at. Sentry tools and Better Auth need absolute URLs and the
   // request's Host header cannot be trusted behind proxies, so it comes from config.
   PUBLIC_URL: z.string().url().optional(),
+  // The URL SDKs send events to, the host of every DSN Errata prints (CLI, UI, REST `dsn.public`).
+  // Unset: PUBLIC_URL, right for one process and for a proxy that routes /api/{id}/envelope|store|
+  // security|csp-report|cron/ and /api/embed/error-page/ to the ingest role (docs/scaling.md). Set it
+  // when ingest has its own address (`https://ingest.example.com`) that SDKs reach directly.
+  PUBLIC_INGEST_URL: z.string().url().optional(),
   // SQLite file lives here (and the generated auth secret). Relative paths resolve from the cwd.
   DATA_DIR: z.string().default("./data"),
   // postgres://… selects PostgreSQL; absent → the embedded SQLite file.
@@ -224,6 +229,8 @@ export interface Config {
   host: string;
   port: number;
   publicUrl: string;
+  /** PUBLIC_INGEST_URL, else publicUrl: the host of every DSN shown */
+  publicIngestUrl: string;
   dataDir: string;
   database: { kind: "sqlite"; file: string; synchronous: "NORMAL" | "FULL" } | { kind: "postgres"; url: string };
   secret: string | undefined;
@@ -335,6 +342,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     port: e.PORT,
     publicUrl,
+    publicIngestUrl: e.PUBLIC_INGEST_URL?.replace(/\/+$/, "") ?? publicUrl,
     dataDir,
     database,
     secret: e.ERRATA_SECRET,

@@ -69,6 +69,11 @@ export const ERROR_CATALOGUE = {
     status: 429,
     message: "Too many failed sign-in attempts for this account from this address, or from this address. Wait and try again.",
   },
+  ingest_not_served: {
+    status: 404,
+    message:
+      "This Errata process does not run the ingest role: send events to the ingest address (PUBLIC_INGEST_URL, or a proxy that routes /api/{id}/envelope/ to ingest; see docs/scaling.md).",
+  },
   account_locked: {
     status: 429,
     message:
