@@ -177,7 +177,7 @@ describe.each(await dialects())("DSNs in a split deployment on %s", (dialect) =>
     const { PUBLIC_INGEST_URL: _unset, ...env } = web.env;
     const { stdout } = await execFileP(process.execPath, [CLI, "project", "create", "--org", "acme", "--name", "proxied"], {
       cwd: ROOT,
-      env,
+      env: env as NodeJS.ProcessEnv,
     });
     const printed = stdout.trim();
     expect(new URL(printed).host).toBe(new URL(proxy.url).host);
