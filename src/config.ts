@@ -102,6 +102,13 @@ const EnvSchema = z.object({
   LOGIN_WINDOW_SECONDS: int(15 * 60),
   LOGIN_ACCOUNT_LOCK_ATTEMPTS: int(100),
   LOGIN_ACCOUNT_LOCK_SECONDS: int(5 * 60),
+  // Back-off per address (issue 39): past LOGIN_BACKOFF_AFTER failures from one address (counted
+  // sooner when they aim at several accounts) it waits LOGIN_BACKOFF_SECONDS before its next try,
+  // doubling per failure up to the window — a distributed guess costs the guessers' addresses
+  // time, not the owner. While the account lock holds, its owner is e-mailed (SMTP) a one-time
+  // link that lets a browser sign in despite it. 0 turns the back-off off.
+  LOGIN_BACKOFF_AFTER: int(5),
+  LOGIN_BACKOFF_SECONDS: int(2),
   SESSION_DAYS: int(30),
   // Mark cookies Secure; on automatically when PUBLIC_URL is https.
   SECURE_COOKIES: bool(false),
@@ -255,6 +262,9 @@ export interface Config {
     loginWindowSeconds: number;
     accountLockAttempts: number;
     accountLockSeconds: number;
+    /** LOGIN_BACKOFF_AFTER, LOGIN_BACKOFF_SECONDS */
+    backoffAfter: number;
+    backoffSeconds: number;
     sessionDays: number;
     secureCookies: boolean;
   };
@@ -385,6 +395,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
       accountLockAttempts: e.LOGIN_ACCOUNT_LOCK_ATTEMPTS,
       accountLockSeconds: e.LOGIN_ACCOUNT_LOCK_SECONDS,
+      backoffAfter: e.LOGIN_BACKOFF_AFTER,
+      backoffSeconds: e.LOGIN_BACKOFF_SECONDS,
       sessionDays: e.SESSION_DAYS,
       secureCookies: e.SECURE_COOKIES || publicUrl.startsWith("https://"),
     },

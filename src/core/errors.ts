@@ -79,6 +79,11 @@ export const ERROR_CATALOGUE = {
     message:
       "This account is briefly locked after many failed sign-ins from many addresses. A browser that has signed in to it before can still sign in.",
   },
+  known_device_link_invalid: {
+    status: 410,
+    message:
+      "This sign-in link was already used or has expired. Browsers that signed in before can still sign in; a new link is mailed if the account is locked again.",
+  },
   invitation_invalid: { status: 410, message: "This invitation link was already used, revoked or has expired. Ask for a new one." },
   last_owner: { status: 409, message: "An organization needs at least one owner: make someone else owner first." },
   mail_failed: { status: 502, message: "The email could not be sent; copy the link instead." },

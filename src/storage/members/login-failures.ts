@@ -4,14 +4,66 @@
  */
 import type { Db } from "../db";
 
-export async function insertLoginAttempt(db: Db, subjects: string[], at: number): Promise<number[]> {
+/** `origin`: the attempt's hashed account key and client address, kept on each of its rows. */
+export async function insertLoginAttempt(
+  db: Db,
+  subjects: string[],
+  at: number,
+  origin: { account: string | null; address: string | null } = { account: null, address: null },
+): Promise<number[]> {
   if (subjects.length === 0) return [];
   const rows = await db.kysely
     .insertInto("login_failures")
-    .values(subjects.map((subject) => ({ subject, at })))
+    .values(subjects.map((subject) => ({ subject, at, account: origin.account, address: origin.address })))
     .returning("id")
     .execute();
   return rows.map((r) => Number(r.id));
+}
+
+/**
+ * An address's failures since `since`, newest first (at most `limit`), without the rows of the
+ * attempt being judged (`except`), with the accounts they aimed at.
+ */
+export async function addressFailures(
+  db: Db,
+  subject: string,
+  since: number,
+  except: number[],
+  limit: number,
+): Promise<Array<{ at: number; account: string | null }>> {
+  let q = db.kysely.selectFrom("login_failures").select(["at", "account"]).where("subject", "=", subject).where("at", ">", since);
+  if (except.length > 0) q = q.where("id", "not in", except);
+  const rows = await q.orderBy("at", "desc").limit(limit).execute();
+  return rows.map((r) => ({ at: Number(r.at), account: r.account }));
+}
+
+/** Failures counted against a subject since `since`, and from how many distinct addresses. */
+export async function failureSpread(db: Db, subject: string, since: number): Promise<{ failures: number; addresses: number }> {
+  const row = await db.kysely
+    .selectFrom("login_failures")
+    .select((eb) => [eb.fn.countAll<string | number>().as("failures"), eb.fn.count<string | number>("address").distinct().as("addresses")])
+    .where("subject", "=", subject)
+    .where("at", ">", since)
+    .executeTakeFirst();
+  return { failures: Number(row?.failures ?? 0), addresses: Number(row?.addresses ?? 0) };
+}
+
+/**
+ * Records `subject` at `at` and says whether this row is the first of the subject since `since`:
+ * of concurrent callers (other web processes included) exactly one is first. Used for things done
+ * once per window (the lock notice) or once ever while rows live (a one-time link).
+ */
+export async function claimFirst(db: Db, subject: string, at: number, since: number): Promise<boolean> {
+  const [id] = await insertLoginAttempt(db, [subject], at);
+  const first = await db.kysely
+    .selectFrom("login_failures")
+    .select("id")
+    .where("subject", "=", subject)
+    .where("at", ">", since)
+    .orderBy("id", "asc")
+    .limit(1)
+    .executeTakeFirst();
+  return first !== undefined && Number(first.id) === id;
 }
 
 /** The `at` of this subject's newest rows since `since`, newest first, at most `limit`. */
