@@ -133,6 +133,18 @@ describe("the search language and the Discover planner under generated input", (
   });
 });
 
+test("the planner's own lists are bounded: fields, axes, top-events group-bys, and each name's length", () => {
+  const many = (key: string, n: number) => new URLSearchParams(Array.from({ length: n }, (_, i) => [key, `tags[k${i}]`]));
+  expect(() => discoverPlan(many("field", 30), NOW)).not.toThrow();
+  expect(() => discoverPlan(many("field", 31), NOW)).toThrow(/At most 30 fields/);
+  const axes = new URLSearchParams(Array.from({ length: 31 }, (_, i) => ["yAxis", `count_unique(tags[k${i}])`]));
+  expect(() => statsPlan(axes, NOW)).toThrow(/At most 30 axes/);
+  const top = many("field", 31);
+  top.set("topEvents", "5");
+  expect(() => statsPlan(top, NOW)).toThrow(/At most 30 fields/);
+  expect(() => discoverPlan(new URLSearchParams({ field: "x".repeat(201) }), NOW)).toThrow(/at most 200 characters/);
+});
+
 describe("wildcards without backtracking", () => {
   test("the same answers as the regular expression they replace, on small inputs", () => {
     const small = fc.stringMatching(/^[ab*]{0,8}$/);
