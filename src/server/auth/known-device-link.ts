@@ -7,7 +7,7 @@
  * mailbox, never replaces the password; the reset link proves as much and does more.
  *
  * The link is stateless (HMAC under a key derived from the installation secret, expiry inside) and
- * one-time by a marker row in `login_failures`, which lives as long as the link can. Confirming is
+ * one-time by a unique marker row in `login_failures`, which lives as long as the link can. Confirming is
  * a POST from the page, not the GET of the link: mail scanners that open links must not use it up.
  * The lock's answer is the same whether or not the address has an account, and the mail goes out
  * after it, so neither words nor timing tell which addresses have accounts.
@@ -18,15 +18,15 @@ import { accountKey } from "../../core/security/login-throttle";
 import type { Logger } from "../../log";
 import type { Mailer } from "../../net/mailer";
 import type { Db } from "../../storage/db";
-import { claimFirst, failureSpread, recentLoginFailures } from "../../storage/members/login-failures";
+import { claimedOnce, claimOnce, failureSpread } from "../../storage/members/login-failures";
 import { type Auth, findUserByEmail } from "./auth";
 import type { DeviceCookies } from "./device-cookie";
 
 export interface KnownDeviceLinks {
   /** SMTP is configured: a locked account's owner gets the notice and the link. */
   readonly mailed: boolean;
-  /** The lock refused a sign-in for `email`: notify its owner (once per window). Not awaited by the answer. */
-  accountLocked(email: string): void;
+  /** The lock refused a sign-in for `email` at `lockedAt`: notify its owner (once per window). Not awaited by the answer. */
+  accountLocked(email: string, lockedAt: number): void;
   /** Whether a link can still be used (the page says so before offering the button). */
   usable(token: string): Promise<boolean>;
   /** Uses the link up: the `Set-Cookie` of the device cookie for the confirming browser, else known_device_link_invalid. */
@@ -68,14 +68,15 @@ export function createKnownDeviceLinks(deps: {
     return { account, nonce };
   }
 
-  async function notify(email: string): Promise<void> {
+  async function notify(email: string, lockedAt: number): Promise<void> {
     if (!mailer) return;
     const at = now();
     const account = accountKey(email);
-    if (!(await claimFirst(db, `notice:${account}`, at, at - deps.windowMs))) return;
+    if (!(await claimOnce(db, `notice:${account}`, at, at - deps.windowMs))) return;
     const user = await findUserByEmail(deps.auth, email.trim());
     if (!user) return;
-    const spread = await failureSpread(db, `account:${account}`, at - deps.lockMs);
+    // The failures that caused the lock: not the rows of attempts still in flight after it.
+    const spread = await failureSpread(db, `account:${account}`, lockedAt - deps.lockMs, lockedAt);
     const minutes = Math.round(deps.windowMs / 60_000);
     const link = `${deps.publicUrl}/known-device/${issue(account, at)}`;
     const text = [
@@ -94,21 +95,21 @@ export function createKnownDeviceLinks(deps: {
   return {
     mailed: mailer !== null,
 
-    accountLocked(email) {
-      notify(email).catch((err: unknown) => {
+    accountLocked(email, lockedAt) {
+      notify(email, lockedAt).catch((err: unknown) => {
         log.warn({ reason: err instanceof Error ? err.message : String(err) }, "account lock notice failed");
       });
     },
 
     async usable(token) {
       const link = read(token);
-      return link !== null && (await recentLoginFailures(db, `link:${link.nonce}`, 0, 1)).length === 0;
+      return link !== null && !(await claimedOnce(db, `link:${link.nonce}`, 0));
     },
 
     async confirm(token) {
       const link = read(token);
-      // One use: of concurrent confirmations exactly one is first.
-      if (!link || !(await claimFirst(db, `link:${link.nonce}`, now(), 0))) throw new AppError("known_device_link_invalid");
+      // One use: of concurrent confirmations exactly one records the marker.
+      if (!link || !(await claimOnce(db, `link:${link.nonce}`, now(), 0))) throw new AppError("known_device_link_invalid");
       log.info("known-device link confirmed");
       return devices.issueForAccount(link.account, now());
     },

@@ -30,8 +30,8 @@ export type LoginAttempt = { ids: number[] };
 
 type Begun =
   | { allowed: true; attempt: LoginAttempt }
-  /** `accountLocked`: the account-wide lock was among the refusals (whichever wait is reported) */
-  | { allowed: false; retryAfterSeconds: number; scope: ThrottleScope; accountLocked: boolean };
+  /** `accountLocked`: the account-wide lock was among the refusals (whichever wait is reported); `at`: when it was judged */
+  | { allowed: false; retryAfterSeconds: number; scope: ThrottleScope; accountLocked: boolean; at: number };
 
 /** An address's failures read for its back-off: past this many the wait is the window anyway. */
 const BACKOFF_READ = 64;
@@ -97,7 +97,7 @@ export function createLoginThrottle(deps: { db: Db; config: Config; devices: Dev
     if (retryAfterMs === 0) return { allowed: true, attempt: { ids } };
     // A refused attempt does not count: a persistent guesser must not extend the lock forever.
     await deleteLoginAttempts(db, ids);
-    return { allowed: false, retryAfterSeconds: Math.ceil(retryAfterMs / 1000), scope, accountLocked };
+    return { allowed: false, retryAfterSeconds: Math.ceil(retryAfterMs / 1000), scope, accountLocked, at };
   }
 
   return {

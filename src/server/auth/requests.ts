@@ -56,7 +56,7 @@ async function signInWithThrottle(req: Request, deps: Deps) {
   const started = await deps.throttle.begin(email, ip, req.headers.get("cookie"));
   if (!started.allowed) {
     // The owner hears of the lock (after this answer, and alike whether or not the account exists).
-    if (started.accountLocked) deps.knownDevices.accountLocked(email);
+    if (started.accountLocked) deps.knownDevices.accountLocked(email, started.at);
     return throttled(started.retryAfterSeconds, started.scope, deps.knownDevices.mailed);
   }
   let res: Response;

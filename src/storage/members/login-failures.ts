@@ -37,33 +37,44 @@ export async function addressFailures(
   return rows.map((r) => ({ at: Number(r.at), account: r.account }));
 }
 
-/** Failures counted against a subject since `since`, and from how many distinct addresses. */
-export async function failureSpread(db: Db, subject: string, since: number): Promise<{ failures: number; addresses: number }> {
+/** Failures counted against a subject in (`since`, `before`), and from how many distinct addresses. */
+export async function failureSpread(
+  db: Db,
+  subject: string,
+  since: number,
+  before: number,
+): Promise<{ failures: number; addresses: number }> {
   const row = await db.kysely
     .selectFrom("login_failures")
     .select((eb) => [eb.fn.countAll<string | number>().as("failures"), eb.fn.count<string | number>("address").distinct().as("addresses")])
     .where("subject", "=", subject)
     .where("at", ">", since)
+    .where("at", "<", before)
     .executeTakeFirst();
   return { failures: Number(row?.failures ?? 0), addresses: Number(row?.addresses ?? 0) };
 }
 
 /**
- * Records `subject` at `at` and says whether this row is the first of the subject since `since`:
- * of concurrent callers (other web processes included) exactly one is first. Used for things done
- * once per window (the lock notice) or once ever while rows live (a one-time link).
+ * Records the marker `once:<what>` at `at` unless one newer than `since` exists; true when this call
+ * recorded it. A unique index makes it exact across web processes: of concurrent callers exactly
+ * one inserts. Older markers are cleared first, so "once" means once per window (the lock notice)
+ * or, with `since` 0, once while rows live (a used one-time link).
  */
-export async function claimFirst(db: Db, subject: string, at: number, since: number): Promise<boolean> {
-  const [id] = await insertLoginAttempt(db, [subject], at);
-  const first = await db.kysely
-    .selectFrom("login_failures")
-    .select("id")
-    .where("subject", "=", subject)
-    .where("at", ">", since)
-    .orderBy("id", "asc")
-    .limit(1)
-    .executeTakeFirst();
-  return first !== undefined && Number(first.id) === id;
+export async function claimOnce(db: Db, what: string, at: number, since: number): Promise<boolean> {
+  const subject = `once:${what}`;
+  await db.kysely.deleteFrom("login_failures").where("subject", "=", subject).where("at", "<=", since).execute();
+  const rows = await db.kysely
+    .insertInto("login_failures")
+    .values({ subject, at, account: null, address: null })
+    .onConflict((oc) => oc.doNothing())
+    .returning("id")
+    .execute();
+  return rows.length === 1;
+}
+
+/** Whether the marker `once:<what>` exists (newer than `since`). */
+export async function claimedOnce(db: Db, what: string, since: number): Promise<boolean> {
+  return (await recentLoginFailures(db, `once:${what}`, since, 1)).length > 0;
 }
 
 /** The `at` of this subject's newest rows since `since`, newest first, at most `limit`. */
