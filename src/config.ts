@@ -24,6 +24,11 @@ const EnvSchema = z.object({
   // The URL users and SDKs reach us at. Sentry tools and Better Auth need absolute URLs and the
   // request's Host header cannot be trusted behind proxies, so it comes from config.
   PUBLIC_URL: z.string().url().optional(),
+  // The URL SDKs send events to, the host of every DSN Errata prints (CLI, UI, REST `dsn.public`).
+  // Unset: PUBLIC_URL, right for one process and for a proxy that routes /api/{id}/envelope|store|
+  // security|csp-report|cron/ and /api/embed/error-page/ to the ingest role (docs/scaling.md). Set it
+  // when ingest has its own address (`https://ingest.example.com`) that SDKs reach directly.
+  PUBLIC_INGEST_URL: z.string().url().optional(),
   // SQLite file lives here (and the generated auth secret). Relative paths resolve from the cwd.
   DATA_DIR: z.string().default("./data"),
   // postgres://… selects PostgreSQL; absent → the embedded SQLite file.
@@ -97,6 +102,13 @@ const EnvSchema = z.object({
   LOGIN_WINDOW_SECONDS: int(15 * 60),
   LOGIN_ACCOUNT_LOCK_ATTEMPTS: int(100),
   LOGIN_ACCOUNT_LOCK_SECONDS: int(5 * 60),
+  // Back-off per address (issue 39): past LOGIN_BACKOFF_AFTER failures from one address (counted
+  // sooner when they aim at several accounts) it waits LOGIN_BACKOFF_SECONDS before its next try,
+  // doubling per failure up to the window — a distributed guess costs the guessers' addresses
+  // time, not the owner. While the account lock holds, its owner is e-mailed (SMTP) a one-time
+  // link that lets a browser sign in despite it. 0 turns the back-off off.
+  LOGIN_BACKOFF_AFTER: int(5),
+  LOGIN_BACKOFF_SECONDS: int(2),
   SESSION_DAYS: int(30),
   // Mark cookies Secure; on automatically when PUBLIC_URL is https.
   SECURE_COOKIES: bool(false),
@@ -224,6 +236,8 @@ export interface Config {
   host: string;
   port: number;
   publicUrl: string;
+  /** PUBLIC_INGEST_URL, else publicUrl: the host of every DSN shown */
+  publicIngestUrl: string;
   dataDir: string;
   database: { kind: "sqlite"; file: string; synchronous: "NORMAL" | "FULL" } | { kind: "postgres"; url: string };
   secret: string | undefined;
@@ -248,6 +262,9 @@ export interface Config {
     loginWindowSeconds: number;
     accountLockAttempts: number;
     accountLockSeconds: number;
+    /** LOGIN_BACKOFF_AFTER, LOGIN_BACKOFF_SECONDS */
+    backoffAfter: number;
+    backoffSeconds: number;
     sessionDays: number;
     secureCookies: boolean;
   };
@@ -335,6 +352,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     port: e.PORT,
     publicUrl,
+    publicIngestUrl: e.PUBLIC_INGEST_URL?.replace(/\/+$/, "") ?? publicUrl,
     dataDir,
     database,
     secret: e.ERRATA_SECRET,
@@ -377,6 +395,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
       accountLockAttempts: e.LOGIN_ACCOUNT_LOCK_ATTEMPTS,
       accountLockSeconds: e.LOGIN_ACCOUNT_LOCK_SECONDS,
+      backoffAfter: e.LOGIN_BACKOFF_AFTER,
+      backoffSeconds: e.LOGIN_BACKOFF_SECONDS,
       sessionDays: e.SESSION_DAYS,
       secureCookies: e.SECURE_COOKIES || publicUrl.startsWith("https://"),
     },

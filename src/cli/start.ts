@@ -13,7 +13,7 @@ import path from "node:path";
 import type { Config } from "../config";
 import { AppError } from "../core/errors";
 import { clientIp, parseTrustedProxies, type TrustedProxies } from "../core/security/client-ip";
-import { createIngestHandler } from "../ingest/ingest-handler";
+import { createIngestHandler, isIngestPath } from "../ingest/ingest-handler";
 import { createLogger, type Logger } from "../log";
 import { registry } from "../metrics";
 import { startQuietTrim } from "../native-heap";
@@ -89,6 +89,12 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
   const server = http.createServer((req, res) => {
     const url = req.url ?? "/";
     if (ingest?.handle(req, res)) return;
+    // A process without the ingest role (split deployment): say so in JSON instead of the web's 404
+    // page, so `send-test-event` and SDK debug logs point at the cause (DSN host vs PUBLIC_INGEST_URL).
+    if (!ingest && isIngestPath(url)) {
+      const e = new AppError("ingest_not_served");
+      return sendJson(res, e.status, { error: { code: e.code, message: e.message } });
+    }
     if (url === "/healthz") return sendJson(res, 200, { ok: true });
     if (url === "/readyz") {
       services.health.ready().then(

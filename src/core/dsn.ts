@@ -45,11 +45,25 @@ export function parseDsn(dsn: string): ParsedDsn | null {
 }
 
 /**
- * The DSN users paste into `Sentry.init` for a key of a project, built from the configured public
- * URL (never from a request's Host header): `http://<key>@host:port[/sub/path]/<projectId>`.
+ * The DSN users paste into `Sentry.init` for a key of a project, built from the configured ingest
+ * address (PUBLIC_INGEST_URL, else PUBLIC_URL; never from a request's Host header):
+ * `http://<key>@host:port[/sub/path]/<projectId>`.
  */
 export function formatDsn(publicUrl: string, publicKey: string, projectId: number | string): string {
   const url = new URL(publicUrl);
   const path = url.pathname.replace(/\/+$/, "");
   return `${url.protocol}//${publicKey}@${url.host}${path}/${projectId}`;
+}
+
+/**
+ * The other ingest addresses of a DSN, as Sentry's key API lists them beside `public`: the CSP /
+ * security report URL (`csp` and `security` are one endpoint) and the HTTP check-in URL of crons.
+ * Derived from the DSN, so they follow PUBLIC_INGEST_URL too. Null for a string that is no DSN.
+ */
+export function dsnEndpoints(dsn: string): { csp: string; security: string; crons: string } | null {
+  const d = parseDsn(dsn);
+  if (!d) return null;
+  const base = `${d.protocol}://${d.host}${d.port ? `:${d.port}` : ""}${d.path ? `/${d.path}` : ""}/api/${d.projectId}`;
+  const security = `${base}/security/?sentry_key=${d.publicKey}`;
+  return { csp: security, security, crons: `${base}/cron/___MONITOR_SLUG___/${d.publicKey}/` };
 }

@@ -69,10 +69,20 @@ export const ERROR_CATALOGUE = {
     status: 429,
     message: "Too many failed sign-in attempts for this account from this address, or from this address. Wait and try again.",
   },
+  ingest_not_served: {
+    status: 404,
+    message:
+      "This Errata process does not run the ingest role: send events to the ingest address (PUBLIC_INGEST_URL, or a proxy that routes /api/{id}/envelope/ to ingest; see docs/scaling.md).",
+  },
   account_locked: {
     status: 429,
     message:
       "This account is briefly locked after many failed sign-ins from many addresses. A browser that has signed in to it before can still sign in.",
+  },
+  known_device_link_invalid: {
+    status: 410,
+    message:
+      "This sign-in link was already used or has expired. Browsers that signed in before can still sign in; a new link is mailed if the account is locked again.",
   },
   invitation_invalid: { status: 410, message: "This invitation link was already used, revoked or has expired. Ask for a new one." },
   last_owner: { status: 409, message: "An organization needs at least one owner: make someone else owner first." },

@@ -90,6 +90,14 @@ const EMBED_RE = /^\/api\/embed\/error-page\/?$/;
 // Sentry's HTTP check-in endpoint: /api/{project_id}/cron/{monitor_slug}/{sentry_key}/
 const CRON_RE = /^\/api\/(\d+)\/cron\/([^/]{1,200})\/([0-9a-fA-F]{1,64})\/?$/;
 const MAX_SECURITY_BODY = 256 * 1024;
+
+/** The paths the ingest role answers (envelope, store, security reports, HTTP check-ins, the crash-report dialog). */
+export function isIngestPath(url: string): boolean {
+  if (!url.startsWith("/api/")) return false;
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  return ROUTE_RE.test(path) || CRON_RE.test(path) || EMBED_RE.test(path);
+}
 const MAX_FORM_BODY = 32 * 1024;
 
 /** What a request has established so far; the error path uses it to record the right outcome. */

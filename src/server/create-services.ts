@@ -12,6 +12,7 @@ import { createAlertServices } from "./alerts/alerts";
 import { createAccountServices } from "./auth/account";
 import { type Auth, revokeSessionToken } from "./auth/auth";
 import { createDeviceCookies } from "./auth/device-cookie";
+import { createKnownDeviceLinks } from "./auth/known-device-link";
 import { createLoginThrottle } from "./auth/login-throttle";
 import { createPasswordResetServices } from "./auth/password-reset";
 import { createAuthRequests } from "./auth/requests";
@@ -72,6 +73,18 @@ export function createServices(deps: {
   // The installation secret keys the device cookies (Better Auth holds it: ERRATA_SECRET or generated).
   const devices = createDeviceCookies(auth.options.secret, { secure: config.auth.secureCookies });
   const loginThrottle = createLoginThrottle({ db, config, devices, now });
+  const knownDevices = createKnownDeviceLinks({
+    db,
+    auth,
+    mailer,
+    devices,
+    secret: auth.options.secret,
+    publicUrl: config.publicUrl,
+    windowMs: Math.max(config.auth.loginWindowSeconds, config.auth.accountLockSeconds) * 1000,
+    lockMs: config.auth.accountLockSeconds * 1000,
+    log: deps.log,
+    now,
+  });
 
   const issueStream = createIssueStream({
     db,
@@ -243,7 +256,9 @@ export function createServices(deps: {
       throttle: loginThrottle,
       passwordSignInRefusal: (email) => sso.passwordSignInRefusal(email),
       revokeSession: (token) => revokeSessionToken(auth, token),
+      knownDevices,
     }),
+    knownDevices,
     sso,
 
     operator: createOperatorServices({ db, auth, config, now }),

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { Action } from "./access/permissions";
 import type { AlertServices } from "./alerts/alerts";
 import type { AccountServices } from "./auth/account";
+import type { KnownDeviceLinks } from "./auth/known-device-link";
 import type { PasswordResetServices } from "./auth/password-reset";
 import type { AuthRequests } from "./auth/requests";
 import type { SsoServices } from "./auth/sso";
@@ -152,6 +153,8 @@ export interface AppServices {
   account: AccountServices;
   /** "Forgot password" by email — src/server/auth/password-reset.ts */
   passwordReset: PasswordResetServices;
+  /** the one-time link mailed to a locked account's owner (issue 39) */
+  knownDevices: KnownDeviceLinks;
   /** Organization and personal API tokens — src/server/members/tokens.ts */
   tokens: TokenServices;
   /** Alert rules, channels, delivery log, mutes, email opt-outs — src/server/alerts/alerts.ts */

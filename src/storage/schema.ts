@@ -540,6 +540,9 @@ export interface LoginFailuresTable {
   id: Generated<number>;
   subject: string;
   at: number;
+  /** the attempt's hashed account key and client address (0046); null on older rows and markers */
+  account: string | null;
+  address: string | null;
 }
 
 /** A merged issue's id → the issue that absorbed it (0016-issue-redirects). */

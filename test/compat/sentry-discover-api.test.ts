@@ -187,6 +187,46 @@ describe.each(await dialects())("Sentry's query API on %s", (dialect) => {
     expect(foreignProject.body.data).toEqual([]);
   });
 
+  test("bounded queries (issue 39): 6,000 nested parentheses are refused at once, /readyz answers meanwhile, wildcards cannot backtrack", async () => {
+    const nested = `${"(".repeat(6000)}word${")".repeat(6000)}`;
+    const evil = [
+      `/api/0/organizations/acme/events/?field=title&query=${encodeURIComponent(nested)}`,
+      `/api/0/organizations/acme/events-stats/?query=${encodeURIComponent(nested)}`,
+      `/api/0/organizations/acme/issues/?query=${encodeURIComponent(nested)}`,
+    ];
+    // Any reader may send it: the read-only token. All at once, with /readyz among them.
+    const [ready, ...answers] = await Promise.all([
+      fetch(`${server.url}/readyz`),
+      ...evil.map((p) => api("GET", p, undefined, readOnlyToken)),
+    ]);
+    expect(ready?.status).toBe(200);
+    for (const r of answers) {
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe("invalid_query");
+      expect(r.body.error.position).toBe(4000);
+      expect(r.body.detail).toMatch(/longer than 4000 characters/);
+    }
+    // Short enough, but nested past the bound: refused where the eleventh parenthesis opens.
+    const deep = await events(`field=title&query=${encodeURIComponent(`${"(".repeat(11)}word`)}`, readOnlyToken);
+    expect(deep.status).toBe(400);
+    expect(deep.body.error).toMatchObject({ code: "invalid_query", position: 10 });
+    const many = await events(`field=title&query=${encodeURIComponent(Array.from({ length: 51 }, (_, i) => `w${i}`).join(" "))}`);
+    expect(many.status).toBe(400);
+    expect(many.body.detail).toMatch(/more than 50 terms/);
+    const longField = await events(`field=${"x".repeat(201)}`);
+    expect(longField.status).toBe(400);
+    expect(longField.body.error.code).toBe("validation_failed");
+
+    // `title:*a*a…*b` against a title of a's: as a regular expression this backtracked for tens of
+    // seconds a row; matched by segments it is an ordinary query. Within the bounds, the words match.
+    await send("shop", "a".repeat(60));
+    const stars = await events(`field=title&query=${encodeURIComponent(`title:${"*a".repeat(30)}*b`)}&statsPeriod=1h`);
+    expect(stars.status).toBe(200);
+    expect(stars.body.data).toEqual([]);
+    const plain = await events(`field=title&query=${encodeURIComponent(`title:${"*a".repeat(30)}* aaaa`)}&statsPeriod=1h`);
+    expect(plain.body.data.map((r: Json) => r.title)).toEqual([`QueryError: ${"a".repeat(60)}`]);
+  });
+
   test("events-stats: count() and count_unique(user) per interval, several axes keyed by name", async () => {
     await send("batch", "stats one", { user: { id: "s1" } });
     await send("batch", "stats one", { user: { id: "s2" } });

@@ -58,6 +58,7 @@ export async function startServer(
     LOGIN_MAX_ATTEMPTS: "1000",
     LOGIN_MAX_ATTEMPTS_PER_ADDRESS: "1000",
     LOGIN_ACCOUNT_LOCK_ATTEMPTS: "100000",
+    LOGIN_BACKOFF_AFTER: "0",
     ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}),
     ...opts.env,
   };

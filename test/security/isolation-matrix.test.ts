@@ -63,6 +63,7 @@ const PUBLIC = new Set([
   // Single sign-on: start at the provider and come back from it (the state cookie binds the two).
   "/forgot-password",
   "/reset-password/[token]",
+  "/known-device/[token]",
   "/api/password-reset",
   "/api/password-reset/[token]",
   "/api/sso/[org]/start",

@@ -22,6 +22,11 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           Your password is set and every session was signed out. Sign in with the new password.
         </p>
       ) : null}
+      {param(sp.device) === "known" ? (
+        <p role="status" className="mb-4 rounded-md border border-border px-3 py-2 text-[13px]">
+          This browser may now sign in to your account, even while sign-in is paused for new browsers. Sign in with your password.
+        </p>
+      ) : null}
       <LoginForm next={next} forgotPassword={s.passwordReset.available} />
       <div className="my-6 flex items-center gap-3 text-[12px] text-fg-muted" aria-hidden="true">
         <span className="h-px flex-1 bg-border" />

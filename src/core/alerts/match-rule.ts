@@ -4,6 +4,7 @@
  * (src/pipeline/alert-triggers.ts); time is an argument.
  */
 import type { SearchCondition } from "../search/parse-query";
+import { wildcardMatch } from "../search/wildcard";
 import type { AlertRule, AlertSubject, FrequencyTrigger, RuleFilters, RuleIssueState, TriggerKind } from "./types";
 
 const MINUTE = 60_000;
@@ -96,16 +97,6 @@ function tagValue(tags: Array<[string, string]>, key: string): string | undefine
   return undefined;
 }
 
-function wildcardMatch(pattern: string, value: string): boolean {
-  if (!pattern.includes("*")) return pattern === value;
-  const re = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "s");
-  return re.test(value);
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 /** The stream's conditions, judged on one issue and event in memory (the stream judges them in SQL). */
 export function conditionHolds(c: SearchCondition, s: AlertSubject): boolean {
   switch (c.kind) {
@@ -124,7 +115,7 @@ export function conditionHolds(c: SearchCondition, s: AlertSubject): boolean {
       return c.values.includes(s.issue.type ?? "error") !== c.negated;
     case "tag": {
       const v = tagValue(s.event.tags, c.key);
-      const hit = v !== undefined && c.values.some((p) => wildcardMatch(p, v));
+      const hit = v !== undefined && c.values.some((p) => wildcardMatch(v, p));
       return hit !== c.negated;
     }
     case "has": {

@@ -1,5 +1,5 @@
-import { expect, test } from "vitest";
-import { accountKey, throttleDecision, throttleSubjects } from "./login-throttle";
+import { describe, expect, test } from "vitest";
+import { accountKey, backoffDecision, throttleDecision, throttleSubjects } from "./login-throttle";
 
 const rule = { maxFailures: 3, windowMs: 60_000 };
 
@@ -22,6 +22,7 @@ const RULES = {
   address: { maxFailures: 20, windowMs: 900_000 },
   account: { maxFailures: 100, windowMs: 300_000 },
   device: { maxFailures: 10, windowMs: 900_000 },
+  backoff: { afterFailures: 5, baseMs: 2000, maxMs: 900_000 },
 };
 
 test("subjects: the account is hashed and case-insensitive, the address kept; pair, address and the global account", () => {
@@ -37,4 +38,33 @@ test("a browser with a valid device cookie counts against that cookie only, neve
   expect(throttleSubjects("ann@example.com", "203.0.113.9", RULES, "n0nce")).toEqual([
     { subject: "device:n0nce", rule: RULES.device, scope: "address" },
   ]);
+});
+
+describe("back-off of an address that keeps failing (issue 39)", () => {
+  const B = RULES.backoff;
+  /** `n` failures one second apart ending at `last`, newest first, over `accounts` accounts. */
+  const failures = (n: number, last: number, accounts = 1) =>
+    Array.from({ length: n }, (_, i) => ({ at: last - i * 1000, account: `acct${i % accounts}` }));
+
+  test("a few typos cost nothing; past them the wait doubles per failure, counted from the newest", () => {
+    expect(backoffDecision([], B, 0)).toEqual({ allowed: true });
+    expect(backoffDecision(failures(5, 10_000), B, 10_000)).toEqual({ allowed: true });
+    expect(backoffDecision(failures(6, 10_000), B, 10_000)).toEqual({ allowed: false, retryAfterMs: 2000 });
+    expect(backoffDecision(failures(6, 10_000), B, 12_000)).toEqual({ allowed: true });
+    expect(backoffDecision(failures(8, 10_000), B, 10_000)).toEqual({ allowed: false, retryAfterMs: 8000 });
+    expect(backoffDecision(failures(30, 10_000), B, 10_000)).toEqual({ allowed: false, retryAfterMs: 900_000 });
+  });
+
+  test("failing on several accounts (a list of accounts, one address) adds two strikes per account", () => {
+    // Three failures on one account: free. On three accounts: 3 - 5 + 4 = 2 strikes, 4 s.
+    expect(backoffDecision(failures(3, 10_000, 1), B, 10_000)).toEqual({ allowed: true });
+    expect(backoffDecision(failures(3, 10_000, 3), B, 10_000)).toEqual({ allowed: false, retryAfterMs: 4000 });
+    // Ten accounts, one try each: 10 - 5 + 18 = 23 strikes, the whole window.
+    expect(backoffDecision(failures(10, 10_000, 10), B, 10_000)).toEqual({ allowed: false, retryAfterMs: 900_000 });
+  });
+
+  test("0 turns it off; a wait is at least a second (Retry-After is in seconds)", () => {
+    expect(backoffDecision(failures(50, 0, 50), { ...B, afterFailures: 0 }, 0)).toEqual({ allowed: true });
+    expect(backoffDecision(failures(6, 10_000), B, 11_500)).toEqual({ allowed: false, retryAfterMs: 1000 });
+  });
 });

@@ -8,6 +8,11 @@
  * - the account alone only far above that and briefly (a distributed guess at one account);
  * - a browser carrying a valid device cookie for the account (it signed in before, OWASP's "device
  *   cookies") counts against that cookie only, so it keeps signing in while the account is locked.
+ *
+ * And what a distributed attempt costs (issue 39: a dozen addresses locked a victim out of new
+ * browsers): each address that keeps failing waits longer before its next try — doubling per
+ * failure past a few, and faster for an address that fails on several accounts (credential
+ * stuffing) — so the attacker's addresses slow down while the owner's new address does not.
  */
 import { createHash } from "node:crypto";
 
@@ -26,6 +31,17 @@ export interface ThrottleRules {
   account: ThrottleRule;
   /** per device cookie (a browser that signed in to the account before) */
   device: ThrottleRule;
+  /** the growing wait of an address that keeps failing */
+  backoff: BackoffRule;
+}
+
+export interface BackoffRule {
+  /** failures of one address on one account before it waits at all (typos); 0 turns back-off off */
+  afterFailures: number;
+  /** the first wait; each further failure doubles it */
+  baseMs: number;
+  /** the longest wait (the throttle window: older failures are forgotten anyway) */
+  maxMs: number;
 }
 
 /** What a refusal is about: `account` is the global lock, `address` everything else. */
@@ -67,4 +83,27 @@ export function throttleDecision(
   if (rule.maxFailures <= 0 || recent.length <= rule.maxFailures) return { allowed: true };
   const blockingOldest = recent[rule.maxFailures] as number;
   return { allowed: false, retryAfterMs: Math.max(1000, blockingOldest + rule.windowMs - now) };
+}
+
+/**
+ * The wait of an address before its next attempt. `failures` are the address's failures in the
+ * window, newest first (the attempt being judged not among them), each with the account it aimed
+ * at. Strikes: the failures past `afterFailures`, plus two for every account beyond the first, so
+ * a typo at a shared office address costs seconds and a guesser going down a list of accounts
+ * soon waits the whole window. The wait doubles per strike from `baseMs`, up to `maxMs`, counted
+ * from the newest failure.
+ */
+export function backoffDecision(
+  failures: Array<{ at: number; account: string | null }>,
+  rule: BackoffRule,
+  now: number,
+): { allowed: true } | { allowed: false; retryAfterMs: number } {
+  if (rule.afterFailures <= 0 || failures.length === 0) return { allowed: true };
+  const accounts = new Set(failures.map((f) => f.account ?? "")).size;
+  const strikes = failures.length - rule.afterFailures + 2 * (accounts - 1);
+  if (strikes <= 0) return { allowed: true };
+  const waitMs = Math.min(rule.maxMs, rule.baseMs * 2 ** Math.min(strikes - 1, 40));
+  const until = (failures[0] as { at: number }).at + waitMs;
+  if (now >= until) return { allowed: true };
+  return { allowed: false, retryAfterMs: Math.max(1000, until - now) };
 }

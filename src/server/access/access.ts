@@ -89,7 +89,7 @@ export function createAccess(db: Db, config: Config): Access {
       name: p.name,
       platform: p.platform,
       createdAt: p.createdAt,
-      dsn: key ? formatDsn(config.publicUrl, key.publicKey, key.dsnProjectId ?? p.id) : null,
+      dsn: key ? formatDsn(config.publicIngestUrl, key.publicKey, key.dsnProjectId ?? p.id) : null,
     };
   }
 

@@ -16,11 +16,18 @@ export interface DeviceCookies {
   verify(cookieHeader: string | null, email: string, now: number): string | null;
   /** A fresh `Set-Cookie` value for a browser that just signed in to this email's account. */
   issue(email: string, now: number): string;
+  /** The same for an account named by its key (core/security/login-throttle.ts `accountKey`): a mailed known-device link. */
+  issueForAccount(account: string, now: number): string;
 }
 
 export function createDeviceCookies(installationSecret: string, opts: { secure: boolean }): DeviceCookies {
   const key = Buffer.from(hkdfSync("sha256", installationSecret, "errata", "device-cookie", 32));
   const sign = (payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
+  const issueForAccount = (account: string, now: number) => {
+    const payload = `v1.${account}.${randomBytes(12).toString("base64url")}.${Math.floor(now / 1000)}`;
+    const attrs = [`Max-Age=${MAX_AGE_S}`, "Path=/api/auth", "HttpOnly", "SameSite=Lax", ...(opts.secure ? ["Secure"] : [])];
+    return `${DEVICE_COOKIE}=${payload}.${sign(payload)}; ${attrs.join("; ")}`;
+  };
   return {
     verify(cookieHeader, email, now) {
       const value = readCookie(cookieHeader, DEVICE_COOKIE);
@@ -33,11 +40,8 @@ export function createDeviceCookies(installationSecret: string, opts: { secure: 
       if (!(Number(issued) * 1000 + MAX_AGE_S * 1000 > now)) return null;
       return nonce;
     },
-    issue(email, now) {
-      const payload = `v1.${accountKey(email)}.${randomBytes(12).toString("base64url")}.${Math.floor(now / 1000)}`;
-      const attrs = [`Max-Age=${MAX_AGE_S}`, "Path=/api/auth", "HttpOnly", "SameSite=Lax", ...(opts.secure ? ["Secure"] : [])];
-      return `${DEVICE_COOKIE}=${payload}.${sign(payload)}; ${attrs.join("; ")}`;
-    },
+    issue: (email, now) => issueForAccount(accountKey(email), now),
+    issueForAccount,
   };
 }
 

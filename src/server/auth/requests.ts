@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { AppError } from "../../core/errors";
 import type { ThrottleScope } from "../../core/security/login-throttle";
 import { errorResponse } from "../http/error-response";
+import type { KnownDeviceLinks } from "./known-device-link";
 import type { LoginThrottle } from "./login-throttle";
 
 /** Set by the custom server from the socket (and TRUSTED_PROXIES); any client-sent value is overwritten. */
@@ -22,6 +23,8 @@ export interface AuthRequests {
  * enforce SPEC §9 (a password change ends the other sessions); over HTTP those answer not_found.
  */
 const PUBLIC_AUTH_PATHS: ReadonlySet<string> = new Set(["/sign-in/email", "/sign-out", "/get-session", "/ok", "/error"]);
+/** Ours, beside Better Auth's: confirming a mailed known-device link (known-device-link.ts), under the device cookie's path. */
+const KNOWN_DEVICE_PATH = "/known-device";
 
 interface Deps {
   handler: (req: Request) => Promise<Response>;
@@ -29,12 +32,14 @@ interface Deps {
   /** An organization of the account requires SSO (src/server/auth/sso.ts). */
   passwordSignInRefusal: (email: string) => Promise<AppError | null>;
   revokeSession: (token: string) => Promise<void>;
+  knownDevices: KnownDeviceLinks;
 }
 
 export function createAuthRequests(deps: Deps): AuthRequests {
   return {
     async handle(req) {
       const endpoint = new URL(req.url).pathname.replace(/^\/api\/auth/, "").replace(/\/+$/, "");
+      if (endpoint === KNOWN_DEVICE_PATH && req.method === "POST") return confirmKnownDevice(req, deps);
       if (!PUBLIC_AUTH_PATHS.has(endpoint)) return errorResponse(new AppError("not_found", "No such endpoint."), randomUUID());
       if (req.method !== "POST" || endpoint !== "/sign-in/email") return deps.handler(req);
       return signInWithThrottle(req, deps);
@@ -49,7 +54,11 @@ async function signInWithThrottle(req: Request, deps: Deps) {
   if (email === null) return deps.handler(rebuild(req, body));
   const ip = req.headers.get(CLIENT_IP_HEADER) ?? "unknown";
   const started = await deps.throttle.begin(email, ip, req.headers.get("cookie"));
-  if (!started.allowed) return throttled(started.retryAfterSeconds, started.scope);
+  if (!started.allowed) {
+    // The owner hears of the lock (after this answer, and alike whether or not the account exists).
+    if (started.accountLocked) deps.knownDevices.accountLocked(email, started.at);
+    return throttled(started.retryAfterSeconds, started.scope, deps.knownDevices.mailed);
+  }
   let res: Response;
   try {
     res = await deps.handler(rebuild(req, body));
@@ -94,15 +103,37 @@ function rebuild(req: Request, body: string): Request {
   return new Request(req.url, { method: req.method, headers: req.headers, body });
 }
 
-function throttled(retryAfterSeconds: number, scope: ThrottleScope): Response {
+/** `{"token": "…"}` from the known-device page: this browser gets the device cookie, or 410 known_device_link_invalid. */
+async function confirmKnownDevice(req: Request, deps: Deps): Promise<Response> {
+  let token: unknown;
+  try {
+    token = ((await req.json()) as { token?: unknown } | null)?.token;
+  } catch {
+    token = undefined;
+  }
+  try {
+    const cookie = await deps.knownDevices.confirm(typeof token === "string" ? token : "");
+    const res = Response.json({ ok: true });
+    res.headers.append("set-cookie", cookie);
+    return res;
+  } catch (err) {
+    return errorResponse(err, randomUUID());
+  }
+}
+
+function throttled(retryAfterSeconds: number, scope: ThrottleScope, linkMailed: boolean): Response {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  const wait = `Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+  // An address's back-off starts at seconds; the window-long limits are minutes.
+  const wait =
+    retryAfterSeconds < 120
+      ? `Try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"}.`
+      : `Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+  const way = linkMailed
+    ? "A browser that has signed in to it before can sign in now, and the account's owner has been e-mailed a link that lets another browser sign in."
+    : "A browser that has signed in to it before can sign in now.";
   const err =
     scope === "account"
-      ? new AppError(
-          "account_locked",
-          `This account is briefly locked after many failed sign-ins from many addresses. ${wait} A browser that has signed in to it before can sign in now.`,
-        )
+      ? new AppError("account_locked", `This account is briefly locked after many failed sign-ins from many addresses. ${wait} ${way}`)
       : new AppError(
           "sign_in_throttled",
           `Too many failed sign-in attempts for this account from this address, or from this address. ${wait}`,

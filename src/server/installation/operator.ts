@@ -74,7 +74,7 @@ export function createOperatorServices(deps: { db: Db; auth: Auth; config: Confi
         return p;
       });
       const key = (await listKeys(db, project.id))[0];
-      return { project, dsn: formatDsn(config.publicUrl, key?.publicKey ?? "", project.id) };
+      return { project, dsn: formatDsn(config.publicIngestUrl, key?.publicKey ?? "", project.id) };
     },
     async createToken(input) {
       const user = await findUserByEmail(auth, validate(emailSchema, input.email));

@@ -250,7 +250,7 @@ const patchSchema = z
 
 export interface ProjectAdminDeps {
   db: Db;
-  config: Pick<Config, "publicUrl" | "retention" | "rateLimits" | "smtp">;
+  config: Pick<Config, "publicIngestUrl" | "retention" | "rateLimits" | "smtp">;
   now: () => number;
   authorize: Access["authorize"];
   projectOrThrow: Access["projectOrThrow"];
@@ -282,7 +282,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     id: k.id,
     label: k.label,
     publicKey: k.publicKey,
-    dsn: formatDsn(config.publicUrl, k.publicKey, k.dsnProjectId ?? p.id),
+    dsn: formatDsn(config.publicIngestUrl, k.publicKey, k.dsnProjectId ?? p.id),
     active: k.active,
     createdAt: k.createdAt,
     secretKey: k.secretKey,

@@ -4,6 +4,7 @@
  * writes the values as Sentry's query API does (dates ISO, durations in ms). Also the
  * `events-stats` buckets. Pure: the rows come with accessors, no I/O.
  */
+import { type WildcardMatcher, wildcardMatcher } from "../../../core/search/wildcard";
 import type { DiscoverField, DiscoverFilter, DiscoverPlan } from "./plan";
 
 /** One stored row as the plan reads it: dates are epoch ms. */
@@ -24,16 +25,19 @@ export function fieldValue(row: DiscoverRow, f: DiscoverField): Value {
   return null;
 }
 
-function globMatch(value: string, pattern: string): boolean {
-  if (!pattern.includes("*")) return value === pattern;
-  const re = new RegExp(
-    `^${pattern
-      .split("*")
-      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*")}$`,
-    "is",
-  );
-  return re.test(value);
+/**
+ * The matchers of a filter's values (or of the free-text words), built once per plan rather than
+ * once per row: a `*` pattern matches case-insensitively, a plain value exactly, as Sentry's do.
+ */
+const matchersOf = new WeakMap<object, WildcardMatcher[]>();
+
+function matchers(owner: object, patterns: string[], wrap: (p: string) => string = (p) => p): WildcardMatcher[] {
+  let found = matchersOf.get(owner);
+  if (!found) {
+    found = patterns.map((p) => wrap(p)).map((p) => wildcardMatcher(p, { caseInsensitive: p.includes("*") }));
+    matchersOf.set(owner, found);
+  }
+  return found;
 }
 
 function comparable(f: DiscoverField, text: string): number | null {
@@ -60,7 +64,7 @@ function filterHolds(row: DiscoverRow, flt: DiscoverFilter): boolean {
   } else if (v === null || v === "") hit = flt.values.includes("") || false;
   else {
     const s = String(v);
-    hit = flt.values.some((p) => (p === "*" ? true : globMatch(s, p)));
+    hit = matchers(flt, flt.values).some((m) => m(s));
   }
   return flt.negated ? !hit : hit;
 }
@@ -68,8 +72,8 @@ function filterHolds(row: DiscoverRow, flt: DiscoverFilter): boolean {
 export function rowMatches(plan: Pick<DiscoverPlan, "filters" | "text">, row: DiscoverRow): boolean {
   for (const f of plan.filters) if (!filterHolds(row, f)) return false;
   if (plan.text.length > 0) {
-    const hay = row.text().toLowerCase();
-    for (const w of plan.text) if (!globMatch(hay, `*${w.toLowerCase()}*`)) return false;
+    const hay = row.text();
+    for (const m of matchers(plan.text, plan.text, (w) => `*${w}*`)) if (!m(hay)) return false;
   }
   return true;
 }

@@ -183,6 +183,9 @@ export interface DiscoverPlan {
 const DAY = 86_400_000;
 export const MAX_RANGE = 90 * DAY;
 export const MAX_PER_PAGE = 100;
+const MAX_FIELD_LENGTH = 200;
+/** `field=` (and `yAxis=`) values of one request: each is a column evaluated on every row. */
+const MAX_FIELDS = 30;
 
 function bad(field: string, message: string): AppError {
   return AppError.field(field, "format", message);
@@ -211,6 +214,8 @@ function columnField(dataset: Dataset, name: string, param: string): DiscoverFie
 /** One `field=` value: `count()`, `count_unique(user)`, `avg(span.duration)`, a column or a tag. */
 export function parseField(dataset: Dataset, raw: string, param = "field"): DiscoverField {
   const name = raw.trim();
+  // Bounded like the query (issue 39): no column or function of any dataset is this long.
+  if (name.length > MAX_FIELD_LENGTH) throw bad(param, `Invalid field "${name.slice(0, 60)}…": at most ${MAX_FIELD_LENGTH} characters.`);
   const call = /^([a-z_0-9]+)\((.*)\)$/.exec(name);
   if (!call) return columnField(dataset, name, param);
   const fn = call[1] as string;
@@ -338,7 +343,7 @@ export function discoverPlan(q: URLSearchParams, now: number): DiscoverPlan {
   const dataset = datasetOf(q.get("dataset"));
   const names = [...new Set(q.getAll("field").filter((f) => f.trim() !== ""))];
   if (names.length === 0) throw bad("field", "No columns selected: add at least one field=.");
-  if (names.length > 30) throw bad("field", "At most 30 fields.");
+  if (names.length > MAX_FIELDS) throw bad("field", `At most ${MAX_FIELDS} fields.`);
   const fields = names.map((n) => parseField(dataset, n));
   const aggregated = fields.some((f) => f.kind === "aggregate");
   const parsed = parseQuery(q.get("query") ?? "");
@@ -405,7 +410,9 @@ function topEventsPlan(q: URLSearchParams, dataset: Dataset, axes: DiscoverField
   const limit = Number(raw);
   if (!Number.isInteger(limit) || limit < 0) throw bad("topEvents", "topEvents must be a positive integer.");
   if (limit > MAX_TOP_EVENTS) throw bad("topEvents", `Can only get up to ${MAX_TOP_EVENTS} top events.`);
-  const fields = [...new Set(q.getAll("field").filter((f) => f.trim() !== ""))].map((n) => parseField(dataset, n));
+  const names = [...new Set(q.getAll("field").filter((f) => f.trim() !== ""))];
+  if (names.length > MAX_FIELDS) throw bad("field", `At most ${MAX_FIELDS} fields.`);
+  const fields = names.map((n) => parseField(dataset, n));
   const groupBy = fields.filter((f) => f.kind !== "aggregate");
   if (limit === 0 || groupBy.length === 0) return null;
   const sortText = q.get("sort") ?? q.get("orderby");
@@ -427,6 +434,7 @@ function topEventsPlan(q: URLSearchParams, dataset: Dataset, axes: DiscoverField
 export function statsPlan(q: URLSearchParams, now: number): StatsPlan {
   const dataset = datasetOf(q.get("dataset"));
   const names = q.getAll("yAxis").filter((y) => y.trim() !== "");
+  if (new Set(names).size > MAX_FIELDS) throw bad("yAxis", `At most ${MAX_FIELDS} axes.`);
   const axes = (names.length > 0 ? [...new Set(names)] : ["count()"]).map((n) => parseField(dataset, n, "yAxis"));
   const notAggregate = axes.find((a) => a.kind !== "aggregate");
   if (notAggregate) throw bad("yAxis", `yAxis "${notAggregate.name.slice(0, 60)}" must be a function such as count().`);

@@ -3,6 +3,7 @@
  * serializers), so provisioning scripts written for Sentry's API read them.
  */
 
+import { dsnEndpoints } from "../../../core/dsn";
 import type { InvitationInfo, MemberInfo, MemberSentryFacts } from "../../members/members";
 import type { TeamView } from "../../members/teams";
 import type { ProjectKeyView } from "../../orgs/project-admin";
@@ -146,7 +147,8 @@ export const sentryKey = (k: ProjectKeyView, projectId: number) => ({
   isActive: k.active,
   projectId,
   dateCreated: new Date(k.createdAt).toISOString(),
-  dsn: { public: k.dsn },
+  // Every address here is an ingest one (PUBLIC_INGEST_URL): where the SDKs and browsers send.
+  dsn: { public: k.dsn, ...dsnEndpoints(k.dsn) },
   // Errata never issues the deprecated secret half; an imported DSN's is kept verbatim.
   secret: k.secretKey,
   rateLimit: k.rateLimit,
