@@ -76,6 +76,7 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
         config,
         db,
         log: log.child({ mod: "ingest" }),
+        trustedProxies,
         // A worker in this process starts on the new rows at once instead of at its next poll.
         onCommit: () => {
           worker?.wake();

@@ -23,6 +23,7 @@ import type { Config } from "../config";
 import { parseDsn } from "../core/dsn";
 import { AppError, ERROR_CATALOGUE, isAppError } from "../core/errors";
 import { parseCheckIn } from "../core/monitors/checkin";
+import { clientIp, type TrustedProxies } from "../core/security/client-ip";
 import { itemCategory, type OutcomeCount, outcomeOfError, REASONS } from "../core/outcomes";
 import type { Logger } from "../log";
 import { ingestRequests, queueDepthGauge } from "../metrics";
@@ -60,10 +61,11 @@ export interface IngestHandlerDeps {
   /** Clock (epoch ms) for `receivedAt`, rate-limit windows and outcome hours; tests pin it. */
   now?: () => number;
   /**
-   * Take the client IP from the first `X-Forwarded-For` hop. Off by default: the header is
-   * client-controlled unless a trusted proxy sets it.
+   * TRUSTED_PROXIES, parsed: behind one of them (the documented split deployment's proxy) the
+   * client IP is the nearest untrusted `X-Forwarded-For` hop, as the web role reads it. Without
+   * it the socket's address: the header is client-controlled unless a trusted proxy sets it.
    */
-  trustForwardedFor?: boolean;
+  trustedProxies?: TrustedProxies;
   /**
    * Durable write of one batch and the outcome counts riding along; defaults to
    * `enqueueMany(db, rows, outcomes)`. Tests inject failures.
@@ -117,12 +119,14 @@ interface RequestState {
 
 function noop(): void {}
 
+const NO_TRUSTED_PROXIES: TrustedProxies = { check: () => false, size: 0 };
+
 export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
   const { config, db } = deps;
   // The CLI already passes a child bound to mod=ingest; don't bind the key twice.
   const log = deps.log.bindings().mod === undefined ? deps.log.child({ mod: "ingest" }) : deps.log;
   const now = deps.now ?? Date.now;
-  const trustXff = deps.trustForwardedFor === true;
+  const trustedProxies = deps.trustedProxies ?? NO_TRUSTED_PROXIES;
   const limits = config.limits;
 
   // All bodies being read share this: room for two of the largest envelopes, at least 256 MiB.
@@ -434,7 +438,7 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
     // a probe, or one request a second, finds out when it is back.
     if (!health.ok && !(await health.check(log)) && !health.tryOneWrite()) throw new AppError("storage_unavailable");
     try {
-      await committer.add({ projectId: st.projectId, keyId: st.keyId, receivedAt: now(), clientIp: clientIp(req, trustXff), kind, body });
+      await committer.add({ projectId: st.projectId, keyId: st.keyId, receivedAt: now(), clientIp: clientIpOf(req, trustedProxies), kind, body });
     } catch (err) {
       throw new AppError(isStorageUnavailable(err) ? "storage_unavailable" : "overloaded");
     }
@@ -597,15 +601,9 @@ function isEnvelopeContentType(value: string | undefined): boolean {
   return value?.toLowerCase().startsWith("application/x-sentry-envelope") === true;
 }
 
-function clientIp(req: IncomingMessage, trustXff: boolean): string | null {
-  if (trustXff) {
-    const xff = header(req, "x-forwarded-for");
-    if (xff) {
-      const first = xff.split(",")[0].trim();
-      if (first) return first;
-    }
-  }
-  return req.socket.remoteAddress ?? null;
+function clientIpOf(req: IncomingMessage, trusted: TrustedProxies): string | null {
+  const ip = clientIp(req.socket.remoteAddress, header(req, "x-forwarded-for"), trusted);
+  return ip === "unknown" ? null : ip;
 }
 
 function errSummary(err: unknown): { message: string; stack?: string } {

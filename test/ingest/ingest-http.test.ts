@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig, MiB } from "../../src/config.js";
+import { parseTrustedProxies, type TrustedProxies } from "../../src/core/security/client-ip.js";
 import { createIngestHandler, type IngestHandler } from "../../src/ingest/ingest-handler.js";
 import { parseEnvelope } from "../../src/ingest/parse-envelope.js";
 import { createLogger } from "../../src/log.js";
@@ -95,6 +96,12 @@ async function lastQueued(db: Db): Promise<{ body: Buffer; kind: string; project
     .limit(1)
     .executeTakeFirstOrThrow();
   return { ...row, body: Buffer.from(row.body), project_id: Number(row.project_id), key_id: Number(row.key_id) };
+}
+
+function trustedProxyList(value: string): TrustedProxies {
+  const parsed = parseTrustedProxies(value);
+  if (!parsed.ok) throw new Error(parsed.bad);
+  return parsed.proxies;
 }
 
 async function startServer(handler: IngestHandler): Promise<{ server: http.Server; base: string }> {
@@ -206,6 +213,29 @@ describe.each(await dialects())("ingest over HTTP on %s", (dialect) => {
       }
     }
     expect(accepted).toBeGreaterThanOrEqual(files.length - broken.size);
+  });
+
+  test("the client address: the socket's, and X-Forwarded-For only from a TRUSTED_PROXIES proxy", async () => {
+    const body = eventEnvelope(`{"message":"where from"}`);
+    const headers = { "x-forwarded-for": "203.0.113.9, 198.51.100.7" };
+    // No trusted proxy: a client-written X-Forwarded-For is ignored.
+    expect((await request(base, envUrl, body, { headers })).status).toBe(200);
+    expect((await lastQueued(db)).client_ip).toBe("127.0.0.1");
+    // Behind the documented proxy (here: loopback, trusted), the nearest untrusted hop is the client.
+    const proxied = createIngestHandler({
+      config: loadConfig({ DATA_DIR: tempDir(), ...LIMITS }),
+      db,
+      log: createLogger("silent"),
+      trustedProxies: trustedProxyList("127.0.0.1"),
+    });
+    const behind = await startServer(proxied);
+    try {
+      expect((await request(behind.base, envUrl, body, { headers })).status).toBe(200);
+      expect((await lastQueued(db)).client_ip).toBe("198.51.100.7");
+    } finally {
+      await stopServer(behind.server);
+      await proxied.close();
+    }
   });
 
   test("/store/: plain JSON, base64(zlib) and an envelope content type", async () => {
