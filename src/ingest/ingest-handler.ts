@@ -23,8 +23,8 @@ import type { Config } from "../config";
 import { parseDsn } from "../core/dsn";
 import { AppError, ERROR_CATALOGUE, isAppError } from "../core/errors";
 import { parseCheckIn } from "../core/monitors/checkin";
-import { clientIp, type TrustedProxies } from "../core/security/client-ip";
 import { itemCategory, type OutcomeCount, outcomeOfError, REASONS } from "../core/outcomes";
+import { clientIp, type TrustedProxies } from "../core/security/client-ip";
 import type { Logger } from "../log";
 import { ingestRequests, queueDepthGauge } from "../metrics";
 import type { Db } from "../storage/db";
@@ -438,7 +438,14 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
     // a probe, or one request a second, finds out when it is back.
     if (!health.ok && !(await health.check(log)) && !health.tryOneWrite()) throw new AppError("storage_unavailable");
     try {
-      await committer.add({ projectId: st.projectId, keyId: st.keyId, receivedAt: now(), clientIp: clientIpOf(req, trustedProxies), kind, body });
+      await committer.add({
+        projectId: st.projectId,
+        keyId: st.keyId,
+        receivedAt: now(),
+        clientIp: clientIpOf(req, trustedProxies),
+        kind,
+        body,
+      });
     } catch (err) {
       throw new AppError(isStorageUnavailable(err) ? "storage_unavailable" : "overloaded");
     }
