@@ -115,6 +115,7 @@ describe.each(await dialects())("events partitioning migration on %s", (dialect)
       "0039-owner-routing",
       "0041-import-links",
       "0042-issue-daily",
+      "0043-org-token-ci",
     ]);
     expect(await allRows(k)).toEqual(before);
     expect((await getEvent(db, 2, hexId("m:3:a")))?.event).toEqual({ message: hexId("m:3:a") });

@@ -40,6 +40,7 @@ describe.each(await dialects())("queue bodies migration on %s", (dialect) => {
       "0039-owner-routing",
       "0041-import-links",
       "0042-issue-daily",
+      "0043-org-token-ci",
     ]);
     const claimed = await claimBatch(db, 5000, 10, 60_000);
     expect(claimed.map((c) => c.body.toString())).toEqual(bodies);

@@ -67,7 +67,10 @@ describe.each(await dialects())("token services on %s", (dialect) => {
     expect(await codeOf(s.tokens.createOrg(who.member, "acme", { name: "CI" }))).toBe("forbidden");
     expect(await codeOf(s.tokens.createOrg(who.stranger, "acme", { name: "CI" }))).toBe("not_found");
     const { token, secret } = await s.tokens.createOrg(who.owner, "acme", { name: "CI", expiresInDays: 30 });
-    expect(token.scopes).toEqual(["project:releases", "org:read"]);
+    // Sentry's org:ci, whatever was asked (issue 39): releases, deploys, source maps and their reads.
+    expect(token.scopes).toEqual(["org:ci"]);
+    expect(token.can).toContain("upload source maps and release files");
+    expect(token.can).not.toContain("delete releases");
     const m = secret.match(/^sntrys_([A-Za-z0-9+/=]+)_([A-Za-z0-9+/]{43})$/);
     expect(m).not.toBeNull();
     expect(JSON.parse(Buffer.from(m?.[1] as string, "base64").toString())).toMatchObject({

@@ -248,7 +248,7 @@ function releaseJson(row: ReleasePageRow, f: ReleaseFacts, projects: Map<number,
 export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
   const { db, now } = deps;
 
-  async function reader(viewer: Viewer, orgSlug: string, action: "release.read" | "release.write" = "release.read") {
+  async function reader(viewer: Viewer, orgSlug: string, action: "release.read" | "release.write" | "release.delete" = "release.read") {
     const org = await deps.membershipOrThrow(viewer, orgSlug);
     requirePermission(viewer, org, action);
     const projects = await deps.projectsOf(org);
@@ -410,7 +410,7 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
     },
 
     async delete(viewer, orgSlug, version) {
-      const ctx = await writer(viewer, orgSlug);
+      const ctx = await reader(viewer, orgSlug, "release.delete");
       const row = await findRow(ctx, version);
       await writeTx(db, (tx) => deleteReleaseRows(tx, row.id));
     },

@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import type { TokenInfo } from "@/server/members/tokens";
 import { TimeAgo } from "../kit/time-ago";
 
-/** Tokens with their name, scopes, last use and expiry; `revoke` renders each row's action. */
+/** Tokens with their name, scopes, last use, expiry and what each can do now; `revoke` renders each row's action. */
 export function TokenList({ tokens, revoke }: { tokens: TokenInfo[]; revoke: (t: TokenInfo) => ReactNode }) {
   const now = Date.now();
   if (tokens.length === 0) return <p className="text-fg-muted">No tokens yet.</p>;
@@ -26,6 +26,15 @@ export function TokenList({ tokens, revoke }: { tokens: TokenInfo[]; revoke: (t:
                 "no expiry"
               )}
             </div>
+          </div>
+          <div className="w-full text-[12px] text-fg-muted" data-testid="token-can">
+            {t.createdBy ? (
+              <>
+                Made by {t.createdBy.name}
+                {t.createdBy.role ? ` (now ${t.createdBy.role})` : ", no longer a member"}.{" "}
+              </>
+            ) : null}
+            {t.can.length > 0 ? `Can ${t.can.join("; ")}.` : "Can do nothing now: it stopped working with its creator's membership."}
           </div>
           {revoke(t)}
         </li>
