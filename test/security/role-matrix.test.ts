@@ -208,6 +208,15 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
       credential: { kind: "org-token", scopes: ORG_TOKEN_SCOPES },
       headers: { authorization: `Bearer ${orgToken}` },
     });
+    // Org tokens whose creator is now an admin, a member or a viewer (demoted after making it, the
+    // issue 39 case): never more than the creator's current role allows, whatever the token is.
+    for (const role of ["admin", "member", "viewer"] as const)
+      actors.push({
+        name: `acme org token made by the ${role}`,
+        role,
+        credential: { kind: "org-token", scopes: ORG_TOKEN_SCOPES },
+        headers: { authorization: `Bearer ${await token(people[role], ORG_TOKEN_SCOPES, acme)}` },
+      });
     actors.push({
       name: "outsider org token",
       role: "outsider",
