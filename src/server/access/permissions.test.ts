@@ -61,7 +61,7 @@ describe("the permission table", () => {
     expect(tokenAbilities("admin", { kind: "org-token", scopes: ["org:ci"] })).toEqual([
       "see the organization, its projects, teams and stats",
       "read releases, commits and deploys",
-      "create and edit releases and record deploys (CI runs with an organization or a developer's token)",
+      "create and edit releases and record deploys",
       "upload source maps and release files",
     ]);
     expect(tokenAbilities(null, { kind: "org-token", scopes: ["org:ci"] })).toEqual([]);

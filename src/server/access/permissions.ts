@@ -66,7 +66,7 @@ export const PERMISSIONS = {
     role: "member",
     scopes: WRITE_RELEASES,
     ci: true,
-    what: "create and edit releases and record deploys (CI runs with an organization or a developer's token)",
+    what: "create and edit releases and record deploys",
   },
   "artifact.upload": { role: "member", scopes: WRITE_RELEASES, ci: true, what: "upload source maps and release files" },
   // Sentry's org:ci may create and finalize releases but not delete them (DELETE needs project:releases).

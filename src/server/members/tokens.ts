@@ -36,6 +36,8 @@ export interface TokenInfo {
   expiresAt: number | null;
   /** What it can do now, in the permission table's words (its scopes narrowed by the creator's current role). */
   can: string[];
+  /** The role `can` was worked out with: the creator's current role (a personal token's: their highest). */
+  asRole: Role | null;
   /** An organization token's creator and their current role there (null: no longer a member, the token is dead). */
   createdBy?: { name: string; role: Role | null };
 }
@@ -123,6 +125,7 @@ function info(r: TokenListRow, role: Role | null): TokenInfo {
     lastUsedAt: r.lastUsedAt,
     expiresAt: r.expiresAt,
     can: tokenAbilities(role, credential),
+    asRole: role,
   };
 }
 

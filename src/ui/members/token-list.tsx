@@ -26,15 +26,19 @@ export function TokenList({ tokens, revoke }: { tokens: TokenInfo[]; revoke: (t:
                 "no expiry"
               )}
             </div>
-          </div>
-          <div className="w-full text-[12px] text-fg-muted" data-testid="token-can">
-            {t.createdBy ? (
-              <>
-                Made by {t.createdBy.name}
-                {t.createdBy.role ? ` (now ${t.createdBy.role})` : ", no longer a member"}.{" "}
-              </>
-            ) : null}
-            {t.can.length > 0 ? `Can ${t.can.join("; ")}.` : "Can do nothing now: it stopped working with its creator's membership."}
+            <div className="mt-0.5 text-[12px] text-fg-muted" data-testid="token-can">
+              {t.createdBy ? (
+                <>
+                  Made by {t.createdBy.name}
+                  {t.createdBy.role ? ` (now ${t.createdBy.role})` : ", no longer a member"}.{" "}
+                </>
+              ) : null}
+              {t.can.length > 0
+                ? `${t.createdBy ? "Can" : `At most (as ${t.asRole === "admin" || t.asRole === "owner" ? "an" : "a"} ${t.asRole}), can`} ${t.can.join("; ")}.`
+                : t.createdBy
+                  ? "Can do nothing: it stopped working when its creator left."
+                  : "Can do nothing in any organization now."}
+            </div>
           </div>
           {revoke(t)}
         </li>
