@@ -175,8 +175,11 @@ describe("sentry-cli with an organization token", () => {
     await cli("releases", "finalize", "1.0.0");
     await cli("deploys", "new", "--release", "1.0.0", "--env", "production");
     expect((await cli("deploys", "list", "--release", "1.0.0")).stdout).toContain("production");
-    const api = (p: string, method = "GET") => fetch(`${server.url}/api/0/${p}`, { method, headers: { authorization: `Bearer ${secret}` } });
-    expect(((await (await api("organizations/acme/releases/1.0.0/")).json()) as { dateReleased: string | null }).dateReleased).not.toBeNull();
+    const api = (p: string, method = "GET") =>
+      fetch(`${server.url}/api/0/${p}`, { method, headers: { authorization: `Bearer ${secret}` } });
+    expect(
+      ((await (await api("organizations/acme/releases/1.0.0/")).json()) as { dateReleased: string | null }).dateReleased,
+    ).not.toBeNull();
     // …and nothing beyond it: no issues, and a release is deleted by a person, not by CI (Sentry's org:ci).
     expect((await api("projects/acme/web/issues/")).status).toBe(403);
     await expect(cli("releases", "delete", "1.0.0")).rejects.toThrow();

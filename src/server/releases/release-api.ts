@@ -299,7 +299,13 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
   /** A release the viewer may read: of no project or of one they see (showing only those). */
   async function findRow(ctx: { org: OrgSummary; projectIds: number[] }, version: string): Promise<ReleasePageRow> {
     if (typeof version !== "string" || version.length === 0 || version.length > 250) throw new AppError("not_found", "Release not found.");
-    const [row] = await searchReleases(db, { orgId: ctx.org.id, projectIds: ctx.projectIds, seenBy: visibleProjectIdsOf(ctx.org), version, limit: 1 });
+    const [row] = await searchReleases(db, {
+      orgId: ctx.org.id,
+      projectIds: ctx.projectIds,
+      seenBy: visibleProjectIdsOf(ctx.org),
+      version,
+      limit: 1,
+    });
     if (!row) throw new AppError("not_found", "Release not found.");
     return row;
   }

@@ -148,7 +148,14 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
       const limit = Math.max(1, Math.min(q.limit ?? 50, 100));
       // Team visibility's read rule (access/visibility.ts): releases of a project the viewer sees, or of none.
       const seenBy = visibleProjectIdsOf(org);
-      const rows = await listReleases(db, { orgId: org.id, projectIds, seenBy, cursor: decodeCursor(q.cursor), limit: limit + 1, onlyProjectId });
+      const rows = await listReleases(db, {
+        orgId: org.id,
+        projectIds,
+        seenBy,
+        cursor: decodeCursor(q.cursor),
+        limit: limit + 1,
+        onlyProjectId,
+      });
       const page = rows.slice(0, limit);
       const counts = await releaseCounts(db, { orgId: org.id, projectIds, versions: page.map((r) => r.version) });
       const last = page.at(-1);
@@ -178,18 +185,20 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
         regressions: regressed.map((r) => ({ issue: toSummary(r.issue, projects), at: r.at })),
         sessionDays: days,
         // Bundles uploaded for projects the viewer cannot see are not theirs to list.
-        artifactList: artifacts.filter((a) => a.bundleId === null || seesSomeProject(org, a.projectIds)).map((a) => ({
-          kind: a.bundleId === null ? "file" : "bundle",
-          name: a.bundleId === null ? a.name : `Bundle ${a.bundleId}`,
-          dist: a.dist,
-          files: a.files,
-          size: a.size,
-          createdAt: a.createdAt,
-          projects: a.projectIds.flatMap((id) => {
-            const slug = projects.get(id)?.slug;
-            return slug ? [slug] : [];
-          }),
-        })),
+        artifactList: artifacts
+          .filter((a) => a.bundleId === null || seesSomeProject(org, a.projectIds))
+          .map((a) => ({
+            kind: a.bundleId === null ? "file" : "bundle",
+            name: a.bundleId === null ? a.name : `Bundle ${a.bundleId}`,
+            dist: a.dist,
+            files: a.files,
+            size: a.size,
+            createdAt: a.createdAt,
+            projects: a.projectIds.flatMap((id) => {
+              const slug = projects.get(id)?.slug;
+              return slug ? [slug] : [];
+            }),
+          })),
       };
     },
   };

@@ -5,8 +5,8 @@
  */
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db";
-import type { Database } from "../schema";
 import type { Tx } from "../dialect";
+import type { Database } from "../schema";
 
 type Conn = Db | Tx;
 const k = (c: Conn): Tx => ("kysely" in c ? c.kysely : c);
@@ -217,7 +217,10 @@ export async function commitStats(c: Conn, releaseIds: number[]): Promise<Map<nu
 /** The newest release of the org older than this one that has commits (set-commits' starting point). */
 /** Releases of no project or of one of `seenBy` (the viewer's visible projects): what a viewer may read. */
 export function seenByClause(eb: ExpressionBuilder<Database, "releases">, seenBy: readonly number[]) {
-  const linked = eb.selectFrom("release_projects").select("release_projects.release_id").whereRef("release_projects.release_id", "=", "releases.id");
+  const linked = eb
+    .selectFrom("release_projects")
+    .select("release_projects.release_id")
+    .whereRef("release_projects.release_id", "=", "releases.id");
   const orgWide = eb.not(eb.exists(linked));
   return seenBy.length > 0 ? eb.or([orgWide, eb.exists(linked.where("release_projects.project_id", "in", [...seenBy]))]) : orgWide;
 }
@@ -416,7 +419,11 @@ export async function searchReleases(
 }
 
 /** A release of the organization by version with every project it belongs to, seen or not: what access decides on. */
-export async function findReleaseProjects(c: Conn, orgId: number, version: string): Promise<{ id: number; projectIds: number[] } | undefined> {
+export async function findReleaseProjects(
+  c: Conn,
+  orgId: number,
+  version: string,
+): Promise<{ id: number; projectIds: number[] } | undefined> {
   const row = await k(c).selectFrom("releases").select("id").where("org_id", "=", orgId).where("version", "=", version).executeTakeFirst();
   if (!row) return undefined;
   const links = await k(c).selectFrom("release_projects").select("project_id").where("release_id", "=", Number(row.id)).execute();
