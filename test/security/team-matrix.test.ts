@@ -549,7 +549,9 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
     if (url.startsWith("/api/0/")) url += "/";
     const own = target.name === "both" ? targets[actor.team].values : target.values;
     // Organization-level routes: the target's project (and issue, for bulk mutations) by query.
-    if (scopedParams(route.pattern).length === 0) url += `?project=${own.projectId}&id=${own.issueId}&query=`;
+    // The extra fields make Sentry's query routes (events, events-stats) answer rows rather than a 400.
+    if (scopedParams(route.pattern).length === 0)
+      url += `?project=${own.projectId}&id=${own.issueId}&query=&field=title&field=project&yAxis=count()&statsPeriod=14d`;
     const init: RequestInit = { method, redirect: "manual", headers: { ...actor.headers } };
     if (method !== "GET") {
       init.body = bodyFor(target, actor);
@@ -676,6 +678,27 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
     expect(((await both.json()) as { projects: Array<{ slug: string }> }).projects.map((p) => p.slug)).toEqual(["openmark"]);
     expect(await call("DELETE", "organizations/acme/releases/both-1/")).toBe(404);
     expect(await projectState("secretmark")).toEqual(before);
+  });
+
+  test("organization-wide lists and queries show a member their own team's project and nothing of the other", async () => {
+    const mia = actors.find((a) => a.name.startsWith("mia") && a.credential.kind === "user-token") as Actor;
+    const get = async (urlPath: string) =>
+      (await (await fetch(`${server.url}/api/0/${urlPath}`, { headers: mia.headers })).text()).toLowerCase();
+    const lists = [
+      "organizations/acme/events/?field=title&field=project&statsPeriod=14d",
+      `organizations/acme/events/?field=title&project=${targets.secretmark.values.projectId}&project=${targets.openmark.values.projectId}&statsPeriod=14d`,
+      "organizations/acme/issues/?query=",
+      "organizations/acme/releases/",
+      "organizations/acme/monitors/",
+      "organizations/acme/uptime/",
+      "organizations/acme/projects/",
+    ];
+    for (const list of lists) {
+      const body = await get(list);
+      expect(body, list).toContain("openmark");
+      expect(body, list).not.toContain("secretmark");
+      expect(body, list).not.toContain("sec-3");
+    }
   });
 
   test("a member and a viewer outside a project's teams find none of its objects, change none, and reach their own", async () => {
