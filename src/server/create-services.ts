@@ -221,6 +221,7 @@ export function createServices(deps: {
       search: (viewer, orgSlug, q) => services.issues.list(viewer, orgSlug, q),
       actions: { bulkUpdate: (...a) => services.issueActions.bulkUpdate(...a), delete: (...a) => services.issueActions.delete(...a) },
       membershipOrThrow,
+      projectOrThrow: access.projectOrThrow,
       requireScope,
       now,
     }),

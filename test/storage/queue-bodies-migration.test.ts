@@ -6,6 +6,7 @@ import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Db, openDb } from "../../src/storage/db";
 import { migrateToLatest } from "../../src/storage/migrate";
+import { migrationsFor } from "../../src/storage/migrations/index.js";
 import { claimBatch } from "../../src/storage/queue/queue";
 import { createTestDatabase, dialects, migrateUpTo, type TestDatabase } from "../helpers/test-db";
 
@@ -28,19 +29,8 @@ describe.each(await dialects())("queue bodies migration on %s", (dialect) => {
     for (const body of bodies)
       await sql`INSERT INTO queue (project_id, key_id, received_at, client_ip, kind, body, available_at, attempts)
                 VALUES (1, 1, 1000, NULL, 'envelope', ${Buffer.from(body)}, 0, 0)`.execute(k);
-    expect(await migrateToLatest(db)).toEqual([
-      "0023-queue-bodies",
-      "0024-queue-body-lz4",
-      "0025-events-partitioned",
-      "0026-issue-release-seen",
-      "0027-queue-done",
-      "0028-events-inline-payload",
-      "0032-ownership",
-      "0034-imported-keys",
-      "0039-owner-routing",
-      "0041-import-links",
-      "0042-issue-daily",
-    ]);
+    // Every migration from 0023-queue-bodies on, in order (the list grows with each release).
+    expect(await migrateToLatest(db)).toEqual(Object.keys(migrationsFor(db.dialect)).filter((name) => name >= "0023-queue-bodies"));
     const claimed = await claimBatch(db, 5000, 10, 60_000);
     expect(claimed.map((c) => c.body.toString())).toEqual(bodies);
     await expect(sql`SELECT body FROM queue`.execute(k)).rejects.toThrow();

@@ -2,8 +2,8 @@
  * API tokens, first through the services on both databases (org tokens for admins only, in the
  * `sntrys_` form carrying the URL and org, stored hashed, working in their org only, expiring,
  * revocable; personal `sntryu_` tokens), then end to end with the real sentry-cli against the built
- * server: an organization token with the default scope creates a release and uploads source maps
- * with no SENTRY_URL and no warning, and cannot read issues.
+ * server: an organization token (Sentry's org:ci) creates, finalizes and deploys a release and
+ * uploads source maps with no SENTRY_URL and no warning, and cannot read issues or delete releases.
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -67,7 +67,10 @@ describe.each(await dialects())("token services on %s", (dialect) => {
     expect(await codeOf(s.tokens.createOrg(who.member, "acme", { name: "CI" }))).toBe("forbidden");
     expect(await codeOf(s.tokens.createOrg(who.stranger, "acme", { name: "CI" }))).toBe("not_found");
     const { token, secret } = await s.tokens.createOrg(who.owner, "acme", { name: "CI", expiresInDays: 30 });
-    expect(token.scopes).toEqual(["project:releases", "org:read"]);
+    // Sentry's org:ci, whatever was asked (issue 39): releases, deploys, source maps and their reads.
+    expect(token.scopes).toEqual(["org:ci"]);
+    expect(token.can).toContain("upload source maps and release files");
+    expect(token.can).not.toContain("delete releases");
     const m = secret.match(/^sntrys_([A-Za-z0-9+/=]+)_([A-Za-z0-9+/]{43})$/);
     expect(m).not.toBeNull();
     expect(JSON.parse(Buffer.from(m?.[1] as string, "base64").toString())).toMatchObject({
@@ -154,7 +157,7 @@ describe("sentry-cli with an organization token", () => {
     return execFileP(path.join(ROOT, "node_modules/.bin/sentry-cli"), args, { env: env as NodeJS.ProcessEnv });
   }
 
-  test("creates a release and uploads source maps without warnings; cannot read issues", async () => {
+  test("creates, finalizes and deploys a release and uploads source maps without warnings; cannot read issues or delete", async () => {
     const created = await cli("releases", "new", "--project", "web", "1.0.0");
     expect(created.stdout).toContain("1.0.0");
     // sentry-cli warns about unrecognised tokens or a URL that disagrees with the token's.
@@ -168,7 +171,18 @@ describe("sentry-cli with an organization token", () => {
     );
     const up = await cli("sourcemaps", "upload", "--project", "web", "--release", "1.0.0", dir);
     expect(up.stderr).not.toMatch(/token|url/i);
-    const issues = await fetch(`${server.url}/api/0/projects/acme/web/issues/`, { headers: { authorization: `Bearer ${secret}` } });
-    expect(issues.status).toBe(403);
+    // The rest of a release job (org:ci): finalize, record a deploy, list deploys.
+    await cli("releases", "finalize", "1.0.0");
+    await cli("deploys", "new", "--release", "1.0.0", "--env", "production");
+    expect((await cli("deploys", "list", "--release", "1.0.0")).stdout).toContain("production");
+    const api = (p: string, method = "GET") =>
+      fetch(`${server.url}/api/0/${p}`, { method, headers: { authorization: `Bearer ${secret}` } });
+    expect(
+      ((await (await api("organizations/acme/releases/1.0.0/")).json()) as { dateReleased: string | null }).dateReleased,
+    ).not.toBeNull();
+    // …and nothing beyond it: no issues, and a release is deleted by a person, not by CI (Sentry's org:ci).
+    expect((await api("projects/acme/web/issues/")).status).toBe(403);
+    await expect(cli("releases", "delete", "1.0.0")).rejects.toThrow();
+    expect((await api("organizations/acme/releases/1.0.0/")).status).toBe(200);
   });
 });

@@ -2,7 +2,14 @@
  * Who may see what: the one place a viewer's membership, token scopes and visible projects are
  * resolved. Every service takes these functions instead of querying memberships itself, so the
  * rules (same answer for "no such org" and "not a member", organization tokens bound to their
- * organization, members narrowed to their teams' projects) hold everywhere.
+ * organization and acting within their creator's current role, members narrowed to their teams'
+ * projects) hold everywhere.
+ *
+ * For a new feature whose objects belong to projects (replays, traces, …): `projectMap(org)` is
+ * "the projects the viewer may see", `projectOrThrow` one of them by slug or id, and
+ * visibility.ts's `requireAllProjectsVisible` / `requireSomeProjectVisible` decide on an object
+ * that spans several (act only when all are visible, read when one is; otherwise not found).
+ * test/security/team-matrix.test.ts checks every route and server action against these rules.
  */
 import type { Config } from "../../config";
 import { formatDsn } from "../../core/dsn";
@@ -39,7 +46,7 @@ export interface Access {
    * numeric id in the org (Sentry's `project_id_or_slug`, core/project-ref.ts).
    */
   projectOrThrow(viewer: Viewer, orgSlug: string, projectRef: string, action: Action): Promise<{ org: OrgSummary; project: ProjectRow }>;
-  /** The org's projects the viewer may see, by id. */
+  /** The org's projects the viewer may see, by id: "projects the viewer may see" for every service. */
   projectMap(org: OrgSummary): Promise<Map<number, ProjectRow>>;
   projectSummary(p: ProjectRow): Promise<ProjectSummary>;
   /** The issue, when it is in a project of the org the viewer may see; else not_found. */

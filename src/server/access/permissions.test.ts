@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
-import { ACTIONS, denial, PERMISSIONS, permits, permitsAll, roleTableMarkdown, scopesForRole } from "./permissions";
+import { ACTIONS, denial, PERMISSIONS, permits, permitsAll, roleTableMarkdown, scopesForRole, tokenAbilities } from "./permissions";
 
 const cells = (table: string) =>
   table.split("\n").map((line) =>
@@ -28,14 +28,46 @@ describe("the permission table", () => {
     expect(denial("owner", { kind: "user-token", scopes: ["event:read"] }, "release.write")).toMatch(/project:releases/);
   });
 
-  test("a browser session acts with the role; an organization token with its scopes, never as an owner", () => {
+  test("a browser session acts with the role; an organization token is CI's (org:ci) and never beyond its creator's role", () => {
     expect(permits("member", { kind: "session" }, "release.write")).toBe(true);
     expect(permits("viewer", { kind: "session" }, "release.write")).toBe(false);
-    const ci = { kind: "org-token" as const, scopes: ["project:releases", "org:read"] };
-    expect(permits("viewer", ci, "release.write")).toBe(true);
-    expect(permits("owner", ci, "event.read")).toBe(false);
-    expect(permits("owner", { kind: "org-token", scopes: ["member:write"] }, "member.admin")).toBe(false);
-    expect(permits("owner", { kind: "org-token", scopes: ["project:write"] }, "orgtoken.manage")).toBe(false);
+    const ci = { kind: "org-token" as const, scopes: ["org:ci"] };
+    expect(permits("admin", ci, "release.write")).toBe(true);
+    expect(permits("admin", ci, "artifact.upload")).toBe(true);
+    expect(permits("admin", ci, "release.read")).toBe(true);
+    // Sentry's org:ci deletes nothing, and touches no member, key, project or setting.
+    for (const a of [
+      "release.delete",
+      "event.read",
+      "issue.delete",
+      "key.write",
+      "member.invite",
+      "project.write",
+      "member.admin",
+    ] as const)
+      expect(permits("owner", ci, a), a).toBe(false);
+    // The issue's case: the creator demoted to viewer, the token reads and writes nothing more than a viewer.
+    expect(permits("viewer", ci, "release.write")).toBe(false);
+    expect(permits("viewer", ci, "release.read")).toBe(true);
+    expect(denial("viewer", ci, "release.write")).toMatch(/made by a viewer/);
+    // A token stored with every scope (before migration 0043) gains nothing from them.
+    const legacy = { kind: "org-token" as const, scopes: ["member:write", "project:write", "event:write"] };
+    expect(permits("owner", legacy, "key.write")).toBe(false);
+    expect(permits("owner", legacy, "release.write")).toBe(false);
+    expect(permits("owner", { kind: "org-token", scopes: ["org:ci"] }, "orgtoken.manage")).toBe(false);
+  });
+
+  test("what each token can do is said in the table's words", () => {
+    expect(tokenAbilities("admin", { kind: "org-token", scopes: ["org:ci"] })).toEqual([
+      "see the organization, its projects, teams and stats",
+      "read releases, commits and deploys",
+      "create and edit releases and record deploys",
+      "upload source maps and release files",
+    ]);
+    expect(tokenAbilities(null, { kind: "org-token", scopes: ["org:ci"] })).toEqual([]);
+    expect(tokenAbilities("viewer", { kind: "user-token", scopes: ["event:read", "event:write"] })).toEqual([
+      "read issues, events, attachments, comments and feedback",
+    ]);
   });
 
   test("the scopes a role may put on a token are exactly those it can use", () => {

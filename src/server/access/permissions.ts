@@ -9,9 +9,11 @@
  *  - a browser session acts with the member's current role;
  *  - a personal (user) token acts with its scopes AND its creator's current role, whichever is
  *    narrower: a viewer's token with `project:releases` still cannot create a release;
- *  - an organization token acts with its scopes, as an admin would at most (only admins and
- *    owners create them; owner-only actions are never open to a token that outlives its creator's
- *    role).
+ *  - an organization token is for CI, as Sentry's `org:ci`: only the actions marked `ci` here
+ *    (releases, deploys, source maps and the reads they need) — never members, keys, projects,
+ *    settings or deletions — and, like a personal token, never beyond its creator's current role
+ *    (a creator demoted to viewer leaves it reading releases only; a creator removed from the
+ *    organization takes it with them).
  * Session-only actions (tokens, single sign-on) refuse every token.
  */
 import { TOKEN_SCOPES } from "../../core/token-scopes";
@@ -33,6 +35,8 @@ export interface Permission {
   scopes: readonly TokenScope[];
   /** Never with a token, only from a signed-in browser. */
   sessionOnly?: boolean;
+  /** An organization token (Sentry's `org:ci`) may do it: CI's releases, deploys, uploads and the reads they need. */
+  ci?: boolean;
   /** What it is, for messages and the README's role table. */
   what: string;
 }
@@ -45,13 +49,14 @@ export const PERMISSIONS = {
   "org.read": {
     role: "viewer",
     scopes: ["org:read", "project:read", "project:releases", "project:write"],
+    ci: true,
     what: "see the organization, its projects, teams and stats",
   },
   "project.read": { role: "viewer", scopes: ["project:read"], what: "see projects, their settings, alert rules and monitors" },
   "event.read": { role: "viewer", scopes: ["event:read"], what: "read issues, events, attachments, comments and feedback" },
   "member.read": { role: "viewer", scopes: ["member:read"], what: "list members" },
   "member.leave": { role: "viewer", scopes: [], sessionOnly: true, what: "leave the organization" },
-  "release.read": { role: "viewer", scopes: READ_RELEASES, what: "read releases, commits and deploys" },
+  "release.read": { role: "viewer", scopes: READ_RELEASES, ci: true, what: "read releases, commits and deploys" },
   // Members: triage and ship.
   "issue.update": { role: "member", scopes: ["event:write"], what: "resolve, ignore, assign, merge and unmerge issues" },
   "issue.comment": { role: "member", scopes: ["event:write"], what: "comment on issues" },
@@ -60,9 +65,12 @@ export const PERMISSIONS = {
   "release.write": {
     role: "member",
     scopes: WRITE_RELEASES,
-    what: "create, edit and delete releases and record deploys (CI runs with a developer's token)",
+    ci: true,
+    what: "create and edit releases and record deploys",
   },
-  "artifact.upload": { role: "member", scopes: WRITE_RELEASES, what: "upload source maps and release files" },
+  "artifact.upload": { role: "member", scopes: WRITE_RELEASES, ci: true, what: "upload source maps and release files" },
+  // Sentry's org:ci may create and finalize releases but not delete them (DELETE needs project:releases).
+  "release.delete": { role: "member", scopes: WRITE_RELEASES, what: "delete releases" },
   // Admins: configure.
   "issue.delete": { role: "admin", scopes: ["event:write"], what: "delete issues" },
   "project.write": { role: "admin", scopes: ["project:write"], what: "create projects and change their settings" },
@@ -95,20 +103,24 @@ export type Credential =
   | { kind: "user-token"; scopes: readonly string[] }
   | { kind: "org-token"; scopes: readonly string[] };
 
-/** Organization tokens act as an admin at most, whatever their creator's role. */
-const ORG_TOKEN_ROLE: Role = "admin";
+/** The one scope an organization token carries (Sentry's): what it may do is the `ci` rows. */
+export const ORG_TOKEN_SCOPE = "org:ci";
 
-/** Why `credential` with `role` may not do `action`, or null when it may. */
+/** Why `credential` with `role` (for a token: its creator's current role) may not do `action`, or null when it may. */
 export function denial(role: Role, credential: Credential, action: Action): string | null {
   const p: Permission = PERMISSIONS[action];
   if (credential.kind !== "session" && p.sessionOnly) return `Only a signed-in browser may ${p.what}; tokens cannot.`;
-  const acting = credential.kind === "org-token" ? ORG_TOKEN_ROLE : role;
-  if (!roleAtLeast(acting, p.role)) {
-    const by = credential.kind === "org-token" ? "An organization token" : `A${role === "admin" || role === "owner" ? "n" : ""} ${role}`;
+  if (credential.kind === "org-token" && !p.ci)
+    return `An organization token is for CI (releases, deploys and source maps); it cannot ${p.what}.`;
+  if (!roleAtLeast(role, p.role)) {
+    const who = `a${role === "admin" || role === "owner" ? "n" : ""} ${role}`;
+    const by = credential.kind === "org-token" ? `An organization token made by ${who}` : `${who[0]?.toUpperCase()}${who.slice(1)}`;
     return `${by} cannot ${p.what}; that needs the ${p.role} role or above.`;
   }
-  if (credential.kind !== "session" && !p.scopes.some((s) => credential.scopes.includes(s)))
+  if (credential.kind === "user-token" && !p.scopes.some((s) => credential.scopes.includes(s)))
     return `This token lacks the "${p.scopes[0]}" scope (needed to ${p.what}).`;
+  if (credential.kind === "org-token" && !credential.scopes.includes(ORG_TOKEN_SCOPE))
+    return `This organization token lacks the "${ORG_TOKEN_SCOPE}" scope (needed to ${p.what}).`;
   return null;
 }
 
@@ -135,11 +147,24 @@ export function scopesForRole(role: Role): TokenScope[] {
 
 /**
  * Sentry's `access` (on organizations, projects and teams): the scopes the caller acts with here —
- * what the role grants, narrowed to the token's scopes when a token calls (an org token acts as an admin).
+ * what the role grants, narrowed to the token's scopes when a personal token calls, to what the
+ * CI rows grant the role when an organization token does.
  */
 export function accessScopes(role: Role, credential: Credential): TokenScope[] {
-  const granted = scopesForRole(credential.kind === "org-token" ? ORG_TOKEN_ROLE : role);
-  return credential.kind === "session" ? granted : granted.filter((s) => credential.scopes.includes(s));
+  const granted = scopesForRole(role);
+  if (credential.kind === "session") return granted;
+  if (credential.kind === "user-token") return granted.filter((s) => credential.scopes.includes(s));
+  const ci = new Set(ACTIONS.filter((a) => permits(role, credential, a)).map((a) => PERMISSIONS[a].scopes[0]));
+  return granted.filter((s) => ci.has(s));
+}
+
+/**
+ * What a token can do, in the table's words, for the token pages: the actions it passes with
+ * `role` (the creator's current role in that organization; for a personal token, the highest).
+ */
+export function tokenAbilities(role: Role | null, credential: Exclude<Credential, { kind: "session" }>): string[] {
+  if (!role) return [];
+  return ACTIONS.filter((a) => permits(role, credential, a)).map((a) => PERMISSIONS[a].what);
 }
 
 /**
@@ -149,7 +174,8 @@ export function accessScopes(role: Role, credential: Credential): TokenScope[] {
 export function roleTableMarkdown(): string {
   const rows = ACTIONS.map((a) => {
     const p: Permission = PERMISSIONS[a];
-    const tokens = p.sessionOnly ? "browser only" : p.scopes.map((s) => `\`${s}\``).join(", ");
+    const scopes = [...p.scopes, ...(p.ci ? [ORG_TOKEN_SCOPE] : [])];
+    const tokens = p.sessionOnly ? "browser only" : scopes.map((s) => `\`${s}\``).join(", ");
     return `| ${p.what} | ${p.role} | ${tokens} | \`${a}\` |`;
   });
   return ["| who may … | least role | token scopes (any one) | action |", "|---|---|---|---|", ...rows].join("\n");

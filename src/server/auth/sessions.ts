@@ -1,6 +1,7 @@
 /** Who is asking: a browser session (Better Auth's cookie) or a bearer API token (stored hashed). */
 import { createHash } from "node:crypto";
 import type { Db } from "../../storage/db";
+import { findMemberRole } from "../../storage/members/members";
 import { findTokenByHash, findUserProfile, touchToken } from "../../storage/members/tokens";
 import type { AppServices } from "../services";
 import type { Auth } from "./auth";
@@ -24,6 +25,9 @@ export function createSessionServices(deps: { db: Db; auth: Auth; now: () => num
       if (!token || (token.expiresAt !== null && token.expiresAt < now())) return null;
       const user = await findUserProfile(db, token.userId);
       if (!user) return null;
+      // An organization token dies with its creator's membership (removal deletes it too; this
+      // also covers any path that ends a membership without going through that removal).
+      if (token.orgId !== null && !(await findMemberRole(db, token.orgId, token.userId))) return null;
       // Last-used bookkeeping must never fail the request.
       touchToken(db, token.id, now()).catch(() => {});
       return { userId: user.id, email: user.email, name: user.name, scopes: token.scopes, tokenOrgId: token.orgId };

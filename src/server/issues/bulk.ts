@@ -38,6 +38,8 @@ export interface IssueBulkDeps {
   search(viewer: Viewer, orgSlug: string, q: IssueListQuery): Promise<Page<IssueSummary>>;
   actions: Pick<IssueActions, "bulkUpdate" | "delete">;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  /** The project a selection names, when the viewer may act on it and sees it; else forbidden or not_found. */
+  projectOrThrow(viewer: Viewer, orgSlug: string, projectRef: string, action: Action): Promise<unknown>;
   requireScope(viewer: Viewer, scope: string): void;
   now: () => number;
 }
@@ -61,8 +63,10 @@ export function selectionQuery(sel: IssueSelection): string {
 }
 
 export function createIssueBulk(deps: IssueBulkDeps): IssueBulkServices {
-  async function authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<void> {
+  /** The permission, then the selection's project: one outside the viewer's teams is not found, as by every project route. */
+  async function authorize(viewer: Viewer, orgSlug: string, action: Action, sel: IssueSelection): Promise<void> {
     requirePermission(viewer, await deps.membershipOrThrow(viewer, orgSlug), action);
+    if (sel.project) await deps.projectOrThrow(viewer, orgSlug, sel.project, action);
   }
 
   /** Up to the cap of matching ids (one more read tells whether more match). */
@@ -81,7 +85,7 @@ export function createIssueBulk(deps: IssueBulkDeps): IssueBulkServices {
 
   return {
     async updateMatching(viewer, orgSlug, sel, update) {
-      await authorize(viewer, orgSlug, "issue.update");
+      await authorize(viewer, orgSlug, "issue.update", sel);
       // A bad body is a 400 even when nothing matches.
       parseIssueUpdate(update, deps.now());
       const found = await matching(viewer, orgSlug, sel);
@@ -89,7 +93,7 @@ export function createIssueBulk(deps: IssueBulkDeps): IssueBulkServices {
       return found;
     },
     async deleteMatching(viewer, orgSlug, sel) {
-      await authorize(viewer, orgSlug, "issue.delete");
+      await authorize(viewer, orgSlug, "issue.delete", sel);
       const found = await matching(viewer, orgSlug, sel);
       if (found.ids.length > 0) await deps.actions.delete(viewer, orgSlug, found.ids, { projectSlug: sel.project });
       return found;

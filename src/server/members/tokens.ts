@@ -1,10 +1,12 @@
 /**
- * API tokens in the UI: organization tokens (for CI; admins and owners; `project:releases` and
- * `org:read` by default) in Sentry's `sntrys_` form, which sentry-cli and the bundler plugins read
- * the server URL and org from, and personal tokens (`sntryu_` + 64 hex, as sentry-cli expects).
- * Shown once, stored as a sha256 hash, with name, last use, optional expiry and revocation. A token
- * never does more than its creator's current role (the services check the role on every call); an
- * organization token works in its organization only.
+ * API tokens in the UI: organization tokens (for CI; admins and owners; always Sentry's `org:ci`:
+ * releases, deploys, source maps and the reads they need, whatever boxes a form or script sends)
+ * in Sentry's `sntrys_` form, which sentry-cli and the bundler plugins read the server URL and org
+ * from, and personal tokens (`sntryu_` + 64 hex, as sentry-cli expects). Shown once, stored as a
+ * sha256 hash, with name, last use, optional expiry and revocation. A token never does more than
+ * its creator's current role (the permission table checks the role on every call) and dies with
+ * the creator's membership; an organization token works in its organization only. The lists say
+ * what each token can do now (`can`), from the same table.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -12,15 +14,15 @@ import { AppError } from "../../core/errors";
 import { TOKEN_SCOPES } from "../../core/token-scopes";
 import { nameSchema, validate } from "../../core/validation";
 import type { Db } from "../../storage/db";
+import { listMembers } from "../../storage/members/members";
 import { lastPasswordResetAt } from "../../storage/members/password-resets";
 import { deletePersonalTokens, deleteToken, listTokens, type TokenListRow } from "../../storage/members/token-admin";
 import { insertToken } from "../../storage/members/tokens";
 import { listMemberships } from "../../storage/orgs/orgs";
 import { requirePermission } from "../access/access";
-import { scopesForRole, type TokenScope } from "../access/permissions";
-import type { OrgSummary, Viewer } from "../types";
+import { ORG_TOKEN_SCOPE, ROLE_ORDER, scopesForRole, type TokenScope, tokenAbilities } from "../access/permissions";
+import type { OrgSummary, Role, Viewer } from "../types";
 
-const ORG_DEFAULT_SCOPES = ["project:releases", "org:read"];
 const DAY = 24 * 3600 * 1000;
 
 export interface TokenInfo {
@@ -32,6 +34,12 @@ export interface TokenInfo {
   createdAt: number;
   lastUsedAt: number | null;
   expiresAt: number | null;
+  /** What it can do now, in the permission table's words (its scopes narrowed by the creator's current role). */
+  can: string[];
+  /** The role `can` was worked out with: the creator's current role (a personal token's: their highest). */
+  asRole: Role | null;
+  /** An organization token's creator and their current role there (null: no longer a member, the token is dead). */
+  createdBy?: { name: string; role: Role | null };
 }
 
 export interface CreatedToken {
@@ -92,15 +100,34 @@ const InputSchema = z.object({
   expiresInDays: z.number().int().min(1).max(3650).nullable().optional(),
 });
 
-const info = (r: TokenListRow): TokenInfo => ({
-  id: r.id,
-  name: r.name,
-  prefix: r.prefix,
-  scopes: r.scopes,
-  createdAt: r.createdAt,
-  lastUsedAt: r.lastUsedAt,
-  expiresAt: r.expiresAt,
+/** Organization tokens: the scopes (if sent) are still checked to be names Sentry knows, but the token is `org:ci`. */
+const OrgInputSchema = InputSchema.extend({
+  scopes: z
+    .array(z.enum([...TOKEN_SCOPES, ORG_TOKEN_SCOPE]))
+    .max(TOKEN_SCOPES.length + 1)
+    .optional(),
 });
+
+/** The highest of some roles (a personal token's reach is its creator's highest role), null for none. */
+function highest(roles: Role[]): Role | null {
+  return [...ROLE_ORDER].reverse().find((r) => roles.includes(r)) ?? null;
+}
+
+function info(r: TokenListRow, role: Role | null): TokenInfo {
+  const credential =
+    r.orgId === null ? { kind: "user-token" as const, scopes: r.scopes } : { kind: "org-token" as const, scopes: r.scopes };
+  return {
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    scopes: r.scopes,
+    createdAt: r.createdAt,
+    lastUsedAt: r.lastUsedAt,
+    expiresAt: r.expiresAt,
+    can: tokenAbilities(role, credential),
+    asRole: role,
+  };
+}
 
 export function createTokenServices(deps: {
   db: Db;
@@ -127,7 +154,14 @@ export function createTokenServices(deps: {
     return `sntrys_${b64(JSON.stringify(payload))}_${secret}`;
   }
 
-  async function create(userId: string, orgId: number | null, secret: string, v: z.infer<typeof InputSchema>, scopes: string[]) {
+  async function create(
+    userId: string,
+    orgId: number | null,
+    secret: string,
+    v: z.infer<typeof InputSchema>,
+    scopes: string[],
+    role: Role | null,
+  ) {
     const expiresAt = v.expiresInDays ? now() + v.expiresInDays * DAY : null;
     const prefix = orgId === null ? secret.slice(0, 14) : `sntrys_…${secret.slice(-6)}`;
     const id = await insertToken(db, {
@@ -140,20 +174,32 @@ export function createTokenServices(deps: {
       now: now(),
       expiresAt,
     });
-    return { token: { id, name: v.name, prefix, scopes, createdAt: now(), lastUsedAt: null, expiresAt }, secret };
+    const row = { id, userId, orgId, name: v.name, prefix, scopes, createdAt: now(), lastUsedAt: null, expiresAt };
+    return { token: info(row, role), secret };
+  }
+
+  async function personalRole(userId: string): Promise<Role | null> {
+    return highest((await listMemberships(db, userId)).map((m) => m.role));
   }
 
   return {
     async listOrg(viewer, orgSlug) {
       const org = await admin(viewer, orgSlug);
-      return (await listTokens(db, { orgId: org.id })).map(info);
+      const members = new Map((await listMembers(db, org.id)).map((m) => [m.userId, m]));
+      return (await listTokens(db, { orgId: org.id })).map((t) => {
+        const creator = members.get(t.userId);
+        return {
+          ...info(t, creator?.role ?? null),
+          createdBy: { name: creator?.name || creator?.email || "a former member", role: creator?.role ?? null },
+        };
+      });
     },
     async createOrg(viewer, orgSlug, input) {
       const org = await admin(viewer, orgSlug);
-      const v = validate(InputSchema, input);
-      const scopes = v.scopes ?? ORG_DEFAULT_SCOPES;
-      refuseBeyond(scopes, scopesForRole(org.role));
-      return create(viewer.userId, org.id, orgSecret(org.slug), v, scopes);
+      // Whatever boxes were ticked (older forms, scripts), an organization token is for CI: org:ci.
+      const v = validate(OrgInputSchema, input);
+      const created = await create(viewer.userId, org.id, orgSecret(org.slug), { ...v, scopes: undefined }, [ORG_TOKEN_SCOPE], org.role);
+      return { ...created, token: { ...created.token, createdBy: { name: viewer.name || viewer.email, role: org.role } } };
     },
     async revokeOrg(viewer, orgSlug, tokenId) {
       const org = await admin(viewer, orgSlug);
@@ -162,14 +208,15 @@ export function createTokenServices(deps: {
     },
     async listPersonal(viewer) {
       browserOnly(viewer);
-      return (await listTokens(db, { userId: viewer.userId })).map(info);
+      const role = await personalRole(viewer.userId);
+      return (await listTokens(db, { userId: viewer.userId })).map((t) => info(t, role));
     },
     async createPersonal(viewer, input) {
       browserOnly(viewer);
       const v = validate(InputSchema, input);
       const scopes = v.scopes ?? ["org:read", "project:read", "event:read"];
       refuseBeyond(scopes, await scopesOfUser(db, viewer.userId));
-      return create(viewer.userId, null, `sntryu_${randomBytes(32).toString("hex")}`, v, scopes);
+      return create(viewer.userId, null, `sntryu_${randomBytes(32).toString("hex")}`, v, scopes, await personalRole(viewer.userId));
     },
     async personalScopes(viewer) {
       browserOnly(viewer);

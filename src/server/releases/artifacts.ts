@@ -40,8 +40,9 @@ import {
   type NewArtifactFile,
   storeChunk,
 } from "../../storage/releases/artifacts";
+import { findReleaseProjects } from "../../storage/releases/meta";
 import { type Access, requirePermission } from "../access/access";
-import { canSeeProject } from "../access/visibility";
+import { canSeeProject, requireAllProjectsVisible } from "../access/visibility";
 import { sentryOrg } from "../sentry-api/shapes/member";
 import type { OrgSummary, Viewer } from "../types";
 import { embeddedDebugId, type UnpackResult } from "./unpack-bundle";
@@ -140,6 +141,16 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
     const org = await deps.membershipOrThrow(viewer, orgSlug);
     requirePermission(viewer, org, "artifact.upload");
     return org;
+  }
+
+  /**
+   * A release an upload adds to: when it exists, the viewer must see every project it belongs to
+   * (team visibility's write rule, access/visibility.ts); one they cannot is not found.
+   */
+  async function requireWritableRelease(org: OrgSummary, version: string): Promise<void> {
+    if (!version) return;
+    const existing = await findReleaseProjects(db, org.id, version);
+    if (existing) requireAllProjectsVisible(org, existing.projectIds, "Release not found.");
   }
 
   /** Projects named in an upload or a release: one the caller does not see is as unknown as a missing one (SPEC §6). */
@@ -367,6 +378,7 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
 
     async assembleRelease(viewer, orgSlug, version, body) {
       const org = await uploader(viewer, orgSlug);
+      await requireWritableRelease(org, version);
       return assemble(org, body, { release: version });
     },
 
@@ -377,6 +389,7 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
         throw new AppError("validation_failed", "A release needs a `version`.", {
           fields: [{ field: "version", rule: "required", message: "required" }],
         });
+      await requireWritableRelease(org, parsed.data.version);
       const slugs = [...new Set([...(parsed.data.projects ?? []), ...(projectSlug ? [projectSlug] : [])])];
       const { ids, unknown } = await projectsBySlug(org, slugs);
       if (unknown.length > 0)
@@ -395,6 +408,7 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
       // `artifact.upload` as uploader() asks, and a member outside the project's teams cannot
       // write to it (nor learn it exists): the visibility every other project route applies.
       const { org, project } = await deps.projectOrThrow(viewer, orgSlug, projectSlug, "artifact.upload");
+      await requireWritableRelease(org, version);
       // The file plus its form fields.
       const form = await formData(req, config.maxFileSize + 64 * 1024, "Request too large");
       const file = form.get("file");

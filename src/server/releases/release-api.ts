@@ -2,8 +2,10 @@
  * Sentry's releases REST API as sentry-cli, `getsentry/action-release` and the bundler plugins use
  * it (issue 10): list (org and project, `?query=`), detail, create, update (finalize, ref, url,
  * commits, refs, archive), delete, deploys, and `previous-with-commits`. Answers in Sentry's release
- * serializer shape. Who may: `release.read` and `release.write` in the permission table (members
- * and above write releases, as in Sentry: CI runs with a developer's token).
+ * serializer shape. Who may: `release.read`, `release.write` and `release.delete` in the permission
+ * table (members and above write releases, as in Sentry: CI runs with a developer's or an
+ * organization token), and team visibility (access/visibility.ts): a release is read when the
+ * viewer sees one of its projects (showing those), changed only when they see all of them.
  */
 
 import { z } from "zod";
@@ -20,6 +22,7 @@ import {
   type Deploy,
   deleteReleaseRows,
   deployStats,
+  findReleaseProjects,
   insertDeploy,
   lastEventByVersion,
   listCommits,
@@ -35,6 +38,7 @@ import {
   searchReleases,
 } from "../../storage/releases/meta";
 import { requirePermission } from "../access/access";
+import { requireAllProjectsVisible, visibleProjectIdsOf } from "../access/visibility";
 import type { OrgSummary, Page, Viewer } from "../types";
 
 export type SentryRelease = ReturnType<typeof releaseJson>;
@@ -248,7 +252,7 @@ function releaseJson(row: ReleasePageRow, f: ReleaseFacts, projects: Map<number,
 export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
   const { db, now } = deps;
 
-  async function reader(viewer: Viewer, orgSlug: string, action: "release.read" | "release.write" = "release.read") {
+  async function reader(viewer: Viewer, orgSlug: string, action: "release.read" | "release.write" | "release.delete" = "release.read") {
     const org = await deps.membershipOrThrow(viewer, orgSlug);
     requirePermission(viewer, org, action);
     const projects = await deps.projectsOf(org);
@@ -292,10 +296,25 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
     );
   }
 
+  /** A release the viewer may read: of no project or of one they see (showing only those). */
   async function findRow(ctx: { org: OrgSummary; projectIds: number[] }, version: string): Promise<ReleasePageRow> {
     if (typeof version !== "string" || version.length === 0 || version.length > 250) throw new AppError("not_found", "Release not found.");
-    const [row] = await searchReleases(db, { orgId: ctx.org.id, projectIds: ctx.projectIds, version, limit: 1 });
+    const [row] = await searchReleases(db, {
+      orgId: ctx.org.id,
+      projectIds: ctx.projectIds,
+      seenBy: visibleProjectIdsOf(ctx.org),
+      version,
+      limit: 1,
+    });
     if (!row) throw new AppError("not_found", "Release not found.");
+    return row;
+  }
+
+  /** A release the viewer may change: they see every project it belongs to (Sentry's project:releases on each). */
+  async function findWritable(ctx: { org: OrgSummary; projectIds: number[] }, version: string): Promise<ReleasePageRow> {
+    const row = await findRow(ctx, version);
+    const all = await findReleaseProjects(db, ctx.org.id, version);
+    requireAllProjectsVisible(ctx.org, all?.projectIds ?? [], "Release not found.");
     return row;
   }
 
@@ -367,6 +386,7 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
       const rows = await searchReleases(db, {
         orgId: ctx.org.id,
         projectIds: ctx.projectIds,
+        seenBy: visibleProjectIdsOf(ctx.org),
         onlyProjectId,
         query: q.query?.trim().slice(0, 250) || undefined,
         cursor: decodeCursor(q.cursor),
@@ -388,9 +408,16 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
 
     async create(viewer, orgSlug, input, projectSlug) {
       const ctx = await writer(viewer, orgSlug);
+      // The path's project (slug or id) is a resource like any other: one the viewer cannot see is
+      // not found, before the body is read. The body's `projects` are slugs, as in Sentry.
+      const pathProject = projectSlug ? pickProjectByRef(ctx.projects.values(), projectSlug) : undefined;
+      if (projectSlug && !pathProject) throw new AppError("not_found", "Project not found.");
+      const pathSlug = pathProject?.slug;
       const body = validate(createSchema, input);
-      // The path's project (slug or id) is a slug here; the body's `projects` are slugs, as in Sentry.
-      const pathSlug = projectSlug ? (pickProjectByRef(ctx.projects.values(), projectSlug)?.slug ?? projectSlug) : undefined;
+      // An existing version is added to only by who sees all of its projects (else, as for any
+      // release they cannot reach: not found).
+      const existing = await findReleaseProjects(db, ctx.org.id, body.version);
+      if (existing) requireAllProjectsVisible(ctx.org, existing.projectIds, "Release not found.");
       const projectIds = projectIdsOf(ctx.projects, [...(body.projects ?? []), ...(pathSlug ? [pathSlug] : [])]);
       const at = now();
       const made = await writeTx(db, (tx) => ensureRelease(tx, { orgId: ctx.org.id, version: body.version, projectIds, now: at }));
@@ -401,24 +428,24 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
 
     async update(viewer, orgSlug, version, input) {
       const ctx = await writer(viewer, orgSlug);
+      const row = await findWritable(ctx, version);
       const body = validate(updateSchema, input);
       const projectIds = projectIdsOf(ctx.projects, body.projects ?? []);
-      const row = await findRow(ctx, version);
       await apply(row.id, body, projectIds, now());
       const [release] = await shape([await findRow(ctx, version)], ctx.projects, ctx.projectIds);
       return release as SentryRelease;
     },
 
     async delete(viewer, orgSlug, version) {
-      const ctx = await writer(viewer, orgSlug);
-      const row = await findRow(ctx, version);
+      const ctx = await reader(viewer, orgSlug, "release.delete");
+      const row = await findWritable(ctx, version);
       await writeTx(db, (tx) => deleteReleaseRows(tx, row.id));
     },
 
     async previousWithCommits(viewer, orgSlug, version) {
       const ctx = await reader(viewer, orgSlug);
       const row = await findRow(ctx, version);
-      const prev = await previousReleaseWithCommits(db, ctx.org.id, row);
+      const prev = await previousReleaseWithCommits(db, ctx.org.id, row, visibleProjectIdsOf(ctx.org));
       if (!prev) return null;
       const [release] = await shape([await findRow(ctx, prev.version)], ctx.projects, ctx.projectIds);
       return release ?? null;
@@ -432,8 +459,8 @@ export function createReleaseApi(deps: ReleaseApiDeps): ReleaseApiServices {
 
     async createDeploy(viewer, orgSlug, version, input) {
       const ctx = await writer(viewer, orgSlug);
+      const row = await findWritable(ctx, version);
       const body = validate(deploySchema, input);
-      const row = await findRow(ctx, version);
       const d = await writeTx(db, (tx) =>
         insertDeploy(tx, {
           releaseId: row.id,

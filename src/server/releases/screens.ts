@@ -22,6 +22,7 @@ import {
   type SessionTotals,
 } from "../../storage/releases/reads";
 import { requirePermission } from "../access/access";
+import { seesSomeProject, visibleProjectIdsOf } from "../access/visibility";
 import type { IssueSummary, OrgSummary, Page, Viewer } from "../types";
 
 export type { SessionDay, SessionTotals } from "../../storage/releases/reads";
@@ -117,10 +118,6 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
     return { org, projects, projectIds: [...projects.keys()] };
   }
 
-  function seesRelease(org: OrgSummary, r: ReleaseListRow, projects: Map<number, ProjectRow>): boolean {
-    return !org.visibleProjectIds || r.projects.some((p) => projects.has(p.projectId));
-  }
-
   function summary(r: ReleaseListRow, c: ReleaseCounts | undefined, projects: Map<number, ProjectRow>): ReleaseSummary {
     const counts = c ?? { newIssues: 0, sessions: null, users: null, crashedUsers: null, bundles: 0, files: 0 };
     return {
@@ -149,9 +146,17 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
         onlyProjectId = p.id;
       }
       const limit = Math.max(1, Math.min(q.limit ?? 50, 100));
-      const rows = await listReleases(db, { orgId: org.id, projectIds, cursor: decodeCursor(q.cursor), limit: limit + 1, onlyProjectId });
-      // A member limited to their teams' projects sees only releases of those projects.
-      const page = rows.slice(0, limit).filter((r) => seesRelease(org, r, projects));
+      // Team visibility's read rule (access/visibility.ts): releases of a project the viewer sees, or of none.
+      const seenBy = visibleProjectIdsOf(org);
+      const rows = await listReleases(db, {
+        orgId: org.id,
+        projectIds,
+        seenBy,
+        cursor: decodeCursor(q.cursor),
+        limit: limit + 1,
+        onlyProjectId,
+      });
+      const page = rows.slice(0, limit);
       const counts = await releaseCounts(db, { orgId: org.id, projectIds, versions: page.map((r) => r.version) });
       const last = page.at(-1);
       return {
@@ -164,8 +169,8 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
       const { org, projects, projectIds } = await context(viewer, orgSlug);
       if (typeof version !== "string" || version.length === 0 || version.length > 250)
         throw new AppError("not_found", "Release not found.");
-      const [row] = await listReleases(db, { orgId: org.id, projectIds, limit: 1, version });
-      if (!row || !seesRelease(org, row, projects)) throw new AppError("not_found", "Release not found.");
+      const [row] = await listReleases(db, { orgId: org.id, projectIds, seenBy: visibleProjectIdsOf(org), limit: 1, version });
+      if (!row) throw new AppError("not_found", "Release not found.");
       const to = now();
       const [counts, fresh, regressed, days, artifacts] = await Promise.all([
         releaseCounts(db, { orgId: org.id, projectIds, versions: [version] }),
@@ -179,18 +184,21 @@ export function createReleaseServices(deps: ReleaseServiceDeps): ReleaseServices
         newIssueList: fresh.map((i) => toSummary(i, projects)),
         regressions: regressed.map((r) => ({ issue: toSummary(r.issue, projects), at: r.at })),
         sessionDays: days,
-        artifactList: artifacts.map((a) => ({
-          kind: a.bundleId === null ? "file" : "bundle",
-          name: a.bundleId === null ? a.name : `Bundle ${a.bundleId}`,
-          dist: a.dist,
-          files: a.files,
-          size: a.size,
-          createdAt: a.createdAt,
-          projects: a.projectIds.flatMap((id) => {
-            const slug = projects.get(id)?.slug;
-            return slug ? [slug] : [];
-          }),
-        })),
+        // Bundles uploaded for projects the viewer cannot see are not theirs to list.
+        artifactList: artifacts
+          .filter((a) => a.bundleId === null || seesSomeProject(org, a.projectIds))
+          .map((a) => ({
+            kind: a.bundleId === null ? "file" : "bundle",
+            name: a.bundleId === null ? a.name : `Bundle ${a.bundleId}`,
+            dist: a.dist,
+            files: a.files,
+            size: a.size,
+            createdAt: a.createdAt,
+            projects: a.projectIds.flatMap((id) => {
+              const slug = projects.get(id)?.slug;
+              return slug ? [slug] : [];
+            }),
+          })),
       };
     },
   };

@@ -3,9 +3,10 @@
  * commits as `set-commits` sends them; deploys. Plus the per-release figures Sentry's release
  * serializer carries (last event from the `release` tag statistics) and the removal of a release.
  */
-import { sql } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db";
 import type { Tx } from "../dialect";
+import type { Database } from "../schema";
 
 type Conn = Db | Tx;
 const k = (c: Conn): Tx => ("kysely" in c ? c.kysely : c);
@@ -214,8 +215,23 @@ export async function commitStats(c: Conn, releaseIds: number[]): Promise<Map<nu
 }
 
 /** The newest release of the org older than this one that has commits (set-commits' starting point). */
-export async function previousReleaseWithCommits(c: Conn, orgId: number, before: { createdAt: number; id: number }) {
-  return k(c)
+/** Releases of no project or of one of `seenBy` (the viewer's visible projects): what a viewer may read. */
+export function seenByClause(eb: ExpressionBuilder<Database, "releases">, seenBy: readonly number[]) {
+  const linked = eb
+    .selectFrom("release_projects")
+    .select("release_projects.release_id")
+    .whereRef("release_projects.release_id", "=", "releases.id");
+  const orgWide = eb.not(eb.exists(linked));
+  return seenBy.length > 0 ? eb.or([orgWide, eb.exists(linked.where("release_projects.project_id", "in", [...seenBy]))]) : orgWide;
+}
+
+export async function previousReleaseWithCommits(
+  c: Conn,
+  orgId: number,
+  before: { createdAt: number; id: number },
+  seenBy: readonly number[] | null = null,
+) {
+  let q = k(c)
     .selectFrom("releases")
     .select(["releases.id", "releases.version", "releases.created_at"])
     .where("releases.org_id", "=", orgId)
@@ -227,10 +243,9 @@ export async function previousReleaseWithCommits(c: Conn, orgId: number, before:
     )
     .where((eb) =>
       eb.exists(eb.selectFrom("release_commits").select("release_commits.id").whereRef("release_commits.release_id", "=", "releases.id")),
-    )
-    .orderBy("releases.created_at", "desc")
-    .orderBy("releases.id", "desc")
-    .executeTakeFirst();
+    );
+  if (seenBy) q = q.where((eb) => seenByClause(eb, seenBy));
+  return q.orderBy("releases.created_at", "desc").orderBy("releases.id", "desc").executeTakeFirst();
 }
 
 export async function insertDeploy(tx: Tx, d: Omit<Deploy, "id">): Promise<Deploy> {
@@ -345,6 +360,8 @@ export async function searchReleases(
     orgId: number;
     projectIds: number[];
     onlyProjectId?: number;
+    /** Only releases of no project or of one of these (the viewer's visible projects); null or absent: all. */
+    seenBy?: readonly number[] | null;
     query?: string;
     version?: string;
     cursor?: { createdAt: number; id: number } | null;
@@ -368,6 +385,8 @@ export async function searchReleases(
           .where("release_projects.project_id", "=", only),
       ),
     );
+  const seenBy = q.seenBy;
+  if (seenBy) query = query.where((eb) => seenByClause(eb, seenBy));
   const cur = q.cursor;
   if (cur)
     query = query.where((eb) =>
@@ -397,6 +416,18 @@ export async function searchReleases(
       firstSeen: mine.length > 0 ? Number(mine[0]?.first_seen) : null,
     };
   });
+}
+
+/** A release of the organization by version with every project it belongs to, seen or not: what access decides on. */
+export async function findReleaseProjects(
+  c: Conn,
+  orgId: number,
+  version: string,
+): Promise<{ id: number; projectIds: number[] } | undefined> {
+  const row = await k(c).selectFrom("releases").select("id").where("org_id", "=", orgId).where("version", "=", version).executeTakeFirst();
+  if (!row) return undefined;
+  const links = await k(c).selectFrom("release_projects").select("project_id").where("release_id", "=", Number(row.id)).execute();
+  return { id: Number(row.id), projectIds: links.map((l) => Number(l.project_id)) };
 }
 
 /** Issues first seen in each version, per project: Sentry's `newGroups`. */

@@ -6,6 +6,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db";
 import { type IssueRow, issueColumns, toIssue } from "../issues/issues";
+import { seenByClause } from "./meta";
 
 export interface ReleaseListRow {
   id: number;
@@ -28,10 +29,21 @@ export interface ReleaseCursor {
  */
 export async function listReleases(
   db: Db,
-  q: { orgId: number; projectIds: number[]; cursor?: ReleaseCursor | null; limit: number; version?: string; onlyProjectId?: number },
+  q: {
+    orgId: number;
+    projectIds: number[];
+    /** Only releases of no project or of one of these (the viewer's visible projects); null or absent: all. */
+    seenBy?: readonly number[] | null;
+    cursor?: ReleaseCursor | null;
+    limit: number;
+    version?: string;
+    onlyProjectId?: number;
+  },
 ): Promise<ReleaseListRow[]> {
   let query = db.kysely.selectFrom("releases").select(["id", "version", "created_at"]).where("org_id", "=", q.orgId);
   if (q.version !== undefined) query = query.where("version", "=", q.version);
+  const seenBy = q.seenBy;
+  if (seenBy) query = query.where((eb) => seenByClause(eb, seenBy));
   const only = q.onlyProjectId;
   if (only !== undefined) {
     query = query.where((eb) =>

@@ -17,7 +17,7 @@ function Hidden({ values }: { values: Record<string, string> }) {
   );
 }
 
-/** Name, scopes and optional expiry; the new token's secret is shown once, to copy. */
+/** Name, scopes (none to choose: a fixed-scope token) and optional expiry; the new token's secret is shown once, to copy. */
 export function NewTokenForm({
   action,
   hidden,
@@ -67,14 +67,16 @@ export function NewTokenForm({
           <input id={`${idPrefix}-days`} name="expiresInDays" inputMode="numeric" placeholder="never" className="input w-[140px]" />
         </div>
       </div>
-      <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
-        <legend className="mb-1 text-[13px] font-medium">Scopes</legend>
-        {scopes.map((s) => (
-          <label key={s} className="flex items-center gap-1.5 font-mono text-[12px]">
-            <input type="checkbox" name="scopes" value={s} defaultChecked={defaults.includes(s)} /> {s}
-          </label>
-        ))}
-      </fieldset>
+      {scopes.length > 0 ? (
+        <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
+          <legend className="mb-1 text-[13px] font-medium">Scopes</legend>
+          {scopes.map((s) => (
+            <label key={s} className="flex items-center gap-1.5 font-mono text-[12px]">
+              <input type="checkbox" name="scopes" value={s} defaultChecked={defaults.includes(s)} /> {s}
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
       <div className="flex flex-wrap items-center gap-3">
         <button type="submit" className="btn btn-primary" disabled={pending}>
           Create token

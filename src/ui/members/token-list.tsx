@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import type { TokenInfo } from "@/server/members/tokens";
 import { TimeAgo } from "../kit/time-ago";
 
-/** Tokens with their name, scopes, last use and expiry; `revoke` renders each row's action. */
+/** Tokens with their name, scopes, last use, expiry and what each can do now; `revoke` renders each row's action. */
 export function TokenList({ tokens, revoke }: { tokens: TokenInfo[]; revoke: (t: TokenInfo) => ReactNode }) {
   const now = Date.now();
   if (tokens.length === 0) return <p className="text-fg-muted">No tokens yet.</p>;
@@ -25,6 +25,19 @@ export function TokenList({ tokens, revoke }: { tokens: TokenInfo[]; revoke: (t:
               ) : (
                 "no expiry"
               )}
+            </div>
+            <div className="mt-0.5 text-[12px] text-fg-muted" data-testid="token-can">
+              {t.createdBy ? (
+                <>
+                  Made by {t.createdBy.name}
+                  {t.createdBy.role ? ` (now ${t.createdBy.role})` : ", no longer a member"}.{" "}
+                </>
+              ) : null}
+              {t.can.length > 0
+                ? `${t.createdBy ? "Can" : `At most (as ${t.asRole === "admin" || t.asRole === "owner" ? "an" : "a"} ${t.asRole}), can`} ${t.can.join("; ")}.`
+                : t.createdBy
+                  ? "Can do nothing: it stopped working when its creator left."
+                  : "Can do nothing in any organization now."}
             </div>
           </div>
           {revoke(t)}

@@ -17,7 +17,7 @@ export async function createOrgTokenAction(_prev: FormResult, data: FormData): P
       expiresInDays: days as number | null,
     });
     secret = created.secret;
-    return ok(`Token “${created.token.name}” created.`);
+    return ok(`Token “${created.token.name}” created: org:ci, for releases, deploys and source maps.`);
   }, `/${org}/settings/tokens`);
   return secret ? { ...result, secret } : result;
 }

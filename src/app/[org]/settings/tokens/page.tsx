@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { TOKEN_SCOPES } from "@/core/token-scopes";
 import { SettingsSection } from "@/ui/kit/settings-section";
 import { NewTokenForm, RevokeTokenButton } from "@/ui/members/token-forms";
 import { TokenList } from "@/ui/members/token-list";
@@ -18,7 +17,7 @@ export default async function OrgTokensPage({ params }: { params: Promise<{ org:
       <SettingsSection
         id="org-tokens"
         title="Organization tokens"
-        description="For CI: set SENTRY_AUTH_TOKEN to one and sentry-cli or the @sentry bundler plugins find this server and organization from the token itself. They act with the rights of the admin who made them, in this organization only. The default scope uploads releases and source maps and cannot read issues."
+        description="For CI: set SENTRY_AUTH_TOKEN to one and sentry-cli or the @sentry bundler plugins find this server and organization from the token itself. Like Sentry's, an organization token carries org:ci: it creates and finalizes releases, records deploys and uploads source maps and release files, in this organization only. It never reads issues, changes members, keys, projects or settings, or deletes anything; it never does more than its creator's current role allows, and it stops working when its creator leaves."
       >
         <TokenList
           tokens={tokens}
@@ -26,13 +25,7 @@ export default async function OrgTokensPage({ params }: { params: Promise<{ org:
         />
       </SettingsSection>
       <SettingsSection id="new-org-token" title="New organization token">
-        <NewTokenForm
-          action={createOrgTokenAction}
-          hidden={{ org }}
-          scopes={TOKEN_SCOPES}
-          defaults={["project:releases", "org:read"]}
-          idPrefix="org-token"
-        />
+        <NewTokenForm action={createOrgTokenAction} hidden={{ org }} scopes={[]} defaults={[]} idPrefix="org-token" />
       </SettingsSection>
     </div>
   );

@@ -16,7 +16,7 @@ export const PUT = apiRoute<P>("release.write", async (req, { params }) => {
 });
 
 // `releases delete`: 204 like Sentry.
-export const DELETE = apiRoute<P>("release.write", async (req, { params }) => {
+export const DELETE = apiRoute<P>("release.delete", async (req, { params }) => {
   const viewer = await requireViewer(req);
   await app().releaseApi.delete(viewer, params.org, params.version);
   return new Response(null, { status: 204 });

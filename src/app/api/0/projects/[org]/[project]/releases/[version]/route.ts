@@ -23,7 +23,7 @@ export const PUT = apiRoute<P>("release.write", async (req, { params }) => {
   return Response.json(await app().releaseApi.update(viewer, params.org, params.version, await readJson(req)));
 });
 
-export const DELETE = apiRoute<P>("release.write", async (req, { params }) => {
+export const DELETE = apiRoute<P>("release.delete", async (req, { params }) => {
   const viewer = await checkProject(req, params);
   await app().releaseApi.delete(viewer, params.org, params.version);
   return new Response(null, { status: 204 });
