@@ -38,6 +38,7 @@ import { createIssueRedirects } from "./issues/redirects";
 import { toEventDetail, toIssueDetail, toIssueSummary } from "./issues/shapes";
 import { createIssueStream } from "./issues/stream";
 import { createTrackerServices } from "./issues/trackers";
+import type { TriageHooks } from "./issues/triage-claims";
 import { createIssueUnmerge } from "./issues/unmerge";
 import { createMemberServices } from "./members/members";
 import { createTeamServices } from "./members/teams";
@@ -62,6 +63,8 @@ export function createServices(deps: {
   config: Config;
   log: Logger;
   now?: () => number;
+  /** tests: pause merges and deletes between their chunks (src/server/issues/actions.ts) */
+  triageHooks?: TriageHooks;
 }): AppServices & { operator: OperatorServices } {
   const { db, auth, config } = deps;
   const now = deps.now ?? Date.now;
@@ -157,6 +160,7 @@ export function createServices(deps: {
       projectsOf: projectMap,
       toDetail: issueDetail,
       log: deps.log,
+      hooks: deps.triageHooks,
     }),
 
     digests: createDigestServices({ db, membershipOrThrow, requireScope }),

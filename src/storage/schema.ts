@@ -553,6 +553,23 @@ export interface IssueRedirectsTable {
   created_at: number;
 }
 
+/** An issue a merge or delete in flight has claimed (0045-issue-claims; src/storage/issues/claims.ts). */
+export interface IssueClaimsTable {
+  issue_id: number;
+  project_id: number;
+  /** "merge" | "delete" */
+  operation: string;
+  /** merge: the issue that survives (equal to issue_id on the survivor's own claim) */
+  target_issue_id: number | null;
+  /** the operation's run (random); every chunk checks it still owns its claims */
+  owner: string;
+  /** who asked for it (the activity entry of a merge finished by another run) */
+  actor_user_id: string | null;
+  claimed_at: number;
+  /** renewed by every chunk; past it, another run may take the claim over and finish the work */
+  expires_at: number;
+}
+
 export interface InvitationsTable {
   id: Generated<number>;
   org_id: number;
@@ -862,6 +879,7 @@ export interface Database {
   release_deploys: ReleaseDeploysTable;
   login_failures: LoginFailuresTable;
   issue_redirects: IssueRedirectsTable;
+  issue_claims: IssueClaimsTable;
   invitations: InvitationsTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;

@@ -6,6 +6,7 @@ import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
 import { createAuth, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
+import type { TriageHooks } from "../../src/server/issues/triage-claims";
 import type { Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
@@ -46,14 +47,25 @@ export interface World {
 let seq = 0;
 
 /** `env`: more configuration (e.g. SMTP_HOST: the project then gets the default email alert channel). */
-export async function createWorld(dialect: "sqlite" | "postgres", env: Record<string, string> = {}): Promise<World> {
+export async function createWorld(
+  dialect: "sqlite" | "postgres",
+  env: Record<string, string> = {},
+  opts: { triageHooks?: TriageHooks } = {},
+): Promise<World> {
   const t = await openTestDb(dialect);
   const config = loadConfig({ PUBLIC_URL: "http://127.0.0.1:9999", DATA_DIR: t.info.dataDir, ...env });
   const secret = "test-secret-test-secret-test-secret";
   const auth = createAuth(t.db, config, secret);
   await migrateAuth(t.db, config, secret);
   const clock = { now: T0 };
-  const services = createServices({ db: t.db, auth, config, log: createLogger("silent"), now: () => clock.now });
+  const services = createServices({
+    db: t.db,
+    auth,
+    config,
+    log: createLogger("silent"),
+    now: () => clock.now,
+    triageHooks: opts.triageHooks,
+  });
   const users: Record<string, Viewer> = {};
   for (const role of ["owner", "member", "admin", "viewer"] as const) {
     const email = `${role}@example.com`;

@@ -211,4 +211,50 @@ describe.each(await dialects())("issue lifecycle REST on %s", (dialect) => {
     expect((await api("DELETE", `/api/0/projects/acme/web/issues/?id=${other}&id=${again}`, "owner")).status).toBe(204);
     expect((await api("GET", `/api/0/organizations/acme/issues/${other}/`, "owner")).status).toBe(404);
   });
+
+  test("a merge in flight in another process: its issues answer 409 saying so; once its claim expires the next request finishes it", async () => {
+    const a = Number(await send("rest claim a"));
+    const b = Number(await send("rest claim b"));
+    await send("rest claim b");
+    // As a merge of b into a running in another process leaves it between two chunks: its claims
+    // taken, one of b's events moved to a (still counted by b).
+    const db = openDb(server.db.config);
+    try {
+      const projectId = Number(
+        (await db.kysely.selectFrom("issues").select("project_id").where("id", "=", a).executeTakeFirst())?.project_id,
+      );
+      const claim = { project_id: projectId, operation: "merge", target_issue_id: a, owner: "another-process", actor_user_id: null };
+      const at = Date.now();
+      await db.kysely
+        .insertInto("issue_claims")
+        .values([a, b].map((issue_id) => ({ ...claim, issue_id, claimed_at: at, expires_at: at + 3_600_000 })))
+        .execute();
+      const moved = await db.kysely.selectFrom("events").select("id").where("issue_id", "=", b).limit(1).executeTakeFirstOrThrow();
+      await db.kysely.updateTable("events").set({ issue_id: a }).where("id", "=", moved.id).execute();
+
+      const onB = await api("PUT", `/api/0/organizations/acme/issues/${b}/`, "member", { status: "resolved" });
+      expect(onB.status).toBe(409);
+      expect(onB.body.error).toMatchObject({
+        code: "conflict",
+        message: expect.stringContaining(`Issue ${b} is being merged into issue ${a}`),
+      });
+      expect((await api("DELETE", `/api/0/organizations/acme/issues/${a}/`, "owner")).status).toBe(409);
+      // The issue the merge keeps can still be triaged.
+      expect((await api("PUT", `/api/0/organizations/acme/issues/${a}/`, "member", { status: "ignored" })).status).toBe(200);
+
+      // That process died: its claims run out, and the next request on the issues finishes the merge.
+      await db.kysely
+        .updateTable("issue_claims")
+        .set({ expires_at: Date.now() - 1 })
+        .where("owner", "=", "another-process")
+        .execute();
+      expect((await api("PUT", `/api/0/organizations/acme/issues/${a}/`, "member", { status: "resolved" })).status).toBe(200);
+      expect((await api("GET", `/api/0/organizations/acme/issues/${a}/`, "owner")).body).toMatchObject({ count: "3", status: "resolved" });
+      const left = await db.kysely.selectFrom("events").select("issue_id").where("issue_id", "in", [a, b]).execute();
+      expect(left.map((e) => Number(e.issue_id))).toEqual([a, a, a]);
+      expect(await db.kysely.selectFrom("issue_claims").selectAll().where("issue_id", "in", [a, b]).execute()).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
 });

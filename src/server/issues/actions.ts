@@ -25,21 +25,10 @@ import { validate } from "../../core/validation";
 import type { Logger } from "../../log";
 import type { Db } from "../../storage/db";
 import type { Tx, writeTx } from "../../storage/dialect";
-import { findUserProfiles, insertActivities, listActivity, moveActivity } from "../../storage/issues/activity";
+import { findUserProfiles, insertActivities, listActivity } from "../../storage/issues/activity";
 import { lockIssues, writeIssueTx } from "../../storage/issues/issue-locks";
 import { getIssue, type IssueRow } from "../../storage/issues/issues";
-import {
-  deleteIssueCompletely,
-  deleteIssueEventsChunk,
-  findOrgMember,
-  type LockedIssue,
-  mergeIssueRows,
-  moveEventsChunk,
-  readIssueForUpdate,
-  setAssignee,
-  writeIssueState,
-} from "../../storage/issues/lifecycle";
-import { addIssueRedirects, deleteIssueRedirectsTo } from "../../storage/issues/redirects";
+import { findOrgMember, type LockedIssue, readIssueForUpdate, setAssignee, writeIssueState } from "../../storage/issues/lifecycle";
 import { findTeamsById, listTeams } from "../../storage/members/teams";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { ensureRelease, listProjectReleases } from "../../storage/releases/releases";
@@ -57,6 +46,7 @@ import type {
   UserRef,
   Viewer,
 } from "../types";
+import { createTriageClaims, type TriageHooks } from "./triage-claims";
 
 export interface IssueActions {
   /** Sentry-shaped update of one issue; returns it as it is now. */
@@ -97,10 +87,10 @@ export interface IssueActionsDeps {
   toDetail(issue: IssueRow, projects: Map<number, ProjectRow>): Promise<IssueDetail>;
   /** hears of a triage transaction started again (a warning: the lock order should make it rare) */
   log?: Logger;
+  /** tests: pause a merge or delete between its chunks, smaller chunks */
+  hooks?: TriageHooks;
 }
 
-/** Rows per transaction when moving or deleting a big issue's events. */
-const CHUNK = 500;
 const MAX_BULK = 1000;
 
 const idsSchema = z
@@ -113,6 +103,8 @@ type ReleaseLookup = (tx: Parameters<Parameters<typeof writeTx>[1]>[0], projectI
 
 export function createIssueActions(deps: IssueActionsDeps): IssueActions {
   const { db, now } = deps;
+  // Merge and delete span several transactions: they claim their issues first (triage-claims.ts).
+  const claims = createTriageClaims({ db, now, log: deps.log, hooks: deps.hooks });
 
   /**
    * Every triage write: a transaction that starts by locking its issue rows in id order, the
@@ -240,12 +232,13 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
     const { issues } = await issuesIn(org, ids, projectSlug);
     const assignee = await assigneeFor(viewer, org, cmd.assignedTo);
     const lookup = releaseLookup(cmd, at);
+    const sortedIds = issues.map((i) => i.id).sort((a, b) => a - b);
+    await claims.finishStalled(sortedIds);
     await issueTx(async (tx) => {
       const sorted = [...issues].sort((a, b) => a.id - b.id);
-      await lockAll(
-        tx,
-        sorted.map((i) => i.id),
-      );
+      await lockAll(tx, sortedIds);
+      // Not on an issue a merge is taking away or a delete removing (the one a merge keeps is fine).
+      await claims.assertUnclaimed(tx, sortedIds, "change");
       for (const row of sorted) {
         const issue = await readIssueForUpdate(tx, db.dialect, row.id);
         if (!issue) throw new AppError("not_found", `Issue ${row.id} not found.`);
@@ -290,20 +283,9 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
       );
       const [primary, ...others] = sorted as [IssueRow, ...IssueRow[]];
       const otherIds = others.map((o) => o.id);
-      const all = [primary.id, ...otherIds];
-      // Big issues move their events in short transactions first; the final one does the rest
-      // atomically (counters, statistics, users and hashes), all under the issues' locks.
-      const chunk = (tx: Tx) => lockAll(tx, all).then(() => moveEventsChunk(tx, otherIds, primary.id, CHUNK));
-      while ((await issueTx(chunk)) === CHUNK) {}
-      const at = now();
-      await issueTx(async (tx) => {
-        await lockAll(tx, all);
-        await mergeIssueRows(tx, primary.id, otherIds);
-        await moveActivity(tx, otherIds, primary.id);
-        await addIssueRedirects(tx, primary.projectId, otherIds, primary.id, at);
-        const merged = others.map((o) => ({ id: o.id, shortId: o.shortId, title: o.title }));
-        await insertActivities(tx, primary.id, primary.projectId, [{ kind: "merge", actorUserId: viewer.userId, data: { merged } }], at);
-      });
+      // Claimed first, so no other triage touches these issues while their events move in chunks.
+      const owner = await claims.claim("merge", { issues: sorted, targetIssueId: primary.id, actorUserId: viewer.userId });
+      await claims.runMerge({ owner, projectId: primary.projectId, primaryId: primary.id, otherIds, actorUserId: viewer.userId });
       return { primaryId: primary.id, mergedIds: otherIds };
     },
 
@@ -311,18 +293,14 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
       const org = await authorize(viewer, orgSlug, "issue.delete");
       const ids = validate(idsSchema, issueIds);
       const { issues } = await issuesIn(org, ids, opts.projectSlug);
-      for (const issue of [...issues].sort((a, b) => a.id - b.id)) {
-        // Short transactions for a big issue's events, then the rest with the row, each holding
-        // the issue's lock: a digest that matched an event to it waits, then starts a new issue.
-        // Gone meanwhile (deleted or merged by someone else): nothing left to do.
-        const locked = async (tx: Tx) => (await lockIssues(tx, [issue.id])).has(issue.id);
-        while ((await issueTx(async (tx) => ((await locked(tx)) ? deleteIssueEventsChunk(tx, issue.id, CHUNK) : 0))) === CHUNK) {}
-        await issueTx(async (tx) => {
-          if (!(await locked(tx))) return;
-          await deleteIssueRedirectsTo(tx, issue.id);
-          await deleteIssueCompletely(tx, issue.id);
-        });
-      }
+      // All claimed first (or none: nothing is deleted when another operation holds one of them),
+      // then each issue's events in short transactions and the rest with its row. A digest that
+      // matched an event to one waits for its lock, then starts a new issue.
+      const owner = await claims.claim("delete", { issues, actorUserId: viewer.userId });
+      await claims.runDelete(
+        owner,
+        issues.map((i) => i.id),
+      );
       return { deletedIds: issues.map((i) => i.id) };
     },
 
@@ -333,8 +311,10 @@ export function createIssueActions(deps: IssueActionsDeps): IssueActions {
       const issue = issues[0] as IssueRow;
       const at = now();
       // Under the issue's lock: a comment never lands beside an issue being deleted.
+      await claims.finishStalled([issue.id]);
       const [id] = await issueTx(async (tx) => {
         await lockAll(tx, [issue.id]);
+        await claims.assertUnclaimed(tx, [issue.id], "change");
         return insertActivities(tx, issue.id, issue.projectId, [{ kind: "comment", actorUserId: viewer.userId, data: { text: body } }], at);
       });
       const map = await profiles([viewer.userId]);

@@ -17,6 +17,7 @@ import type { ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
 import type { Action } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
+import { createTriageClaims } from "./triage-claims";
 
 export interface IssueHashView {
   hash: string;
@@ -51,6 +52,7 @@ function groupedBy(e: IssueEventForSplit): string[] {
 
 export function createIssueUnmerge(deps: IssueUnmergeDeps): IssueUnmerge {
   const { db } = deps;
+  const claims = createTriageClaims({ db, now: deps.now, log: deps.log });
 
   async function issueOf(viewer: Viewer, orgSlug: string, issueId: number, action: Action): Promise<{ org: OrgSummary; issue: IssueRow }> {
     const org = await deps.membershipOrThrow(viewer, orgSlug);
@@ -81,12 +83,15 @@ export function createIssueUnmerge(deps: IssueUnmergeDeps): IssueUnmerge {
           { attempt, err: { name: (err as Error)?.name, code: (err as { code?: string })?.code } },
           "unmerge transaction retried",
         );
+      await claims.finishStalled([issue.id]);
       return writeIssueTx(
         db,
         async (tx) => {
           // The new issue's first and latest events may be in a week retention is detaching.
           await guardOldEventPointers(db, tx);
           if (!(await lockIssues(tx, [issue.id])).has(issue.id)) throw new AppError("not_found", "Issue not found.");
+          // Not while a merge or delete moves this issue's events in chunks (triage-claims.ts).
+          await claims.assertUnclaimed(tx, [issue.id], "restructure");
           const created = await insertIssue(tx, {
             projectId: issue.projectId,
             title: issue.title,

@@ -207,6 +207,13 @@ export async function moveEventsChunk(tx: Tx, fromIssueIds: number[], toIssueId:
   return ids.length;
 }
 
+/** What a merge's activity entry says of each merged issue (read under the merge's locks). */
+export async function mergedIssueLabels(tx: Tx, ids: number[]): Promise<Array<{ id: number; shortId: number; title: string }>> {
+  if (ids.length === 0) return [];
+  const rows = await tx.selectFrom("issues").select(["id", "short_id", "title"]).where("id", "in", ids).orderBy("id").execute();
+  return rows.map((r) => ({ id: Number(r.id), shortId: Number(r.short_id), title: r.title }));
+}
+
 interface MergeSource {
   id: number;
   first_seen: number;

@@ -37,6 +37,7 @@ import * as m0039ownerRouting from "./0039-owner-routing";
 import * as m0041importLinks from "./0041-import-links";
 import * as m0042issueDaily from "./0042-issue-daily";
 import * as m0043orgTokenCi from "./0043-org-token-ci";
+import * as m0045issueClaims from "./0045-issue-claims";
 import * as m0046loginFailureOrigin from "./0046-login-failure-origin";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
@@ -74,6 +75,7 @@ const steps: Record<string, Step> = {
   "0041-import-links": m0041importLinks,
   "0042-issue-daily": m0042issueDaily,
   "0043-org-token-ci": m0043orgTokenCi,
+  "0045-issue-claims": m0045issueClaims,
   "0046-login-failure-origin": m0046loginFailureOrigin,
 };
 

@@ -34,6 +34,7 @@ const PROJECT_TABLES = [
   "events",
   "issue_hashes",
   "issue_redirects",
+  "issue_claims",
   "issue_tag_keys",
   "issue_tag_values",
   "issues",
