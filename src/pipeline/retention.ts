@@ -37,6 +37,7 @@ import {
 import { insertActivities } from "../storage/issues/activity";
 import { lockIssues } from "../storage/issues/issue-locks";
 import { clearDueAt, findDueIssues, writeIssueState } from "../storage/issues/lifecycle";
+import { createTriageClaims } from "../storage/issues/triage-runs";
 import { claimJobRun, type InstallationJob, type LockedRun, withJobLock } from "../storage/job-lock";
 import { deleteUnusedBundles } from "../storage/releases/artifacts";
 import { trimMonitorHistory } from "./monitor-retention";
@@ -337,6 +338,7 @@ export async function runMaintenance(o: MaintenanceOptions): Promise<void> {
     } catch (err) {
       log.error({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, "lifecycle sweep failed");
     }
+    await finishInterruptedTriage(db, now, log);
     if (!signal.aborted) {
       const started = now();
       try {
@@ -357,6 +359,24 @@ export async function runMaintenance(o: MaintenanceOptions): Promise<void> {
       }
     }
     await sleep(r.sweepIntervalMs, signal);
+  }
+}
+
+/**
+ * A merge or delete whose process died mid-way left claims that stopped being renewed; once they
+ * expire, finish that work even if nobody triages those issues again (half-moved events would
+ * otherwise stay counted on the issue they came from). Taking a run over is one transaction under
+ * the issue locks, so two workers doing this at once finish each run once.
+ */
+export async function finishInterruptedTriage(db: Db, now: () => number, log: Logger): Promise<number> {
+  try {
+    return await createTriageClaims({ db, now, log }).finishAllStalled();
+  } catch (err) {
+    log.warn(
+      { err: { name: (err as Error)?.name, message: (err as Error)?.message } },
+      "finishing interrupted triage failed; retried next round",
+    );
+    return 0;
   }
 }
 

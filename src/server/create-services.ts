@@ -38,7 +38,7 @@ import { createIssueRedirects } from "./issues/redirects";
 import { toEventDetail, toIssueDetail, toIssueSummary } from "./issues/shapes";
 import { createIssueStream } from "./issues/stream";
 import { createTrackerServices } from "./issues/trackers";
-import type { TriageHooks } from "./issues/triage-claims";
+import type { TriageHooks } from "../storage/issues/triage-runs";
 import { createIssueUnmerge } from "./issues/unmerge";
 import { createMemberServices } from "./members/members";
 import { createTeamServices } from "./members/teams";

@@ -6,7 +6,7 @@ import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
 import { createAuth, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
-import type { TriageHooks } from "../../src/server/issues/triage-claims";
+import type { TriageHooks } from "../../src/storage/issues/triage-runs";
 import type { Viewer } from "../../src/server/types";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";

@@ -9,13 +9,17 @@
  * never held up: events arriving for an issue being merged or deleted are stored meanwhile.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { TriageHooks } from "../../src/server/issues/triage-claims";
+import { createLogger } from "../../src/log";
+import { finishInterruptedTriage } from "../../src/pipeline/retention";
 import { getIssue, listIssueHashes } from "../../src/storage/issues/issues";
+import type { TriageHooks } from "../../src/storage/issues/triage-runs";
 import { enqueueMany } from "../../src/storage/queue/queue";
 import { issueInvariantViolations } from "../helpers/issue-invariants";
 import { dialects } from "../helpers/test-db";
 import { drain, hexId } from "../pipeline/helpers";
 import { createWorld, type World } from "./helpers";
+
+const silent = createLogger("silent");
 
 type Operation = "merge" | "delete";
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: { code?: string; message: string } };
@@ -269,5 +273,23 @@ describe.each(await dialects())("triage during triage on %s", (dialect) => {
     expect(late).toMatchObject({ ok: false, error: { code: "conflict" } });
     expect(await invariants(p)).toEqual([]);
     expect(await getIssue(w.db, a)).toMatchObject({ eventCount: 7 });
+  });
+
+  test("a stalled merge nobody touches again is finished by the worker's maintenance loop", async () => {
+    const p = await newProject("stalled-untouched");
+    const a = await issueWith(p, "su-a", 2);
+    const b = await issueWith(p, "su-b", 5);
+    const stalled = await paused("merge", () => w.services.issueActions.merge(w.member, "acme", [a, b]));
+    // Half-way: some of b's events are under a, still counted on b.
+    expect(await invariants(p)).not.toEqual([]);
+    // Within its lease the sweep leaves the run alone.
+    expect(await finishInterruptedTriage(w.db, () => w.clock.now, silent)).toBe(0);
+    w.clock.now += 10 * 60_000;
+    expect(await finishInterruptedTriage(w.db, () => w.clock.now, silent)).toBe(1);
+    expect(await getIssue(w.db, b)).toBeUndefined();
+    expect(await getIssue(w.db, a)).toMatchObject({ eventCount: 7 });
+    expect(await invariants(p)).toEqual([]);
+    expect(await finishInterruptedTriage(w.db, () => w.clock.now, silent)).toBe(0);
+    expect(await stalled.finish()).toMatchObject({ ok: false, error: { code: "conflict" } });
   });
 });

@@ -46,7 +46,7 @@ import type {
   UserRef,
   Viewer,
 } from "../types";
-import { createTriageClaims, type TriageHooks } from "./triage-claims";
+import { createTriageClaims, type TriageHooks } from "../../storage/issues/triage-runs";
 
 export interface IssueActions {
   /** Sentry-shaped update of one issue; returns it as it is now. */
@@ -103,7 +103,7 @@ type ReleaseLookup = (tx: Parameters<Parameters<typeof writeTx>[1]>[0], projectI
 
 export function createIssueActions(deps: IssueActionsDeps): IssueActions {
   const { db, now } = deps;
-  // Merge and delete span several transactions: they claim their issues first (triage-claims.ts).
+  // Merge and delete span several transactions: they claim their issues first (src/storage/issues/triage-runs.ts).
   const claims = createTriageClaims({ db, now, log: deps.log, hooks: deps.hooks });
 
   /**

@@ -17,7 +17,7 @@ import type { ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
 import type { Action } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
-import { createTriageClaims } from "./triage-claims";
+import { createTriageClaims } from "../../storage/issues/triage-runs";
 
 export interface IssueHashView {
   hash: string;
@@ -90,7 +90,7 @@ export function createIssueUnmerge(deps: IssueUnmergeDeps): IssueUnmerge {
           // The new issue's first and latest events may be in a week retention is detaching.
           await guardOldEventPointers(db, tx);
           if (!(await lockIssues(tx, [issue.id])).has(issue.id)) throw new AppError("not_found", "Issue not found.");
-          // Not while a merge or delete moves this issue's events in chunks (triage-claims.ts).
+          // Not while a merge or delete moves this issue's events in chunks (src/storage/issues/triage-runs.ts).
           await claims.assertUnclaimed(tx, [issue.id], "restructure");
           const created = await insertIssue(tx, {
             projectId: issue.projectId,

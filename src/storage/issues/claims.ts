@@ -10,7 +10,7 @@
  *
  * A claim has an owner (the operation's run) and an expiry that every chunk pushes forward: a run
  * whose process died stops renewing, and after the expiry another run takes the claim over and
- * finishes the work (src/server/issues/triage-claims.ts).
+ * finishes the work (src/storage/issues/triage-runs.ts).
  */
 import type { Db } from "../db";
 import type { Tx } from "../dialect";
@@ -68,6 +68,18 @@ export async function readClaimsOf(c: Db | Tx, owner: string): Promise<IssueClai
   const k = "kysely" in c ? c.kysely : c;
   const rows = await k.selectFrom("issue_claims").select(columns).where("owner", "=", owner).orderBy("issue_id").execute();
   return rows.map(toClaim);
+}
+
+/** Runs whose claims have expired (their process stopped renewing them), oldest claim first. */
+export async function readExpiredClaimOwners(db: Db, now: number): Promise<string[]> {
+  const rows = await db.kysely
+    .selectFrom("issue_claims")
+    .select("owner")
+    .where("expires_at", "<=", now)
+    .groupBy("owner")
+    .orderBy((eb) => eb.fn.min("claimed_at"))
+    .execute();
+  return rows.map((r) => r.owner);
 }
 
 /** Claims these (locked, unclaimed) issues. */

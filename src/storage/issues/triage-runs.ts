@@ -14,14 +14,19 @@
  *
  * A run whose process died stops renewing its claims. Once they expire, the next triage operation
  * that needs those issues takes the claims over and finishes the interrupted work first (a merge
- * half-way has moved events whose counts are still on the issue they came from), then goes on.
+ * half-way has moved events whose counts are still on the issue they came from), then goes on;
+ * the worker's maintenance loop finishes the ones nobody touches (`finishAllStalled`), so a
+ * half-moved merge is never left for good.
+ *
+ * It lives in storage, not with the services: it authorizes nothing (the services did, before
+ * claiming), and the worker's maintenance loop, which may not import services, runs it too.
  */
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../core/errors";
 import type { Logger } from "../../log";
-import type { Db } from "../../storage/db";
-import type { Tx } from "../../storage/dialect";
-import { insertActivities, moveActivity } from "../../storage/issues/activity";
+import type { Db } from "../db";
+import type { Tx } from "../dialect";
+import { insertActivities, moveActivity } from "./activity";
 import {
   type ClaimOperation,
   dropIssueClaims,
@@ -29,20 +34,15 @@ import {
   type IssueClaim,
   insertIssueClaims,
   readClaimsOf,
+  readExpiredClaimOwners,
   readIssueClaims,
   releaseIssueClaims,
   renewIssueClaims,
   takeOverIssueClaims,
-} from "../../storage/issues/claims";
-import { lockIssues, writeIssueTx } from "../../storage/issues/issue-locks";
-import {
-  deleteIssueCompletely,
-  deleteIssueEventsChunk,
-  mergedIssueLabels,
-  mergeIssueRows,
-  moveEventsChunk,
-} from "../../storage/issues/lifecycle";
-import { addIssueRedirects, deleteIssueRedirectsTo } from "../../storage/issues/redirects";
+} from "./claims";
+import { lockIssues, writeIssueTx } from "./issue-locks";
+import { deleteIssueCompletely, deleteIssueEventsChunk, mergedIssueLabels, mergeIssueRows, moveEventsChunk } from "./lifecycle";
+import { addIssueRedirects, deleteIssueRedirectsTo } from "./redirects";
 
 /** Test seam of the multi-transaction operations: interleaving tests pause them between chunks. */
 export interface TriageHooks {
@@ -298,7 +298,14 @@ export function createTriageClaims(deps: TriageClaimsDeps) {
     for (const owner of stalled) await resume(owner);
   }
 
-  return { claim, runMerge, runDelete, assertUnclaimed, finishStalled };
+  /** Finishes every run whose claims expired (the maintenance loop); returns how many it resumed. */
+  async function finishAllStalled(): Promise<number> {
+    const owners = await readExpiredClaimOwners(db, now());
+    for (const owner of owners) await resume(owner);
+    return owners.length;
+  }
+
+  return { claim, runMerge, runDelete, assertUnclaimed, finishStalled, finishAllStalled };
 }
 
 export type TriageClaims = ReturnType<typeof createTriageClaims>;
