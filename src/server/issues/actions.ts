@@ -29,6 +29,7 @@ import { findUserProfiles, insertActivities, listActivity } from "../../storage/
 import { lockIssues, writeIssueTx } from "../../storage/issues/issue-locks";
 import { getIssue, type IssueRow } from "../../storage/issues/issues";
 import { findOrgMember, type LockedIssue, readIssueForUpdate, setAssignee, writeIssueState } from "../../storage/issues/lifecycle";
+import { createTriageClaims, type TriageHooks } from "../../storage/issues/triage-runs";
 import { findTeamsById, listTeams } from "../../storage/members/teams";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { ensureRelease, listProjectReleases } from "../../storage/releases/releases";
@@ -46,7 +47,6 @@ import type {
   UserRef,
   Viewer,
 } from "../types";
-import { createTriageClaims, type TriageHooks } from "../../storage/issues/triage-runs";
 
 export interface IssueActions {
   /** Sentry-shaped update of one issue; returns it as it is now. */

@@ -12,12 +12,12 @@ import { guardOldEventPointers } from "../../storage/events/partitions";
 import { insertActivities } from "../../storage/issues/activity";
 import { lockIssues, writeIssueTx } from "../../storage/issues/issue-locks";
 import { getIssue, type IssueRow, insertIssue, listIssueHashes } from "../../storage/issues/issues";
+import { createTriageClaims } from "../../storage/issues/triage-runs";
 import { type IssueEventForSplit, issueEventsAfter, moveEventsForSplit, moveIssueHash } from "../../storage/issues/unmerge";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
 import type { Action } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
-import { createTriageClaims } from "../../storage/issues/triage-runs";
 
 export interface IssueHashView {
   hash: string;
