@@ -31,6 +31,11 @@ export interface RuleTriggers {
   unignored: boolean;
   frequency: FrequencyTrigger | null;
   crashFree: CrashFreeTrigger | null;
+  /**
+   * "any" (default; absent on rules saved before it existed): one holding trigger fires the rule.
+   * "all": every issue trigger set must hold on the same event (Sentry's `actionMatch`).
+   */
+  match?: "any" | "all";
 }
 
 export interface TagFilter {

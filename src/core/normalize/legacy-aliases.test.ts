@@ -40,7 +40,7 @@ describe("normalize/legacy-aliases: the sentry.interfaces.* keys old SDKs send",
       ctx,
     ) as Record<string, unknown> & ReturnType<typeof normalizeEvent>;
     expect(e.logentry).toMatchObject({ message: "charge %s failed", formatted: "charge c_1 failed" });
-    expect(e.stacktrace?.frames?.[0]?.function).toBe("charge");
+    expect((e.stacktrace as { frames?: Array<{ function?: string }> }).frames?.[0]?.function).toBe("charge");
     expect(e.request?.url).toBe("https://shop.example/pay");
     expect(e.request?.method).toBe("POST");
     expect(e.user?.id).toBe("u-7");

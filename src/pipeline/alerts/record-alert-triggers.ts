@@ -13,7 +13,7 @@ import {
   filtersPass,
   frequencyReachable,
   frequencyStep,
-  lifecycleTrigger,
+  ruleTrigger,
   throttleAllows,
   underHourlyCap,
 } from "../../core/alerts/match-rule";
@@ -128,9 +128,9 @@ export async function recordAlertTriggers(tx: Tx, input: AlertTriggerInput): Pro
   const project = alerting.project;
   const lazy = new LazyIssue(tx, input, project.slug);
   for (const { rule, query } of alerting.rules) {
-    let trigger = lifecycleTrigger(rule, input);
     const freq = rule.triggers.frequency;
     let state: RuleIssueState | undefined;
+    const frequency = { fired: false, holds: false };
     if (freq && frequencyReachable(freq, input.state.eventCount, input.state.userCount)) {
       const step = frequencyStep(
         await ruleIssue(tx, alerting, rule.id, input.issueId),
@@ -145,8 +145,10 @@ export async function recordAlertTriggers(tx: Tx, input: AlertTriggerInput): Pro
       );
       state = step.state;
       if (step.changed) await writeRuleIssue(tx, alerting, rule.id, input.issueId, state);
-      if (step.fired && !trigger) trigger = "frequency";
+      frequency.fired = step.fired;
+      frequency.holds = state.firedInWindow;
     }
+    const trigger = ruleTrigger(rule, input, frequency);
     if (!trigger) continue;
     if (!filtersPass(rule.filters, query, await lazy.subject(), input.now)) continue;
     if (await lazy.muted()) continue;

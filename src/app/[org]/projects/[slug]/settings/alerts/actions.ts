@@ -104,6 +104,7 @@ function ruleInput(data: FormData) {
       unignored: data.get("unignored") === "on",
       frequency,
       crashFree,
+      match: data.get("triggerMatch") === "all" ? "all" : "any",
     },
     filters: {
       environments: lines(data, "environments"),
