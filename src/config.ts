@@ -267,7 +267,13 @@ export interface Config {
   uptime: { tickMs: number; allowPrivate: boolean; allowHosts: string[] };
   sso: { allowPrivate: boolean; allowHosts: string[] };
   /** the outbound policy for requests to a Sentry server being imported from */
-  import: { allowPrivate: boolean; allowHosts: string[]; testStallAfter: string | undefined };
+  import: {
+    allowPrivate: boolean;
+    allowHosts: string[];
+    testStallAfter: string | undefined;
+    /** named when the outbound policy refuses a source address */
+    settings: { allowPrivate: string; allowHosts: string };
+  };
 }
 
 export interface SmtpConfig {
@@ -442,6 +448,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowHosts: e.IMPORT_ALLOW_HOSTS.split(",")
         .map((h) => h.trim())
         .filter(Boolean),
+      settings: { allowPrivate: "IMPORT_ALLOW_PRIVATE", allowHosts: "IMPORT_ALLOW_HOSTS" },
     },
   };
 }

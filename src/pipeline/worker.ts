@@ -263,7 +263,11 @@ async function startPeriodicJobs(opts: WorkerOptions): Promise<void> {
   const uptime = config.uptime
     ? runUptimeLoop({
         db,
-        policy: { allowPrivate: config.uptime.allowPrivate, allowHosts: config.uptime.allowHosts },
+        policy: {
+          allowPrivate: config.uptime.allowPrivate,
+          allowHosts: config.uptime.allowHosts,
+          settings: { allowPrivate: "UPTIME_ALLOW_PRIVATE", allowHosts: "UPTIME_ALLOW_HOSTS" },
+        },
         now: monitorNow,
         publicUrl: config.publicUrl ?? "",
         log: log.child({ job: "uptime" }),

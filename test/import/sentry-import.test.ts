@@ -1032,9 +1032,16 @@ describe.each(await dialects())("bad input is refused whole (%s)", (dialect) => 
     const replayInput = { url: replay.url, token: REPLAY_TOKEN, org: "globex" };
     expect(await errorCode(importer(db).importAsOperator({ ...replayInput, url: "http://127.0.0.1:1" }))).toBe("import_source_unreachable");
     expect(await errorCode(importer(db).importAsOperator({ ...replayInput, url: "not a url" }))).toBe("import_source_unreachable");
-    expect(await errorCode(importer(db, { allowPrivate: false, allowHosts: [] }).importAsOperator(replayInput))).toBe(
-      "import_source_unreachable",
-    );
+    // The installation's own policy (IMPORT_ALLOW_PRIVATE unset): refused, and the message names the setting.
+    const refused = await importer(db, loadConfig({}).import)
+      .importAsOperator(replayInput)
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(refused instanceof AppError && refused.code).toBe("import_source_unreachable");
+    expect(String((refused as Error).message)).toContain("IMPORT_ALLOW_PRIVATE=true");
+    expect(String((refused as Error).message)).toContain("IMPORT_ALLOW_HOSTS");
     expect(await errorCode(importer(db).importAsOperator({ url: source.url, token: "errata_wrong", org: "acme" }))).toBe(
       "import_source_unauthorized",
     );

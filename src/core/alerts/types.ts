@@ -183,3 +183,6 @@ export interface RuleReleaseState {
   /** last time this rule queued a message for this release (throttle), null when never */
   lastNotifiedAt: number | null;
 }
+
+/** The settings that let webhooks reach loopback and private addresses, named wherever one is refused. */
+export const WEBHOOK_POLICY_SETTINGS = { allowPrivate: "ALERTS_ALLOW_PRIVATE_WEBHOOKS", allowHosts: "ALERTS_WEBHOOK_ALLOW_HOSTS" } as const;

@@ -5,7 +5,8 @@ import { type FormEvent, type ReactNode, type RefObject, startTransition, useAct
 /** What a settings Server Action answers: nothing yet, done, or what failed (per field when it can). */
 export type FormResult =
   | { status: "idle" }
-  | { status: "ok"; message: string; at: number }
+  /** `warning`: done, but something the person must know (shown until the next submit) */
+  | { status: "ok"; message: string; at: number; warning?: string }
   | { status: "error"; message: string; fields: Record<string, string>; at: number };
 
 export const IDLE: FormResult = { status: "idle" };
@@ -113,8 +114,9 @@ export function FormStatus({ state }: { state: FormResult }) {
   const at = state.status === "idle" ? 0 : state.at;
   const [expired, setExpired] = useState<number | null>(null);
   const here = useRef<HTMLSpanElement>(null);
+  const warning = state.status === "ok" ? state.warning : undefined;
   useEffect(() => {
-    if (state.status !== "ok") return;
+    if (state.status !== "ok" || warning) return;
     const expire = () => setExpired(at);
     const t = setTimeout(expire, OK_VISIBLE_MS);
     const form = here.current?.closest("form");
@@ -126,10 +128,14 @@ export function FormStatus({ state }: { state: FormResult }) {
       form?.removeEventListener("input", expire);
       document.removeEventListener("submit", expire, true);
     };
-  }, [state.status, at]);
+  }, [state.status, at, warning]);
   return (
     <span ref={here} aria-live="polite" className="text-[12.5px]" data-form-status="">
-      {state.status === "ok" && expired !== at ? (
+      {warning ? (
+        <span key={at} role="alert" className="text-fg" data-testid="form-warning">
+          ⚠ {state.status === "ok" ? state.message : ""} {warning}
+        </span>
+      ) : state.status === "ok" && expired !== at ? (
         <span key={state.at} className="text-fg-muted">
           ✓ {state.message}
         </span>
