@@ -659,7 +659,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
 
     const report = await importer(db).importAsOperator({ url: source.url, token: orgToken, org, issues: true, since: "30d" });
     expect(report.entries.filter((e) => e.kind === "issue").map((e) => [e.name, e.action, e.note])).toEqual([
-      ["shop-api/SHOP-API-1", "created", "1 latest event"],
+      ["shop-api/SHOP-API-1", "created", "2 latest events"],
       ["shop-api/SHOP-API-3", "created", "1 latest event"],
       ["shop-api/SHOP-API-2", "created", "1 latest event"],
     ]);
@@ -856,7 +856,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         project: "ios-app",
         name: "New or regressed crash on iPhone in production",
         enabled: 1,
-        triggers: { newIssue: true, regression: true, unignored: false, frequency: null, crashFree: null },
+        triggers: { newIssue: true, regression: true, unignored: false, frequency: null, crashFree: null, match: "any" },
         filters: {
           environments: ["production"],
           levels: ["error", "fatal"],
@@ -880,6 +880,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
           unignored: false,
           frequency: { events: 100, users: 20, minutes: 60 },
           crashFree: null,
+          match: "any",
         },
         channels: ['email {"to":["ada@globex.test"]}', 'email {"to":["carol@globex.test"]}'],
         throttle: 30,
