@@ -266,8 +266,8 @@ describe.each(await dialects())("Sentry REST shapes on %s", (dialect) => {
     expect(JSON.stringify(bad.body)).toContain("newstyle:2023-01-11");
     expect((await api("GET", "/api/0/projects/acme/bulk/")).body.groupingConfig).toBe("v3");
     expect((await put("newstyle:2019-10-29")).body.groupingConfig).toBe("v2");
-    expect((await put("v3")).body.groupingConfig).toBe("v3");
     expect((await put("legacy:2019-03-12")).body.groupingConfig).toBe("v1");
+    expect((await put("newstyle:2023-01-11")).body.groupingConfig).toBe("v3");
 
     // The "why grouped here" of a stack-trace event: app and system variants, their hashes the issue's.
     const issueId = await send("grouped how", { fingerprint: undefined });
