@@ -179,6 +179,11 @@ const EnvSchema = z.object({
   // it above ALERTS_TIMEOUT_MS).
   ALERTS_POLL_MS: int(1000),
   ALERTS_LEASE_MS: int(60_000),
+  // Next.js (issue 44): how long an alert about one side of a digest waits for the other (the
+  // browser's mirror of a server render error comes seconds later; together they are one
+  // message, sent as soon as both are in), and how long a deploy-skew alert gathers its burst
+  // before it is sent with the burst's count. 0 sends at once.
+  ALERTS_NEXTJS_HOLD_MS: int(30_000),
   SMTP_SECURE: bool(false),
   SMTP_USER: z.string().optional(),
   SMTP_PASSWORD: z.string().optional(),
@@ -320,6 +325,8 @@ export interface AlertsConfig {
   backoffMs: number;
   pollMs: number;
   leaseMs: number;
+  /** ms a Next.js digest or deploy-skew alert waits for its other side or its burst */
+  nextjsHoldMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -427,6 +434,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMs: e.ALERTS_BACKOFF_MS,
       pollMs: Math.max(10, e.ALERTS_POLL_MS),
       leaseMs: Math.max(1000, e.ALERTS_LEASE_MS),
+      nextjsHoldMs: Math.max(0, e.ALERTS_NEXTJS_HOLD_MS),
     },
     monitors: { tickMs: Math.max(100, e.MONITOR_TICK_MS), testClockFile: e.ERRATA_TEST_CLOCK_FILE || undefined },
     uptime: {

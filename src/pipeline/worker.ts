@@ -155,7 +155,15 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const { lifecycle } = config;
   const primary = opts.digestOnly !== true;
   const jobs = primary ? startPeriodicJobs(opts) : undefined;
-  const digestOptions = () => ({ now: now(), limits: config.limits, log, hash: sha256Hex, lifecycle, symbolicate: sourcemaps.symbolicate });
+  const digestOptions = () => ({
+    now: now(),
+    limits: config.limits,
+    log,
+    hash: sha256Hex,
+    lifecycle,
+    symbolicate: sourcemaps.symbolicate,
+    nextjsHoldMs: config.alerts?.nextjsHoldMs,
+  });
   while (!signal.aborted) {
     try {
       // Late source maps: one thread looks for due jobs (a job is claimed, so two would be safe too).

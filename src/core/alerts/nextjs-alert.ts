@@ -41,6 +41,9 @@ export interface NextjsAlert {
   react?: { code: number; message: string };
 }
 
+/** How long a digest or skew alert waits for its other side or its burst when nothing says (ALERTS_NEXTJS_HOLD_MS). */
+export const DEFAULT_NEXTJS_HOLD_MS = 30_000;
+
 /** Advice shown with every deploy-skew message. */
 export const SKEW_ADVICE =
   "Browser tabs still running the previous build asked for chunks this deploy no longer serves: not a bug in the code that threw. " +

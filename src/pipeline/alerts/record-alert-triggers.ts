@@ -9,14 +9,7 @@
  * no frequency rule costs no statement for events that create, regress or unignore nothing.
  */
 import { randomUUID } from "node:crypto";
-import {
-  filtersPass,
-  frequencyReachable,
-  frequencyStep,
-  ruleTrigger,
-  throttleAllows,
-  underHourlyCap,
-} from "../../core/alerts/match-rule";
+import { filtersPass, frequencyReachable, frequencyStep, ruleTrigger, throttleAllows, underHourlyCap } from "../../core/alerts/match-rule";
 import {
   formatShortId,
   hasInAppFrame,
@@ -38,6 +31,7 @@ import { insertNotifications, type NewNotification, ruleMessagesSince } from "..
 import { enabledRules } from "../../storage/alerts/rules";
 import type { Tx } from "../../storage/dialect";
 import { digestCounterparts } from "../../storage/events/digests";
+import { pairNextjsMessage } from "./pair-nextjs";
 
 const HOUR = 3_600_000;
 /** How far back an event with the same digest counts as the other side of this one (as the issue page's links). */
@@ -65,6 +59,8 @@ export interface AlertTriggerInput {
   /** absent for issues created without an event (then filters see an empty event) */
   facts?: AlertEventFacts;
   now: number;
+  /** how long a Next.js message waits for its other side or its burst (ALERTS_NEXTJS_HOLD_MS; 0: none) */
+  nextjsHoldMs?: number;
 }
 
 interface ArmedRule {
@@ -154,11 +150,16 @@ export async function recordAlertTriggers(tx: Tx, input: AlertTriggerInput): Pro
     if (await lazy.muted()) continue;
     state ??= await ruleIssue(tx, alerting, rule.id, input.issueId);
     if (!throttleAllows(state?.lastNotifiedAt, rule.throttleMinutes, input.now)) continue;
-    await queueMessages(tx, rule, trigger, await lazy.message(rule, trigger, project), {
-      projectId: input.projectId,
-      issueId: input.issueId,
-      now: input.now,
-    });
+    const message = await lazy.message(rule, trigger, project);
+    const pairing = await pairNextjsMessage(tx, rule.id, message, { now: input.now, holdMs: input.nextjsHoldMs ?? 0 });
+    if (pairing.send) {
+      await queueMessages(tx, rule, trigger, message, {
+        projectId: input.projectId,
+        issueId: input.issueId,
+        now: input.now,
+        notBefore: pairing.notBefore,
+      });
+    }
     await writeRuleIssue(tx, alerting, rule.id, input.issueId, {
       ...(state ?? { windowStart: input.now, baseEvents: input.state.eventCount, baseUsers: input.state.userCount, firedInWindow: false }),
       lastNotifiedAt: input.now,
@@ -175,7 +176,7 @@ export async function queueMessages(
   rule: AlertRule,
   trigger: TriggerKind,
   message: IssueAlert | ReleaseAlert,
-  input: { projectId: number; issueId: number | null; now: number },
+  input: { projectId: number; issueId: number | null; now: number; notBefore?: number },
 ): Promise<void> {
   // People targets (issue owners, suspect commit authors) are about an issue: a release alert has none.
   const targets = input.issueId === null ? [] : (rule.targets ?? []);
@@ -196,6 +197,7 @@ export async function queueMessages(
     status: held ? "held" : "pending",
     deliveryId: randomUUID(),
     now: input.now,
+    notBefore: input.notBefore,
     target,
   });
   // Channel 0: no channel; the recipients are found from the target when the row is delivered,

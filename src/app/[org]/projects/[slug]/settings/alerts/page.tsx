@@ -78,6 +78,7 @@ const STATUS_CLASS: Record<string, string> = {
   failed: "border-danger text-danger",
   held: "border-dashed",
   summarised: "",
+  paired: "",
 };
 
 /** Alert rules (`?edit=<id>` opens one in the editor), their channels with "send a test", the delivery log with "retry now", and the viewer's own email choice. */
