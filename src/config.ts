@@ -183,7 +183,8 @@ const EnvSchema = z.object({
   // browser's mirror of a server render error comes seconds later; together they are one
   // message, sent as soon as both are in), and how long a deploy-skew alert gathers its burst
   // before it is sent with the burst's count. 0 sends at once.
-  ALERTS_NEXTJS_HOLD_MS: int(30_000),
+  ALERTS_NEXTJS_PAIR_MS: int(30_000),
+  ALERTS_NEXTJS_BURST_MS: int(30_000),
   SMTP_SECURE: bool(false),
   SMTP_USER: z.string().optional(),
   SMTP_PASSWORD: z.string().optional(),
@@ -317,6 +318,11 @@ export interface RetentionConfig {
   sweepIntervalMs: number;
 }
 
+export interface NextjsHold {
+  pairMs: number;
+  burstMs: number;
+}
+
 export interface AlertsConfig {
   allowPrivateWebhooks: boolean;
   webhookAllowHosts: string[];
@@ -325,8 +331,8 @@ export interface AlertsConfig {
   backoffMs: number;
   pollMs: number;
   leaseMs: number;
-  /** ms a Next.js digest or deploy-skew alert waits for its other side or its burst */
-  nextjsHoldMs: number;
+  /** ms a Next.js digest alert waits for its other side, and a deploy-skew alert for its burst */
+  nextjsHold: NextjsHold;
 }
 
 export class ConfigError extends Error {}
@@ -434,7 +440,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMs: e.ALERTS_BACKOFF_MS,
       pollMs: Math.max(10, e.ALERTS_POLL_MS),
       leaseMs: Math.max(1000, e.ALERTS_LEASE_MS),
-      nextjsHoldMs: Math.max(0, e.ALERTS_NEXTJS_HOLD_MS),
+      nextjsHold: { pairMs: Math.max(0, e.ALERTS_NEXTJS_PAIR_MS), burstMs: Math.max(0, e.ALERTS_NEXTJS_BURST_MS) },
     },
     monitors: { tickMs: Math.max(100, e.MONITOR_TICK_MS), testClockFile: e.ERRATA_TEST_CLOCK_FILE || undefined },
     uptime: {

@@ -51,7 +51,7 @@ import { markDigested, postponeQueued, type QueueItem, queueStore, releaseDigest
 import { eraseDeletedContent } from "../storage/queue/secure-erase";
 import { recordEventDebugIds } from "../storage/releases/artifacts";
 import { recordReleases, type SeenRelease } from "../storage/releases/releases";
-import { DEFAULT_NEXTJS_HOLD_MS } from "../core/alerts/nextjs-alert";
+import { DEFAULT_NEXTJS_HOLD } from "../core/alerts/nextjs-alert";
 import { countsEachEvent } from "./alerts/record-alert-triggers";
 import { recordCrashFreeTriggers, TouchedReleases } from "./alerts/record-crash-free";
 import { IssueCounters } from "./issue-counters";
@@ -88,8 +88,8 @@ export interface DigestDeps {
   groupingTransitionDays?: number;
   /** Told how long the batch's write transaction held the write lock (ms): the worker paces on it. */
   onWriteTx?: (ms: number) => void;
-  /** How long a Next.js digest or skew alert waits for its other side or burst (default 30 s). */
-  nextjsHoldMs?: number;
+  /** How long a Next.js digest alert waits for its other side, a skew alert for its burst (default 30 s each). */
+  nextjsHold?: { pairMs: number; burstMs: number };
 }
 
 export interface DigestResult {
@@ -691,7 +691,7 @@ async function recordStored(
       receivedAt: item.receivedAt,
       release,
       alert: { event, title: grouping.title, culprit: grouping.culprit, newUser, digestKey: p.nextjs.digest?.key ?? null },
-      nextjsHoldMs: deps.nextjsHoldMs ?? DEFAULT_NEXTJS_HOLD_MS,
+      nextjsHold: deps.nextjsHold ?? DEFAULT_NEXTJS_HOLD,
     },
     deps.now,
     deps.lifecycle,

@@ -34,7 +34,7 @@ export interface LifecycleStepInput {
   /** the event itself, for alert rule filters and messages (src/pipeline/alerts/) */
   alert?: AlertEventFacts;
   /** how long a Next.js alert waits for its other side or burst (none without it) */
-  nextjsHoldMs?: number;
+  nextjsHold?: { pairMs: number; burstMs: number };
 }
 
 /** Thrown when the issue was merged or deleted between lookup and update; the item is retried alone. */
@@ -65,7 +65,7 @@ export async function applyEventLifecycle(
     receivedAt: e.receivedAt,
     facts: e.alert,
     now,
-    nextjsHoldMs: e.nextjsHoldMs,
+    nextjsHold: e.nextjsHold,
   });
 }
 

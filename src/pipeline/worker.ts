@@ -162,7 +162,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     hash: sha256Hex,
     lifecycle,
     symbolicate: sourcemaps.symbolicate,
-    nextjsHoldMs: config.alerts?.nextjsHoldMs,
+    nextjsHold: config.alerts?.nextjsHold,
   });
   while (!signal.aborted) {
     try {

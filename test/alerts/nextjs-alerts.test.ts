@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { nextjsTestPair } from "../../src/cli/nextjs-test-pair";
 import { loadConfig } from "../../src/config";
 import type { AlertMessage, IssueAlert } from "../../src/core/alerts/message";
-import { DEFAULT_NEXTJS_HOLD_MS } from "../../src/core/alerts/nextjs-alert";
+import { DEFAULT_NEXTJS_HOLD } from "../../src/core/alerts/nextjs-alert";
 import { deliverDue } from "../../src/pipeline/alerts/delivery-loop";
 import type { SendDeps } from "../../src/pipeline/alerts/send-notification";
 import { enqueueMany } from "../../src/storage/queue/queue";
@@ -169,9 +169,9 @@ describe.each(await dialects())("Next.js alerts on %s", (dialect) => {
   test("a server render error and its browser mirror: ONE message, the server error's, naming both; sent as soon as the mirror is in", async () => {
     const id = await rule({ triggers: { newIssue: true } });
     await send(serverError("907901174", "Invoice service refused the request"));
-    // The server error's message waits for the browser's side (ALERTS_NEXTJS_HOLD_MS).
+    // The server error's message waits for the browser's side (ALERTS_NEXTJS_PAIR_MS).
     const [waiting] = await rows(id);
-    expect(waiting?.due).toBe(w.clock.now + DEFAULT_NEXTJS_HOLD_MS);
+    expect(waiting?.due).toBe(w.clock.now + DEFAULT_NEXTJS_HOLD.pairMs);
     await deliver();
     expect(received("/generic", "907901174")).toEqual([]);
 
@@ -237,7 +237,7 @@ describe.each(await dialects())("Next.js alerts on %s", (dialect) => {
   test("no mirror within the hold: the server error's message leaves alone; a mirror after it adds no second message", async () => {
     const id = await rule({ triggers: { newIssue: true } });
     await send(serverError("555000111", "Stock service timed out"));
-    w.clock.now += DEFAULT_NEXTJS_HOLD_MS;
+    w.clock.now += DEFAULT_NEXTJS_HOLD.pairMs;
     await deliver();
     expect(received("/slack", "Stock service timed out")).toHaveLength(1);
     w.clock.now += 5000;
@@ -270,7 +270,7 @@ describe.each(await dialects())("Next.js alerts on %s", (dialect) => {
     expect(await messages(burst)).toHaveLength(1);
     expect((await messages(skewOnly)).map((m) => Boolean(m.nextjs?.skew))).toEqual([true]);
 
-    w.clock.now += DEFAULT_NEXTJS_HOLD_MS;
+    w.clock.now += DEFAULT_NEXTJS_HOLD.burstMs;
     await deliver();
     const slack = rx.received.filter((r) => r.path === "/slack" && r.body.includes("Deploy skew after release shop@3.0.0"));
     // Each rule's message tells the whole burst: 4 users in 2 minutes (75 s), not its first event.

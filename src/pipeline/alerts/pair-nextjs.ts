@@ -1,13 +1,13 @@
 /**
  * One notification for a Next.js server error and its browser mirror (issue 44), and one per
  * deploy-skew burst with the burst's count:
- *   - a message about either side of a digest waits `holdMs` for the other side;
+ *   - a message about either side of a digest waits `pairMs` for the other side;
  *   - the browser mirror arriving while the server error's message waits is folded into it (the
  *     message names the browser issue and leaves at once); when that message already left, the
  *     mirror sends nothing of its own;
  *   - the server error arriving while the mirror's message waits replaces it (the mirror's rows
  *     become `paired`) and leaves at once, naming the mirror;
- *   - a deploy-skew message waits `holdMs` too; its counts are read again when it is sent
+ *   - a deploy-skew message waits `burstMs`; its counts are read again when it is sent
  *     (delivery-loop.ts), so it tells the burst, not its first event.
  * Per rule: each rule's message is paired with that rule's own message about the other side.
  */
@@ -30,15 +30,14 @@ export async function pairNextjsMessage(
   tx: Tx,
   ruleId: number,
   message: IssueAlert,
-  at: { now: number; holdMs: number },
+  at: { now: number; pairMs: number; burstMs: number },
 ): Promise<PairingOutcome> {
   const now = { send: true as const, notBefore: at.now };
-  const held = { send: true as const, notBefore: at.now + at.holdMs };
   const n = message.nextjs;
   const d = n?.digest;
-  if (!d) return n?.skew && at.holdMs > 0 ? held : now;
+  if (!d) return n?.skew ? { send: true, notBefore: at.now + at.burstMs } : now;
   const other = d.side === "client" ? d.server : d.browser;
-  if (!other) return at.holdMs > 0 ? held : now;
+  if (!other) return { send: true, notBefore: at.now + at.pairMs };
   const theirs = (await ruleAlertsOfIssue(tx, ruleId, other.issueId, at.now - DIGEST_LINK_MS)).filter(
     (r) => digestKeyOf(r.payload) === d.key,
   );

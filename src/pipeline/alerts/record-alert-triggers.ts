@@ -59,8 +59,8 @@ export interface AlertTriggerInput {
   /** absent for issues created without an event (then filters see an empty event) */
   facts?: AlertEventFacts;
   now: number;
-  /** how long a Next.js message waits for its other side or its burst (ALERTS_NEXTJS_HOLD_MS; 0: none) */
-  nextjsHoldMs?: number;
+  /** how long a Next.js message waits for its other side or its burst (ALERTS_NEXTJS_PAIR_MS / _BURST_MS; none without it) */
+  nextjsHold?: { pairMs: number; burstMs: number };
 }
 
 interface ArmedRule {
@@ -151,7 +151,7 @@ export async function recordAlertTriggers(tx: Tx, input: AlertTriggerInput): Pro
     state ??= await ruleIssue(tx, alerting, rule.id, input.issueId);
     if (!throttleAllows(state?.lastNotifiedAt, rule.throttleMinutes, input.now)) continue;
     const message = await lazy.message(rule, trigger, project);
-    const pairing = await pairNextjsMessage(tx, rule.id, message, { now: input.now, holdMs: input.nextjsHoldMs ?? 0 });
+    const pairing = await pairNextjsMessage(tx, rule.id, message, { now: input.now, ...(input.nextjsHold ?? { pairMs: 0, burstMs: 0 }) });
     if (pairing.send) {
       await queueMessages(tx, rule, trigger, message, {
         projectId: input.projectId,
