@@ -181,7 +181,7 @@ export function createServices(deps: {
     ownership: createOwnershipServices({ db, now, membershipOrThrow, projectOrThrow: access.projectOrThrow, requireScope }),
     codeowners: createCodeownersServices({ db, now, membershipOrThrow, projectOrThrow: access.projectOrThrow }),
     trackers: createTrackerServices({ db, now, publicUrl: config.publicUrl, access }),
-    weeklySummary: createWeeklySummaryServices({ db, now }),
+    weeklySummary: createWeeklySummaryServices({ db, now, mailConfigured: config.smtp !== null }),
 
     eventApi: createEventApi({
       db,

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
+import { CodeBlock } from "@/ui/kit/code-block";
 import { countOf } from "@/ui/kit/format";
 import { TimeAgo } from "@/ui/kit/time-ago";
 import { CheckInStrip, DurationsChart, formatDuration, STATUS_LABEL, StatusDot } from "@/ui/monitors/parts";
@@ -106,9 +107,8 @@ export default async function MonitorPage({
           </Link>
           .
         </p>
-        <pre className="max-w-3xl overflow-x-auto rounded-md bg-subtle px-3 py-2 font-mono text-[12px]">
-          {monitorRunLine(m.slug, m.environments[0]?.name ?? "production")}
-        </pre>
+        {/* Scrolls on a phone: the kit's block is focusable, so a keyboard can scroll it, and copies. */}
+        <CodeBlock className="max-w-3xl" code={monitorRunLine(m.slug, m.environments[0]?.name ?? "production")} copyLabel="Copy command" />
       </section>
 
       {canManage ? (
