@@ -13,6 +13,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { Config } from "../config";
+import { DEFAULT_NEXTJS_HOLD } from "../core/alerts/nextjs-alert";
 import { isAppError } from "../core/errors";
 import type { NormalizedEvent, ProcessingNote } from "../core/event";
 import {
@@ -51,7 +52,6 @@ import { markDigested, postponeQueued, type QueueItem, queueStore, releaseDigest
 import { eraseDeletedContent } from "../storage/queue/secure-erase";
 import { recordEventDebugIds } from "../storage/releases/artifacts";
 import { recordReleases, type SeenRelease } from "../storage/releases/releases";
-import { DEFAULT_NEXTJS_HOLD } from "../core/alerts/nextjs-alert";
 import { countsEachEvent } from "./alerts/record-alert-triggers";
 import { recordCrashFreeTriggers, TouchedReleases } from "./alerts/record-crash-free";
 import { IssueCounters } from "./issue-counters";

@@ -58,7 +58,7 @@ const ruleSchema = z.object({
       message: "choose at least one trigger",
     })
     .refine((t) => t.match !== "all" || t.newIssue || t.regression || t.unignored || t.frequency !== null, {
-      message: "\"all\" needs at least one issue trigger (crash-free is a release trigger and is evaluated on its own)",
+      message: '"all" needs at least one issue trigger (crash-free is a release trigger and is evaluated on its own)',
       path: ["match"],
     }),
   filters: z

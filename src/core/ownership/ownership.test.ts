@@ -63,8 +63,12 @@ describe("ownership rules", () => {
   });
 
   test("path:src/checkout/* matches a Node frame under /srv/app as the CODEOWNERS line /src/checkout/ does; absolute patterns stay anchored", () => {
-    const node = ownershipFactsOf(event([{ filename: "/srv/app/src/checkout/pay.mjs", abs_path: "/srv/app/src/checkout/pay.mjs", in_app: true }]));
-    const { rules } = parseOwnershipRules("path:src/checkout/* #payments\ncodeowners:/src/checkout/ #payments\npath:/src/checkout/* #nobody");
+    const node = ownershipFactsOf(
+      event([{ filename: "/srv/app/src/checkout/pay.mjs", abs_path: "/srv/app/src/checkout/pay.mjs", in_app: true }]),
+    );
+    const { rules } = parseOwnershipRules(
+      "path:src/checkout/* #payments\ncodeowners:/src/checkout/ #payments\npath:/src/checkout/* #nobody",
+    );
     expect(matchingRules(rules, node).map((r) => r.line)).toEqual([1, 2]);
     expect(matchingRules(parseOwnershipRules("path:/srv/app/src/* #x").rules, node).map((r) => r.line)).toEqual([1]);
     expect(matchingRules(parseOwnershipRules("path:lib/checkout/* #x").rules, node)).toEqual([]);

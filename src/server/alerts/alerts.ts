@@ -11,6 +11,7 @@ import { type AlertMessage, alertsSettingsPath, heldEntry, MESSAGE_VERSION, type
 import { parseChannelInput, parseRuleInput } from "../../core/alerts/rule-input";
 import type { AlertChannel, AlertRule } from "../../core/alerts/types";
 import { AppError } from "../../core/errors";
+import { type OutboundPolicy, type Resolver, refusedTarget } from "../../net/safe-request";
 import {
   findNotification,
   insertNotifications,
@@ -33,7 +34,6 @@ import {
   setIssueMute,
   updateRule,
 } from "../../storage/alerts/rules";
-import { type OutboundPolicy, type Resolver, refusedTarget } from "../../net/safe-request";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { getIssue } from "../../storage/issues/issues";

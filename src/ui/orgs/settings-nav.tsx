@@ -2,15 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-
-/** The organization settings' sections and the permission each needs (the page checks it again). */
-export const ORG_SETTINGS_SECTIONS = [
-  { path: "/members", label: "Members", needs: "member.invite" },
-  { path: "/teams", label: "Teams", needs: "team.read" },
-  { path: "/tokens", label: "Tokens", needs: "orgtoken.manage" },
-  { path: "/sso", label: "Single sign-on", needs: "sso.read" },
-  { path: "/import", label: "Import from Sentry", needs: "org.import" },
-] as const;
+import { ORG_SETTINGS_SECTIONS } from "./settings-sections";
 
 /**
  * The sections this viewer may use (`visible`, by path): a column at wide widths, wrapping rows on
@@ -35,24 +27,5 @@ export function OrgSettingsNav({ base, visible }: { base: string; visible: reado
         );
       })}
     </nav>
-  );
-}
-
-/** What a member or viewer finds here: organization settings are not theirs; their own settings are. */
-export function NoOrgSettings({ role }: { role: string }) {
-  return (
-    <div className="max-w-prose text-[13px]" data-testid="no-org-settings">
-      <p>
-        Organization settings (members, teams, tokens, single sign-on, imports) are managed by its admins and owners; your role here is{" "}
-        <span className="font-medium">{role}</span>.
-      </p>
-      <p className="mt-2 text-fg-muted">
-        Your own settings — name, password, sessions, email notifications — are on{" "}
-        <Link href="/account" className="underline underline-offset-2 hover:text-fg">
-          your account page
-        </Link>
-        .
-      </p>
-    </div>
   );
 }

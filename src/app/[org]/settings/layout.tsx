@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
-import { ORG_SETTINGS_SECTIONS, OrgSettingsNav } from "@/ui/orgs/settings-nav";
+import { OrgSettingsNav } from "@/ui/orgs/settings-nav";
+import { ORG_SETTINGS_SECTIONS } from "@/ui/orgs/settings-sections";
 import { currentViewer, orNotFound, services } from "../../_lib/server";
 
 /**

@@ -1,5 +1,6 @@
 import { redirect } from "next/navigation";
-import { NoOrgSettings, ORG_SETTINGS_SECTIONS } from "@/ui/orgs/settings-nav";
+import { NoOrgSettings } from "@/ui/orgs/no-org-settings";
+import { ORG_SETTINGS_SECTIONS } from "@/ui/orgs/settings-sections";
 import { orNotFound, requireViewer, services } from "../../_lib/server";
 
 /** The first section this viewer may use; a member or viewer is told whose settings these are. */
