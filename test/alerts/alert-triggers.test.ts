@@ -247,7 +247,7 @@ describe.each(await dialects())("alert triggers on %s", (dialect) => {
     await off(id);
   });
 
-  test("Sentry's actionMatch \"all\" is stored, read back and applied: a regression alone does not fire, a regression within a burst does", async () => {
+  test('Sentry\'s actionMatch "all" is stored, read back and applied: a regression alone does not fire, a regression within a burst does', async () => {
     const body = {
       name: "regressions that burst",
       actionMatch: "all",

@@ -200,7 +200,9 @@ describe.each(await dialects())("Next.js alerts on %s", (dialect) => {
     const slack = received("/slack", "907901174");
     expect(slack).toHaveLength(1);
     expect(json(slack[0]).text).toBe("New issue in web: Error: Invoice service refused the request");
-    expect(JSON.stringify(json(slack[0]).blocks)).toContain(`Seen in the browser as ${message?.nextjs?.digest?.browser?.shortId} (digest 907901174)`);
+    expect(JSON.stringify(json(slack[0]).blocks)).toContain(
+      `Seen in the browser as ${message?.nextjs?.digest?.browser?.shortId} (digest 907901174)`,
+    );
     // …and which server line failed.
     expect(JSON.stringify(json(slack[0]).blocks)).toContain(`at ${message?.issue.culprit?.replace(")", ":5)")}`);
     const teams = received("/teams", "907901174");

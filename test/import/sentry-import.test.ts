@@ -677,7 +677,11 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     // The counter continues after the highest: the next new issue here is SHOP-API-4.
     expect(here.map((r) => Number(r.next_short_id))).toEqual([4, 4, 4]);
     // Looked up by short id as Sentry's /shortids/ does: the issue that was SHOP-API-2 there.
-    const reader = await createUserWithPassword(auth, { email: `reader-${dialect}@here.test`, password: "a long test password 1", name: "R" });
+    const reader = await createUserWithPassword(auth, {
+      email: `reader-${dialect}@here.test`,
+      password: "a long test password 1",
+      name: "R",
+    });
     const local = await findOrgBySlug(db, org);
     await writeTx(db, (tx) => upsertMember(tx, { orgId: local?.id ?? 0, userId: reader.id, role: "admin", now: 1 }));
     const viewer = { userId: reader.id, email: `reader-${dialect}@here.test`, name: "R" };
