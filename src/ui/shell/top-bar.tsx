@@ -41,7 +41,7 @@ export function TopBar({
         <Link
           href={`/${current.slug}/issues`}
           aria-label="Errata home"
-          className="inline-flex min-h-7 shrink-0 items-center max-sm:[&_span>span]:hidden"
+          className="inline-flex min-h-7 min-w-7 shrink-0 items-center justify-center max-sm:[&_span>span]:hidden"
         >
           <Wordmark size="sm" />
         </Link>
