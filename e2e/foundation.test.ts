@@ -108,6 +108,9 @@ await Sentry.flush(10000);
     await expect.poll(() => page.locator("body").innerText(), { timeout: 15_000 }).toMatch(/something went wrong/i);
     const text = await page.locator("body").innerText();
     expect(text).not.toMatch(/Application error: a (client|server)-side exception/i);
+    // After an upgrade a tab runs the previous build: the page says reloading may help, and offers it.
+    expect(await page.getByTestId("reload-advice").innerText()).toMatch(/reloading the page may help/);
+    expect(await page.getByRole("button", { name: "Reload the page" }).count()).toBe(1);
     const requestId = text.match(/\b(\d{6,})\b/)?.[1];
     expect(requestId, text).toBeTruthy();
     await eventually(async () => server.logs().includes(`"digest":"${requestId}"`), 5_000, "the digest in the server log");

@@ -1,7 +1,7 @@
 /**
  * `errata send-test-event --nextjs` against a real Errata (no Next app to build): the pair lands on
  * the digest page (server first), each issue page shows the other side in "Linked digest events"
- * readable at 1920, 1280 and 390 px, and one alert to the test's webhook receiver names both sides.
+ * readable at 1920, 1280 and 390 px, and one alert (the server error's) to the test's webhook receiver names both sides.
  */
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -78,11 +78,12 @@ describe.skipIf(!chromiumAvailable())("send-test-event --nextjs", () => {
     await page.waitForURL(serverIssueUrl);
     await page.close();
 
-    // One alert names both sides: the browser half's, as the server error with its digest page.
+    // ONE alert for the pair: the server error's, naming its browser half and the digest page.
     const alerts = () => hook.received.map((r) => (JSON.parse(r.body) as { message: IssueAlert }).message);
-    const paired = await eventually(async () => alerts().find((m) => m.nextjs?.digest?.server), 30_000, "the paired alert");
-    expect(paired.nextjs?.digest).toMatchObject({ value: digest, side: "client", path: `/acme/digest/${digest}` });
-    expect(paired.nextjs?.digest?.server?.title).toContain("Checkout total could not be computed");
+    const paired = await eventually(async () => alerts().find((m) => m.nextjs?.digest?.browser), 30_000, "the paired alert");
+    expect(paired.nextjs?.digest).toMatchObject({ value: digest, side: "server", path: `/acme/digest/${digest}` });
+    expect(paired.issue.title).toContain("Checkout total could not be computed");
     expect(paired.path).toBe(`/acme/digest/${digest}`);
+    expect(alerts().filter((m) => m.nextjs?.digest?.value === digest)).toHaveLength(1);
   });
 });

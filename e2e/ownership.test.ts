@@ -150,6 +150,59 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
     await shoot(page, "issue-ownership");
   });
 
+  test("no rule matches: the owners box lists the frame paths tried and a path rule that would match", async () => {
+    const eventId = randomUUID().replace(/-/g, "");
+    const event = {
+      event_id: eventId,
+      platform: "node",
+      level: "error",
+      exception: {
+        values: [
+          {
+            type: "RefundRefused",
+            value: "refund window closed",
+            stacktrace: {
+              frames: [
+                { filename: "node:internal/process/task_queues", function: "run", in_app: false },
+                {
+                  filename: "/srv/shop/lib/orders/refund.mjs",
+                  abs_path: "/srv/shop/lib/orders/refund.mjs",
+                  function: "refund",
+                  in_app: true,
+                },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    expect(
+      (await fetch(ingest, { method: "POST", body: `{"event_id":"${eventId}"}\n{"type":"event"}\n${JSON.stringify(event)}` })).status,
+    ).toBe(200);
+    const issue = await eventually(
+      async () => {
+        const list = (await api("GET", "/api/0/projects/acme/shop/issues/?query=")).body as unknown as Array<Record<string, unknown>>;
+        return list?.find((i) => String(i.title).startsWith("RefundRefused"));
+      },
+      30_000,
+      "the issue",
+    );
+    await page.goto(`${server.url}/acme/issues/${issue.id}`);
+    const none = page.getByTestId("owners-none");
+    await expect.poll(async () => none.innerText(), { timeout: 30_000 }).toContain("No ownership rule matches");
+    expect(await page.getByTestId("owners-tried").innerText()).toMatch(/\/srv\/shop\/lib\/orders\/refund\.mjs\s+node:internal/);
+    expect(await page.getByTestId("owners-suggestion").innerText()).toContain("path:lib/orders/* #team");
+    // The suggestion really matches: saved as a rule, the next event of the issue finds its owner.
+    const saved = await api("PUT", "/api/0/projects/acme/shop/ownership/", {
+      raw: "# Checkout belongs to payments\npath:*/src/** pat@example.com\npath:*/checkout/* #payments\ntags.region:eu-* #payments\npath:lib/orders/* #payments",
+    });
+    expect(saved.status).toBe(200);
+    await page.reload();
+    await expect
+      .poll(async () => page.getByTestId("issue-owners").innerText(), { timeout: 30_000 })
+      .toContain("path:lib/orders/* #payments");
+  });
+
   test("CODEOWNERS: pasted, unmatched names listed, one mapped to a team", async () => {
     await page.goto(`${server.url}/acme/projects/shop/settings/ownership`);
     await page
@@ -238,6 +291,8 @@ describe.skipIf(!canRun)("ownership in the browser", () => {
 
   test("account page: the weekly summary can be turned off and on", async () => {
     await page.goto(`${server.url}/account#weekly-summary`);
+    // This server has no SMTP_HOST: the switch says so instead of promising mail.
+    expect(await page.getByTestId("weekly-summary-no-mail").innerText()).toContain("Mail is not set up on this Errata");
     const form = page.getByTestId("weekly-summary-form");
     const box = form.getByRole("checkbox", { name: "Send me the weekly summary" });
     expect(await box.isChecked()).toBe(true);

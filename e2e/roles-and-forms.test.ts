@@ -129,6 +129,19 @@ describe.skipIf(!canRun)("what each role sees, refusals said, forms that reset",
       expect(await count(page, "button", "Create token")).toBe(0);
       await page.goto(at("/settings/sso"));
       expect(await count(page, "button", /^(Save|Remove)/)).toBe(0);
+      // No organization settings are theirs: every section answers alike (import too), none is
+      // offered, and the settings page says whose they are and where their own are.
+      for (const section of ["members", "teams", "tokens", "sso", "import"]) {
+        const res = await page.goto(at(`/settings/${section}`));
+        expect(res?.status(), section).toBe(404);
+        expect(await page.getByRole("navigation", { name: "Organization settings" }).count(), section).toBe(0);
+      }
+      const index = await page.goto(at("/settings"));
+      expect(index?.status()).toBe(200);
+      expect(await page.getByTestId("no-org-settings").innerText()).toContain(`your role here is ${role}`);
+      expect(await page.getByTestId("no-org-settings").getByRole("link", { name: "your account page" }).getAttribute("href")).toBe(
+        "/account",
+      );
 
       // Projects and project settings: read-only, nothing to save, create or preview.
       await page.goto(at("/projects"));
@@ -160,6 +173,15 @@ describe.skipIf(!canRun)("what each role sees, refusals said, forms that reset",
       await page.context().close();
     });
   }
+
+  test("an admin is offered the settings an admin may use: no import (owners only)", async () => {
+    const page = await signIn("admin@example.com");
+    await page.goto(at("/settings"));
+    await page.waitForURL(/\/settings\/members$/);
+    const tabs = page.getByRole("navigation", { name: "Organization settings" }).getByRole("link");
+    expect(await tabs.allInnerTexts()).toEqual(["Members", "Teams", "Tokens", "Single sign-on"]);
+    await page.context().close();
+  });
 
   test("a refusal that happens anyway is said: a form opened by an admin, submitted after the role was lowered", async () => {
     const page = await signIn("admin@example.com");
@@ -241,6 +263,22 @@ describe.skipIf(!canRun)("what each role sees, refusals said, forms that reset",
     // the issue's case: a removal right after, and "✓ Added" still beside the list
     await team.getByRole("button", { name: "Remove admin@example.com from checkout" }).click();
     await expect.poll(() => team.getByText("✓ Added.").count(), { timeout: 1_500 }).toBe(0);
+    await page.context().close();
+  });
+
+  test("a channel to a loopback address is saved with a warning that names the setting, not a bare ✓", async () => {
+    const page = await signIn("owner@example.com");
+    await page.goto(at("/projects/web/settings/alerts"));
+    await page.locator("#channel-kind").selectOption("webhook");
+    await page.locator("#channel-name").fill("local receiver");
+    await page.locator("#channel-url").fill("http://127.0.0.1:9/hook");
+    await page.getByRole("button", { name: "Add channel" }).click();
+    const warning = page.getByTestId("new-channel").getByTestId("form-warning");
+    await warning.waitFor();
+    expect(await warning.innerText()).toMatch(
+      /Channel “local receiver” added\. Deliveries to this channel will be refused: 127\.0\.0\.1 is a loopback.*ALERTS_ALLOW_PRIVATE_WEBHOOKS=true.*ALERTS_WEBHOOK_ALLOW_HOSTS/s,
+    );
+    expect(await page.getByTestId("new-channel").getByText(/^✓/).count()).toBe(0);
     await page.context().close();
   });
 });

@@ -191,6 +191,12 @@ const EnvSchema = z.object({
   // it above ALERTS_TIMEOUT_MS).
   ALERTS_POLL_MS: int(1000),
   ALERTS_LEASE_MS: int(60_000),
+  // Next.js (issue 44): how long an alert about one side of a digest waits for the other (the
+  // browser's mirror of a server render error comes seconds later; together they are one
+  // message, sent as soon as both are in), and how long a deploy-skew alert gathers its burst
+  // before it is sent with the burst's count. 0 sends at once.
+  ALERTS_NEXTJS_PAIR_MS: int(30_000),
+  ALERTS_NEXTJS_BURST_MS: int(30_000),
   SMTP_SECURE: bool(false),
   SMTP_USER: z.string().optional(),
   SMTP_PASSWORD: z.string().optional(),
@@ -284,7 +290,13 @@ export interface Config {
   uptime: { tickMs: number; allowPrivate: boolean; allowHosts: string[] };
   sso: { allowPrivate: boolean; allowHosts: string[] };
   /** the outbound policy for requests to a Sentry server being imported from */
-  import: { allowPrivate: boolean; allowHosts: string[]; testStallAfter: string | undefined };
+  import: {
+    allowPrivate: boolean;
+    allowHosts: string[];
+    testStallAfter: string | undefined;
+    /** named when the outbound policy refuses a source address */
+    settings: { allowPrivate: string; allowHosts: string };
+  };
 }
 
 export interface SmtpConfig {
@@ -323,6 +335,11 @@ export interface RetentionConfig {
   sweepIntervalMs: number;
 }
 
+export interface NextjsHold {
+  pairMs: number;
+  burstMs: number;
+}
+
 export interface AlertsConfig {
   allowPrivateWebhooks: boolean;
   webhookAllowHosts: string[];
@@ -331,6 +348,8 @@ export interface AlertsConfig {
   backoffMs: number;
   pollMs: number;
   leaseMs: number;
+  /** ms a Next.js digest alert waits for its other side, and a deploy-skew alert for its burst */
+  nextjsHold: NextjsHold;
 }
 
 export class ConfigError extends Error {}
@@ -441,6 +460,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMs: e.ALERTS_BACKOFF_MS,
       pollMs: Math.max(10, e.ALERTS_POLL_MS),
       leaseMs: Math.max(1000, e.ALERTS_LEASE_MS),
+      nextjsHold: { pairMs: Math.max(0, e.ALERTS_NEXTJS_PAIR_MS), burstMs: Math.max(0, e.ALERTS_NEXTJS_BURST_MS) },
     },
     monitors: { tickMs: Math.max(100, e.MONITOR_TICK_MS), testClockFile: e.ERRATA_TEST_CLOCK_FILE || undefined },
     uptime: {
@@ -462,6 +482,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowHosts: e.IMPORT_ALLOW_HOSTS.split(",")
         .map((h) => h.trim())
         .filter(Boolean),
+      settings: { allowPrivate: "IMPORT_ALLOW_PRIVATE", allowHosts: "IMPORT_ALLOW_HOSTS" },
     },
   };
 }

@@ -14,7 +14,7 @@ export default function GlobalError({ error, retry, reset }: { error: unknown; r
         <script dangerouslySetInnerHTML={{ __html: THEME_BOOT_SCRIPT }} />
       </head>
       <body className="bg-bg text-fg">
-        <ErrorView digest={digestOf(error)} onRetry={() => (retry ?? reset ?? (() => window.location.reload()))()} />
+        <ErrorView digest={digestOf(error)} error={error} onRetry={() => (retry ?? reset ?? (() => window.location.reload()))()} />
       </body>
     </html>
   );

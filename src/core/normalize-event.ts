@@ -15,6 +15,7 @@ import { normalizeUnknownDepth } from "./normalize/depth";
 import { normalizeExceptions } from "./normalize/exception";
 import { normalizeExtra } from "./normalize/extra";
 import { normalizeFingerprint } from "./normalize/fingerprint";
+import { applyLegacyAliases } from "./normalize/legacy-aliases";
 import { normalizeMessage } from "./normalize/message";
 import { Notes } from "./normalize/notes";
 import { normalizeRequest } from "./normalize/request";
@@ -43,6 +44,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext, limits: Trim
   }
   // Our own namespace is never taken from the SDK.
   if ("errata" in src) delete src.errata;
+  applyLegacyAliases(src);
 
   const receivedSecs = ctx.receivedAt / 1000;
   const event = src as NormalizedEvent;

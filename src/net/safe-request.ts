@@ -29,6 +29,41 @@ export interface OutboundPolicy {
   allowPrivate: boolean;
   /** Host names (exact, case-insensitive) or CIDR ranges that are allowed even when private. */
   allowHosts: string[];
+  /** The settings that set this policy, named when it refuses an address (the operator's way out). */
+  settings?: { allowPrivate: string; allowHosts: string };
+}
+
+/** " (allowed by X=true, or the host in Y)" for a refusal's message; "" when the policy names none. */
+export function allowedBy(policy: OutboundPolicy): string {
+  const s = policy.settings;
+  return s ? `; ${s.allowPrivate}=true allows private addresses, or list the host in ${s.allowHosts}` : "";
+}
+
+/**
+ * Whether the policy would refuse `raw` as it resolves now, checked before saving a target (a
+ * webhook URL, an import source) so the operator hears it at once; the check that counts is still
+ * the one on the address connected to. Resolves to the reason, or null when it is allowed or
+ * cannot be told (not a URL, DNS failing: those are reported when it is used).
+ */
+export async function refusedTarget(raw: string, policy: OutboundPolicy, resolve: Resolver = systemResolver): Promise<string | null> {
+  let url: URL;
+  try {
+    url = parseTarget(raw);
+  } catch {
+    return null;
+  }
+  if (policy.allowPrivate) return null;
+  const hostname = url.hostname.replace(/^\[|\]$/g, "");
+  let addresses: Array<{ address: string }>;
+  try {
+    addresses = net.isIP(hostname) ? [{ address: hostname }] : await resolve(hostname);
+  } catch {
+    return null;
+  }
+  const denied = addresses.find((a) => !addressAllowed(policy, hostname, a.address));
+  if (!denied) return null;
+  const what = denied.address === hostname ? hostname : `${hostname} (${denied.address})`;
+  return `${what} is a loopback, private or link-local address, which the outbound policy refuses${allowedBy(policy)}`;
 }
 
 export interface SafeRequestInit {
@@ -137,7 +172,10 @@ export function guardedLookup(policy: OutboundPolicy, resolve: Resolver = system
         if (addresses.length === 0) return callback(new OutboundError("network", `${hostname} has no address`), "", 4);
         if (denied) {
           return callback(
-            new OutboundError("forbidden_address", `${hostname} resolves to ${denied.address}, which the outbound policy refuses`),
+            new OutboundError(
+              "forbidden_address",
+              `${hostname} resolves to ${denied.address}, which the outbound policy refuses${allowedBy(policy)}`,
+            ),
             "",
             4,
           );
@@ -178,7 +216,9 @@ function oneHop(url: URL, init: SafeRequestInit, policy: OutboundPolicy, resolve
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   // A literal address skips `lookup` in node:net, so it is judged here instead.
   if (net.isIP(hostname) && !addressAllowed(policy, hostname, hostname)) {
-    return Promise.reject(new OutboundError("forbidden_address", `${hostname} is not an address the outbound policy allows`));
+    return Promise.reject(
+      new OutboundError("forbidden_address", `${hostname} is not an address the outbound policy allows${allowedBy(policy)}`),
+    );
   }
   const transport = url.protocol === "https:" ? https : http;
   return new Promise<Hop>((resolveHop, reject) => {

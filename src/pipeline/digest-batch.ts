@@ -17,6 +17,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { Config } from "../config";
+import { DEFAULT_NEXTJS_HOLD } from "../core/alerts/nextjs-alert";
 import { isAppError } from "../core/errors";
 import type { NormalizedEvent, ProcessingNote } from "../core/event";
 import {
@@ -89,6 +90,8 @@ export interface DigestDeps {
    * and before the write transaction, so a test can merge, unmerge or delete in between.
    */
   pauseAfterMatch?: () => Promise<void>;
+  /** How long a Next.js digest alert waits for its other side, a skew alert for its burst (default 30 s each). */
+  nextjsHold?: { pairMs: number; burstMs: number };
 }
 
 export interface DigestResult {
@@ -841,6 +844,7 @@ async function recordStored(
       receivedAt: item.receivedAt,
       release,
       alert: { event, title: grouping.title, culprit: grouping.culprit, newUser, digestKey: p.nextjs.digest?.key ?? null },
+      nextjsHold: deps.nextjsHold ?? DEFAULT_NEXTJS_HOLD,
     },
     deps.now,
     deps.lifecycle,

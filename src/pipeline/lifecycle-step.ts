@@ -33,6 +33,8 @@ export interface LifecycleStepInput {
   release: string | null;
   /** the event itself, for alert rule filters and messages (src/pipeline/alerts/) */
   alert?: AlertEventFacts;
+  /** how long a Next.js alert waits for its other side or burst (none without it) */
+  nextjsHold?: { pairMs: number; burstMs: number };
 }
 
 /** Thrown when the issue was merged or deleted between lookup and update; the item is retried alone. */
@@ -63,6 +65,7 @@ export async function applyEventLifecycle(
     receivedAt: e.receivedAt,
     facts: e.alert,
     now,
+    nextjsHold: e.nextjsHold,
   });
 }
 

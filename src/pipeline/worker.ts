@@ -155,7 +155,15 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const { lifecycle } = config;
   const primary = opts.digestOnly !== true;
   const jobs = primary ? startPeriodicJobs(opts) : undefined;
-  const digestOptions = () => ({ now: now(), limits: config.limits, log, hash: sha256Hex, lifecycle, symbolicate: sourcemaps.symbolicate });
+  const digestOptions = () => ({
+    now: now(),
+    limits: config.limits,
+    log,
+    hash: sha256Hex,
+    lifecycle,
+    symbolicate: sourcemaps.symbolicate,
+    nextjsHold: config.alerts?.nextjsHold,
+  });
   while (!signal.aborted) {
     try {
       // Late source maps: one thread looks for due jobs (a job is claimed, so two would be safe too).
@@ -263,7 +271,11 @@ async function startPeriodicJobs(opts: WorkerOptions): Promise<void> {
   const uptime = config.uptime
     ? runUptimeLoop({
         db,
-        policy: { allowPrivate: config.uptime.allowPrivate, allowHosts: config.uptime.allowHosts },
+        policy: {
+          allowPrivate: config.uptime.allowPrivate,
+          allowHosts: config.uptime.allowHosts,
+          settings: { allowPrivate: "UPTIME_ALLOW_PRIVATE", allowHosts: "UPTIME_ALLOW_HOSTS" },
+        },
         now: monitorNow,
         publicUrl: config.publicUrl ?? "",
         log: log.child({ job: "uptime" }),

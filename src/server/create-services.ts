@@ -4,6 +4,7 @@
  * writes with it (membership, token scopes, team visibility; nothing crosses organizations).
  */
 import type { Config } from "../config";
+import { WEBHOOK_POLICY_SETTINGS } from "../core/alerts/types";
 import type { Logger } from "../log";
 import { createMailer } from "../net/mailer";
 import type { Db } from "../storage/db";
@@ -189,11 +190,16 @@ export function createServices(deps: {
       projectOrThrow: access.projectOrThrow,
       requireScope,
       emailConfigured: config.smtp !== null,
+      webhookPolicy: {
+        allowPrivate: config.alerts.allowPrivateWebhooks,
+        allowHosts: config.alerts.webhookAllowHosts,
+        settings: WEBHOOK_POLICY_SETTINGS,
+      },
     }),
     ownership: createOwnershipServices({ db, now, membershipOrThrow, projectOrThrow: access.projectOrThrow, requireScope }),
     codeowners: createCodeownersServices({ db, now, membershipOrThrow, projectOrThrow: access.projectOrThrow }),
     trackers: createTrackerServices({ db, now, publicUrl: config.publicUrl, access }),
-    weeklySummary: createWeeklySummaryServices({ db, now }),
+    weeklySummary: createWeeklySummaryServices({ db, now, mailConfigured: config.smtp !== null }),
 
     eventApi: createEventApi({
       db,

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { IssueAlert } from "../../src/core/alerts/message";
 import { summariseHeld } from "../../src/pipeline/alerts/delivery-loop";
+import { fromSentryRule, sentryRule } from "../../src/server/sentry-api/shapes/alert-rule";
 import { dialects } from "../helpers/test-db";
 import { codeOf, MINUTE } from "../lifecycle/helpers";
 import { type AlertWorld, createAlertWorld } from "./helpers";
@@ -244,5 +245,43 @@ describe.each(await dialects())("alert triggers on %s", (dialect) => {
     expect(digest.held.map((h: { title: string }) => h.title)).toEqual(["AlertError: cap-2", "AlertError: cap-3", "AlertError: cap-4"]);
     expect(await summariseHeld(w.db, w.clock.now)).toBe(0);
     await off(id);
+  });
+
+  test('Sentry\'s actionMatch "all" is stored, read back and applied: a regression alone does not fire, a regression within a burst does', async () => {
+    const body = {
+      name: "regressions that burst",
+      actionMatch: "all",
+      filterMatch: "all",
+      frequency: 0,
+      conditions: [
+        { id: "sentry.rules.conditions.regression_event.RegressionEventCondition" },
+        { id: "sentry.rules.conditions.event_frequency.EventFrequencyCondition", value: 2, interval: "1h" },
+      ],
+      filters: [],
+      actions: [{ id: "errata.rules.actions.NotifyChannelAction", channelId }],
+    };
+    const all = (await w.services.alerts.createRule(w.admin, "acme", "web", fromSentryRule(body))).id;
+    const any = (await w.services.alerts.createRule(w.admin, "acme", "web", fromSentryRule({ ...body, actionMatch: "any" }))).id;
+    const read = (await w.services.alerts.overview(w.owner, "acme", "web")).rules.find((r) => r.id === all);
+    expect(read && sentryRule(read).actionMatch).toBe("all");
+    expect(await codeOf((async () => fromSentryRule({ ...body, actionMatch: "none" }))())).toBe("validation_failed");
+
+    await w.sendEvents({ message: "all-1" });
+    const issue = await w.issueOf("all-1");
+    tick();
+    await w.services.issueActions.update(w.member, "acme", issue, { status: "resolved" });
+    tick();
+    // The regression (2nd event): "any" fires, "all" waits for more than 2 events in the hour.
+    await w.sendEvents({ message: "all-1" });
+    expect((await of(any)).map((n) => n.trigger)).toEqual(["regression"]);
+    expect(await of(all)).toEqual([]);
+    tick();
+    await w.services.issueActions.update(w.member, "acme", issue, { status: "resolved" });
+    tick();
+    // The 3rd event regresses again and crosses "more than 2 in 1h": both hold on this event.
+    await w.sendEvents({ message: "all-1" });
+    expect((await of(all)).map((n) => n.trigger)).toEqual(["regression"]);
+    await off(all);
+    await off(any);
   });
 });

@@ -68,6 +68,7 @@ describe.each(await dialects())("crash-free alerts on %s", (dialect) => {
       unignored: false,
       frequency: null,
       crashFree: { belowPercent: 95, minSessions: 50 },
+      match: "any",
     });
     await w.sendSessions(...sessions(40, { release: "web@1.0.0" }), ...sessions(30, { release: "web@1.0.0", end: "crashed" }));
     const rows = await ruleRows();

@@ -187,7 +187,22 @@ describe.each(await dialects())("alert delivery on %s", (dialect) => {
   test("outbound policy: private and loopback webhooks are refused unless allowed", async () => {
     const strict: SendDeps = { ...deps, alerts: { ...deps.alerts, allowPrivateWebhooks: false, webhookAllowHosts: [] } };
     const before = rx.received.length;
-    const loop = await channel("webhook", { url: `${rx.url}/private` });
+    // Saved, but the save says the delivery loop will refuse it and which setting allows it.
+    const saved = await w.services.alerts.createChannel(w.admin, "acme", "web", {
+      kind: "webhook",
+      name: "loopback",
+      config: { url: `${rx.url}/private` },
+    });
+    expect(saved.warning).toMatch(/^Deliveries to this channel will be refused: 127\.0\.0\.1 is a loopback, private or link-local address/);
+    expect(saved.warning).toContain("ALERTS_ALLOW_PRIVATE_WEBHOOKS=true");
+    expect(saved.warning).toContain("ALERTS_WEBHOOK_ALLOW_HOSTS");
+    const loop = saved.id;
+    const publicOne = await w.services.alerts.createChannel(w.admin, "acme", "web", {
+      kind: "teams",
+      name: "public",
+      config: { url: "https://203.0.113.9.nip.invalid/hook" },
+    });
+    expect(publicOne.warning).toBeNull();
     const named = await channel("slack", { url: `${rx.url.replace("127.0.0.1", "localhost")}/private-named` });
     const meta = await channel("webhook", { url: "http://169.254.169.254/latest/meta-data" });
     await w.services.alerts.createRule(w.admin, "acme", "web", {
@@ -203,6 +218,8 @@ describe.each(await dialects())("alert delivery on %s", (dialect) => {
       ["failed", 1, "forbidden_address"],
       ["failed", 1, "forbidden_address"],
     ]);
+    // "Send a test"'s failure names the setting too.
+    expect(rows.every((n) => n.lastError?.includes("ALERTS_ALLOW_PRIVATE_WEBHOOKS=true"))).toBe(true);
     expect(rx.received.slice(before).filter((r) => r.path.startsWith("/private"))).toHaveLength(0);
     // an allow-list entry lets exactly that range through
     const allowed: SendDeps = { ...deps, alerts: { ...deps.alerts, allowPrivateWebhooks: false, webhookAllowHosts: ["127.0.0.0/8"] } };

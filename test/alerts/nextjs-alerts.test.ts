@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { nextjsTestPair } from "../../src/cli/nextjs-test-pair";
 import { loadConfig } from "../../src/config";
 import type { AlertMessage, IssueAlert } from "../../src/core/alerts/message";
+import { DEFAULT_NEXTJS_HOLD } from "../../src/core/alerts/nextjs-alert";
 import { deliverDue } from "../../src/pipeline/alerts/delivery-loop";
 import type { SendDeps } from "../../src/pipeline/alerts/send-notification";
 import { enqueueMany } from "../../src/storage/queue/queue";
@@ -159,64 +160,97 @@ describe.each(await dialects())("Next.js alerts on %s", (dialect) => {
   };
   const received = (path: string, needle: string) => rx.received.filter((r) => r.path === path && r.body.includes(needle));
 
-  test("the browser's #441 mirror alerts as the server error it mirrors: title, culprit, digest, the digest page; every channel shows it", async () => {
+  /** Outbox rows of the rule (generic webhook copy) with their status and due time. */
+  const rows = async (ruleId: number) =>
+    (await w.outbox())
+      .filter((n) => n.ruleId === ruleId && n.channelId === channels[0])
+      .map((n) => ({ status: n.status, due: n.nextAttemptAt, message: JSON.parse(n.payload) as IssueAlert }));
+
+  test("a server render error and its browser mirror: ONE message, the server error's, naming both; sent as soon as the mirror is in", async () => {
     const id = await rule({ triggers: { newIssue: true } });
     await send(serverError("907901174", "Invoice service refused the request"));
+    // The server error's message waits for the browser's side (ALERTS_NEXTJS_PAIR_MS).
+    const [waiting] = await rows(id);
+    expect(waiting?.due).toBe(w.clock.now + DEFAULT_NEXTJS_HOLD.pairMs);
+    await deliver();
+    expect(received("/generic", "907901174")).toEqual([]);
+
     w.clock.now += 2000;
     await send(browserMirror("907901174"));
-    const [server, mirror] = await messages(id);
-    expect(server?.issue.title).toBe("Error: Invoice service refused the request");
-    expect(server?.nextjs?.digest).toMatchObject({ value: "907901174", side: "server" });
-    expect(server?.nextjs?.digest?.browser).toBeUndefined();
-
-    const serverIssue = server?.issue.id ?? 0;
-    expect(mirror?.nextjs?.digest).toMatchObject({
+    const all = await rows(id);
+    expect(all).toHaveLength(1);
+    const [{ message, due } = { message: undefined, due: 0 }] = all;
+    expect(due).toBe(w.clock.now);
+    expect(message?.issue.title).toBe("Error: Invoice service refused the request");
+    expect(message?.issue.culprit).not.toBe("");
+    const mirrorIssue = await w.services.digests.lookup(w.owner, "acme", "907901174");
+    const browserSide = mirrorIssue.events.find((e) => e.side === "client");
+    expect(message?.nextjs?.digest).toMatchObject({
       value: "907901174",
-      side: "client",
+      side: "server",
       path: "/acme/digest/907901174",
-      server: { issueId: serverIssue, shortId: server?.issue.shortId, title: "Error: Invoice service refused the request" },
+      browser: { issueId: browserSide?.issueId, title: expect.stringContaining("Server Components render") },
     });
-    expect(mirror?.nextjs?.digest?.server?.culprit).toBe(server?.issue.culprit);
-    expect(server?.issue.culprit).not.toBe("");
-    expect(mirror?.path).toBe("/acme/digest/907901174");
+    expect(message?.path).toBe("/acme/digest/907901174");
 
     await deliver();
-    const generic = json(received("/generic", '"side":"client"')[0]);
-    expect(generic.url).toBe("https://errata.example/acme/digest/907901174");
-    const slack = json(received("/slack", "reached the browser")[0]);
-    expect(slack.text).toContain("server error reached the browser (digest 907901174): Error: Invoice service refused the request");
-    expect(JSON.stringify(slack.blocks)).toContain(`Culprit: ${server?.issue.culprit}`);
-    expect(slack.blocks.at(-1).elements[0].url).toBe("https://errata.example/acme/digest/907901174");
-    const teams = json(received("/teams", "reached the browser")[0]);
-    const card = JSON.stringify(teams.attachments[0].content);
-    expect(card).toContain(`Server error ${server?.issue.shortId}: Error: Invoice service refused the request`);
-    expect(teams.attachments[0].content.body.find((b: { type: string }) => b.type === "FactSet").facts).toContainEqual({
-      title: "Digest",
-      value: "907901174",
-    });
+    const generic = received("/generic", "907901174");
+    expect(generic).toHaveLength(1);
+    expect(json(generic[0]).url).toBe("https://errata.example/acme/digest/907901174");
+    const slack = received("/slack", "907901174");
+    expect(slack).toHaveLength(1);
+    expect(json(slack[0]).text).toBe("New issue in web: Error: Invoice service refused the request");
+    expect(JSON.stringify(json(slack[0]).blocks)).toContain(
+      `Seen in the browser as ${message?.nextjs?.digest?.browser?.shortId} (digest 907901174)`,
+    );
+    // …and which server line failed.
+    expect(JSON.stringify(json(slack[0]).blocks)).toContain(`at ${message?.issue.culprit?.replace(")", ":5)")}`);
+    const teams = received("/teams", "907901174");
+    expect(teams).toHaveLength(1);
+    const facts = json(teams[0]).attachments[0].content.body.find((b: { type: string }) => b.type === "FactSet").facts;
+    expect(facts).toContainEqual({ title: "Digest", value: "907901174" });
+    expect(facts).toContainEqual({ title: "Browser issue", value: message?.nextjs?.digest?.browser?.shortId });
     // No message shows React's minified text for the mirror.
     expect(received("/slack", "Minified React error")).toEqual([]);
     await off(id);
   });
 
-  test("browser first, then the server: the browser alert says the server side is missing, the server alert names the browser issue", async () => {
+  test("browser first, then the server: the mirror's waiting message gives way to the server error's, which names it", async () => {
     const id = await rule({ triggers: { newIssue: true } });
     await send(browserMirror("123456789"));
     w.clock.now += 1000;
     await send(serverError("123456789", "Cart total overflowed"));
-    const [mirror, server] = await messages(id);
-    expect(mirror?.nextjs?.digest).toMatchObject({ side: "client", value: "123456789" });
-    expect(mirror?.nextjs?.digest?.server).toBeUndefined();
-    expect(mirror?.path).toBe(`/acme/issues/${mirror?.issue.id}`);
-    expect(server?.nextjs?.digest?.browser).toMatchObject({ issueId: mirror?.issue.id, shortId: mirror?.issue.shortId });
+    const all = await rows(id);
+    expect(all.map((r) => [r.status, r.message.nextjs?.digest?.side])).toEqual([
+      ["paired", "client"],
+      ["pending", "server"],
+    ]);
+    const server = all[1]?.message;
+    expect(server?.nextjs?.digest?.browser).toMatchObject({ issueId: all[0]?.message.issue.id, shortId: all[0]?.message.issue.shortId });
     expect(server?.path).toBe("/acme/digest/123456789");
+    expect(all[1]?.due).toBe(w.clock.now);
     await deliver();
-    expect(received("/slack", "its server side is not in Errata yet")).toHaveLength(1);
-    expect(received("/slack", `Seen in the browser as ${mirror?.issue.shortId} (digest 123456789)`)).toHaveLength(1);
+    expect(received("/slack", "123456789")).toHaveLength(1);
+    expect(received("/slack", "its server side is not in Errata yet")).toEqual([]);
+    expect(received("/slack", `Seen in the browser as ${all[0]?.message.issue.shortId} (digest 123456789)`)).toHaveLength(1);
     await off(id);
   });
 
-  test("a deploy-skew burst after a release: one message per rule naming the release, the count, the minutes and the advice", async () => {
+  test("no mirror within the hold: the server error's message leaves alone; a mirror after it adds no second message", async () => {
+    const id = await rule({ triggers: { newIssue: true } });
+    await send(serverError("555000111", "Stock service timed out"));
+    w.clock.now += DEFAULT_NEXTJS_HOLD.pairMs;
+    await deliver();
+    expect(received("/slack", "Stock service timed out")).toHaveLength(1);
+    w.clock.now += 5000;
+    await send(browserMirror("555000111"));
+    await deliver();
+    expect(received("/slack", "555000111")).toHaveLength(1);
+    expect((await rows(id)).map((r) => r.status)).toEqual(["sent"]);
+    await off(id);
+  });
+
+  test("a deploy-skew burst after a release: one message per rule, sent after the hold with the burst's count, the minutes and the advice", async () => {
     const newIssue = await rule({ triggers: { newIssue: true } });
     // "More than 2 events in 10 minutes": fires on the third.
     const burst = await rule({ triggers: { frequency: { events: 2, users: 0, minutes: 10 } } });
@@ -226,28 +260,33 @@ describe.each(await dialects())("Next.js alerts on %s", (dialect) => {
       filters: { tags: [{ key: "errata.class", op: "equals", value: "deploy-skew" }] },
     });
     await send(chunkError("shop@3.0.0", 101, "u1"));
+    // Stale tabs hit the deploy within the first minute and a half.
     for (const [i, user] of ["u2", "u3", "u4"].entries()) {
-      w.clock.now += MINUTE;
+      w.clock.now += 25_000;
       await send(chunkError("shop@3.0.0", 200 + i, user));
     }
     await send({ message: "an ordinary error", platform: "javascript", sdk: NEXT_SDK });
 
     const first = await messages(newIssue);
     expect(first.filter((m) => m.nextjs?.skew)).toHaveLength(1);
-    expect(first[0]?.nextjs?.skew).toMatchObject({ release: "shop@3.0.0", users: 1, events: 1 });
+    expect(await messages(burst)).toHaveLength(1);
+    expect((await messages(skewOnly)).map((m) => Boolean(m.nextjs?.skew))).toEqual([true]);
 
-    const spikes = await messages(burst);
-    expect(spikes).toHaveLength(1);
-    expect(spikes[0]?.nextjs?.skew).toEqual({ release: "shop@3.0.0", users: 3, events: 3, minutes: 2 });
-
-    const only = await messages(skewOnly);
-    expect(only.map((m) => Boolean(m.nextjs?.skew))).toEqual([true]);
-
+    w.clock.now += DEFAULT_NEXTJS_HOLD.burstMs;
     await deliver();
     const slack = rx.received.filter((r) => r.path === "/slack" && r.body.includes("Deploy skew after release shop@3.0.0"));
-    expect(slack.map((r) => json(r).text)).toContain("Deploy skew after release shop@3.0.0 in web: 3 users hit stale chunks in 2 minutes");
+    // Each rule's message tells the whole burst: 4 users in 2 minutes (75 s), not its first event.
+    expect(slack.map((r) => json(r).text)).toEqual(
+      Array(3).fill("Deploy skew after release shop@3.0.0 in web: 4 users hit stale chunks in 2 minutes"),
+    );
     expect(slack.every((r) => r.body.includes("deploymentId") && r.body.includes("skew protection"))).toBe(true);
-    expect(slack).toHaveLength(3);
+    // The outbox keeps what was sent.
+    expect((await messages(newIssue)).find((m) => m.nextjs?.skew)?.nextjs?.skew).toEqual({
+      release: "shop@3.0.0",
+      users: 4,
+      events: 4,
+      minutes: 2,
+    });
     for (const id of [newIssue, burst, skewOnly]) await off(id);
   });
 
@@ -290,8 +329,11 @@ describe.each(await dialects())("Next.js alerts on %s", (dialect) => {
     const found = await w.services.digests.lookup(w.owner, "acme", pair.digest);
     expect(found.events.map((e) => e.side)).toEqual(["server", "client"]);
     expect(found.events[0]?.issueTitle).toBe("Error: Test server error from the CLI");
-    const [, mirror] = await messages(id);
-    expect(mirror?.nextjs?.digest?.server?.title).toBe("Error: Test server error from the CLI");
+    // One message: the server error's, naming its browser half.
+    const all = await messages(id);
+    expect(all).toHaveLength(1);
+    expect(all[0]?.issue.title).toBe("Error: Test server error from the CLI");
+    expect(all[0]?.nextjs?.digest?.browser?.title).toContain("Server Components render");
     // Two runs: two digests, never mixed.
     const again = nextjsTestPair("Test server error from the CLI", w.clock.now);
     expect(again.digest).not.toBe(pair.digest);

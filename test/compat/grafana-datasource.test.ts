@@ -301,22 +301,27 @@ describe.each(await dialects())("Grafana's Sentry data source on %s", (dialect) 
     token = seeded.token;
     webId = seeded.projectId;
     const apiDsn = new URL(await server.cli("project", "create", "--org", "acme", "--name", "api", "--platform", "python"));
-    const t = Date.now() / 1000;
+    // Every event at the seeded event's own time: series are per hour, and the same user's two
+    // production events on either side of an hour boundary would count that user twice.
+    const t = seeded.eventTimestamp;
     // web: 2 in production (the seeded one + 1), 1 in staging; api: 1 in production, 1 in staging.
     const sent = [
-      await sendEnvelope(seeded.dsn, { timestamp: t - 60 }),
+      await sendEnvelope(seeded.dsn, { timestamp: t }),
       await sendEnvelope(seeded.dsn, {
+        timestamp: t,
         environment: "staging",
         tags: { region: "us-east" },
         exception: { values: [{ type: "RangeError", value: "Invalid array length" }] },
       }),
       await sendEnvelope(apiDsn, {
+        timestamp: t,
         platform: "python",
         environment: "production",
         tags: { region: "us-east", worker: "w1" },
         exception: { values: [{ type: "KeyError", value: "'user'" }] },
       }),
       await sendEnvelope(apiDsn, {
+        timestamp: t,
         platform: "python",
         environment: "staging",
         tags: { region: "eu-west", worker: "w2" },

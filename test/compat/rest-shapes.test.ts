@@ -257,6 +257,33 @@ describe.each(await dialects())("Sentry REST shapes on %s", (dialect) => {
     expect(detail).toMatchObject({ slug: "web", platform: "node", organization: { slug: "acme" } });
     expect((await api("GET", "/api/0/projects/acme/nope/")).status).toBe(404);
   });
+  test("groupingConfig: unknown configs refused by name, Errata's and Sentry's names applied; grouping-info in Sentry's shape", async () => {
+    const admin = await server.cli("token", "create", "--email", "dev@example.com", "--scopes", "project:read,project:write,event:read");
+    const put = (groupingConfig: string) => api("PUT", "/api/0/projects/acme/bulk/", { groupingConfig }, admin);
+    const bad = await put("v9");
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("groupingConfig");
+    expect(JSON.stringify(bad.body)).toContain("newstyle:2023-01-11");
+    expect((await api("GET", "/api/0/projects/acme/bulk/")).body.groupingConfig).toBe("v3");
+    expect((await put("newstyle:2019-10-29")).body.groupingConfig).toBe("v2");
+    expect((await put("legacy:2019-03-12")).body.groupingConfig).toBe("v1");
+    expect((await put("newstyle:2023-01-11")).body.groupingConfig).toBe("v3");
+
+    // The "why grouped here" of a stack-trace event: app and system variants, their hashes the issue's.
+    const issueId = await send("grouped how", { fingerprint: undefined });
+    const latest = (await api("GET", `/api/0/organizations/acme/issues/${issueId}/events/latest/`)).body;
+    const info = await api("GET", `/api/0/projects/acme/web/events/${latest.eventID}/grouping-info/`);
+    expect(info.status).toBe(200);
+    const hashes = ((await api("GET", `/api/0/organizations/acme/issues/${issueId}/hashes/`)).body as Json[]).map((h) => h.id);
+    const contributing = Object.values(info.body as Record<string, Json>).filter((v) => v.contributes);
+    expect(contributing.length).toBeGreaterThan(0);
+    for (const v of contributing) expect(hashes).toContain(v.hash);
+    expect(info.body.app).toMatchObject({ type: "component", description: "exception — in-app frames", config: { id: "v3" } });
+    expect((info.body.app.component as { values: string[] }).values).toContain("type=ShapeError");
+    expect((await api("GET", `/api/0/projects/acme/web/events/${"0".repeat(32)}/grouping-info/`)).status).toBe(404);
+    expect((await api("GET", `/api/0/projects/acme/bulk/events/${latest.eventID}/grouping-info/`)).status).toBe(404);
+  });
+
   test("usage stats from the outcome counters: project stats and stats_v2, with their errors named", async () => {
     await send("counted for usage");
     const v2 = await api(

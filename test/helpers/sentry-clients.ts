@@ -29,6 +29,8 @@ export interface Seeded {
   issueId: string;
   shortId: string;
   userId: string;
+  /** the seeded event's timestamp (unix seconds): data meant for the same time bucket goes here */
+  eventTimestamp: number;
   /** GET/PUT/POST on the REST API with the token; JSON body */
   // biome-ignore lint/suspicious/noExplicitAny: response bodies of many shapes, checked by the assertions
   api(method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any }>;
@@ -67,6 +69,7 @@ export async function seedAcme(server: TestServer): Promise<Seeded> {
     issueId: String(event.groupID),
     shortId: String(issue.shortId),
     userId: String(me.id),
+    eventTimestamp: Date.parse(event.dateCreated) / 1000,
     api,
   };
 }

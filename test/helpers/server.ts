@@ -15,6 +15,13 @@ export const ROOT = path.resolve(import.meta.dirname, "../..");
 export const CLI = path.join(ROOT, "dist", "cli.mjs");
 export const CHROMIUM = process.env.ERRATA_CHROMIUM ?? "/usr/bin/chromium";
 
+/** libfaketime's settings of this process (empty when it runs on the real clock). */
+export function shiftedClockEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => (e[0] === "LD_PRELOAD" || e[0].startsWith("FAKETIME")) && !!e[1]),
+  );
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -60,6 +67,8 @@ export async function startServer(
     LOGIN_ACCOUNT_LOCK_ATTEMPTS: "100000",
     LOGIN_BACKOFF_AFTER: "0",
     ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}),
+    // A run under libfaketime (scripts/clock-boundary.sh) shifts the server's clock with the test's.
+    ...shiftedClockEnv(),
     ...opts.env,
   };
   let output = "";

@@ -20,6 +20,7 @@ import { loadConfig } from "../../src/config";
 import { AppError } from "../../src/core/errors";
 import type { ImportReport } from "../../src/core/import/sentry";
 import { createLogger } from "../../src/log";
+import type { OutboundPolicy } from "../../src/net/safe-request";
 import { type Auth, createAuth, createUserWithPassword, migrateAuth } from "../../src/server/auth/auth";
 import { createServices } from "../../src/server/create-services";
 import { createImportServices, type SentryImportInput } from "../../src/server/import/sentry-import";
@@ -49,7 +50,7 @@ const execFileP = promisify(execFile);
 const OPEN_POLICY = { allowPrivate: true, allowHosts: [] };
 const failNoMembership = () => Promise.reject(new AppError("forbidden"));
 
-function importer(db: Db, policy = OPEN_POLICY) {
+function importer(db: Db, policy: OutboundPolicy = OPEN_POLICY) {
   return createImportServices({ db, now: Date.now, policy, invitationDays: 7, authorize: failNoMembership });
 }
 
@@ -566,7 +567,9 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     const input: SentryImportInput = { url: source.url, token, org: "acme", issues: true, since: "30d" };
     const first = await importer(db).importAsOperator(input);
     const entry = first.entries.find((e) => e.kind === "issue" && e.name === `web/${sourceIssue.shortId}`);
-    expect(entry).toMatchObject({ action: "created", note: "1 latest event" });
+    expect(entry).toMatchObject({ action: "created" });
+    // The source's issue is newer than the old-DSN event here (the first test), which took its number.
+    expect(entry?.note).toMatch(/^1 latest event; short id WEB-\d+ was taken here by an issue that arrived first: a new number was given$/);
     expect(first.entries.filter((e) => e.kind !== "issue").every((e) => e.action === "unchanged")).toBe(true);
     const imported = (await snapshot(db, "acme"))?.issues.find((i) => i.source_key === `web/${sourceIssue.id}`);
     expect(imported).toMatchObject({
@@ -607,6 +610,88 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     expect(second.entries.find((e) => e.kind === "issue" && e.name === `web/${sourceIssue.shortId}`)?.action).toBe("unchanged");
     expect(second.entries.every((e) => e.action === "unchanged")).toBe(true);
     expect(await snapshot(db, "acme")).toEqual(before);
+  }, 300_000);
+
+  test("--issues keeps every short id and the project's counter, whatever order the source lists them in", async () => {
+    // An organization of this run's own on the source: the other tests import "acme" whole.
+    const org = `shopco-${dialect}`;
+    const email = `owner@${org}.test`;
+    await source.cli("user", "create", "--email", email, "--password", "a long test password 1", "--org", org, "--name", "Owner");
+    const dsn = new URL(await source.cli("project", "create", "--org", org, "--name", "Shop API", "--platform", "node"));
+    const orgToken = await source.cli("token", "create", "--email", email, "--scopes", "org:read,project:read,member:read,event:read");
+    const store = async (message: string) => {
+      const res = await fetch(`${dsn.protocol}//${dsn.host}/api${dsn.pathname}/store/`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-sentry-auth": `Sentry sentry_key=${dsn.username}, sentry_version=7` },
+        body: JSON.stringify({ platform: "node", fingerprint: [message], exception: { values: [{ type: "Error", value: message }] } }),
+      });
+      expect(res.status).toBe(200);
+    };
+    type Row = { shortId: string; title: string };
+    const sourceIssues = async (n: number) =>
+      eventually(
+        async () => {
+          const res = await fetch(`${source.url}/api/0/projects/${org}/shop-api/issues/?query=`, {
+            headers: { authorization: `Bearer ${orgToken}` },
+          });
+          const rows = (await res.json()) as Row[];
+          return rows.length === n ? rows : undefined;
+        },
+        60_000,
+        `${n} issues on the source`,
+      );
+    // Created one after the other (SHOP-API-1, -2, -3), each digested before the next.
+    for (const [i, message] of ["checkout first", "checkout second", "checkout third"].entries()) {
+      await store(message);
+      await sourceIssues(i + 1);
+    }
+    // The first is seen again: the source lists it first (last seen), then the third, the second.
+    await store("checkout first");
+    const listed = await eventually(
+      async () => {
+        const rows = await sourceIssues(3);
+        return rows[0]?.title.includes("checkout first") ? rows : undefined;
+      },
+      60_000,
+      "the first issue seen last",
+    );
+    expect(listed.map((r) => r.shortId)).toEqual(["SHOP-API-1", "SHOP-API-3", "SHOP-API-2"]);
+
+    const report = await importer(db).importAsOperator({ url: source.url, token: orgToken, org, issues: true, since: "30d" });
+    expect(report.entries.filter((e) => e.kind === "issue").map((e) => [e.name, e.action, e.note])).toEqual([
+      ["shop-api/SHOP-API-1", "created", "2 latest events"],
+      ["shop-api/SHOP-API-3", "created", "1 latest event"],
+      ["shop-api/SHOP-API-2", "created", "1 latest event"],
+    ]);
+    const here = await db.kysely
+      .selectFrom("issues as i")
+      .innerJoin("projects as p", "p.id", "i.project_id")
+      .innerJoin("organizations as o", "o.id", "p.org_id")
+      .select(["i.title", "i.short_id", "p.next_short_id"])
+      .where("o.slug", "=", org)
+      .orderBy("i.short_id")
+      .execute();
+    // Every short id as on the source, so SHOP-API-2 in an old ticket opens the same issue here.
+    const sourceNumber = new Map(listed.map((r) => [r.title, Number(r.shortId.split("-").pop())]));
+    expect(here.map((r) => [r.title, Number(r.short_id)])).toEqual([...sourceNumber].sort((a, b) => a[1] - b[1]));
+    // The counter continues after the highest: the next new issue here is SHOP-API-4.
+    expect(here.map((r) => Number(r.next_short_id))).toEqual([4, 4, 4]);
+    // Looked up by short id as Sentry's /shortids/ does: the issue that was SHOP-API-2 there.
+    const reader = await createUserWithPassword(auth, {
+      email: `reader-${dialect}@here.test`,
+      password: "a long test password 1",
+      name: "R",
+    });
+    const local = await findOrgBySlug(db, org);
+    await writeTx(db, (tx) => upsertMember(tx, { orgId: local?.id ?? 0, userId: reader.id, role: "admin", now: 1 }));
+    const viewer = { userId: reader.id, email: `reader-${dialect}@here.test`, name: "R" };
+    const found = await services.issueRedirects.byShortId(viewer, org, "SHOP-API-2");
+    const title = await db.kysely
+      .selectFrom("issues")
+      .select("title")
+      .where("id", "=", found?.issueId ?? 0)
+      .executeTakeFirst();
+    expect(title?.title).toContain("checkout second");
   }, 300_000);
 
   test("the settings page's runs: owners only; progress and report in the run row; the token in none", async () => {
@@ -687,7 +772,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         "created release ios@2.0.0",
         "created release payments@1.4.0",
         // IOS-APP-3 was last seen 60 days ago: outside --since 30d.
-        "created issue ios-app/IOS-APP-7",
+        "created issue ios-app/IOS-APP-1A",
         "created ownership ios-app",
         "skipped ownership payments",
       ].sort(),
@@ -752,6 +837,9 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
       { project: "ios-app", raw: "path:src/ios/* #mobile-team", fallthrough: 0, auto_assignment: "suspect", codeowners_auto_sync: 1 },
     ]);
     expect(notesOf("ownership", "payments")).toMatch(/carol@globex\.test not members here yet/);
+    // Sentry writes its 42nd issue IOS-APP-1A (base 32): Errata cannot show that, so the issue gets
+    // a number above the source's highest (42) and the old id stays an alias for it.
+    expect(notesOf("issue", "ios-app/IOS-APP-1A")).toMatch(/IOS-APP-1A \(Sentry's base 32\) is IOS-APP-43 here; the old id still finds it/);
     // Alert rules: what moved, with which channels; what did not, and why (the report says it).
     const ruleNotes = Object.fromEntries(r.entries.filter((e) => e.kind === "alert_rule").map((e) => [e.name, e.note ?? ""]));
     expect(ruleNotes["ios-app/Send a notification for high priority issues"]).toMatch(/no issue priority/);
@@ -772,7 +860,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
         project: "ios-app",
         name: "New or regressed crash on iPhone in production",
         enabled: 1,
-        triggers: { newIssue: true, regression: true, unignored: false, frequency: null, crashFree: null },
+        triggers: { newIssue: true, regression: true, unignored: false, frequency: null, crashFree: null, match: "any" },
         filters: {
           environments: ["production"],
           levels: ["error", "fatal"],
@@ -796,6 +884,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
           unignored: false,
           frequency: { events: 100, users: 20, minutes: 60 },
           crashFree: null,
+          match: "any",
         },
         channels: ['email {"to":["ada@globex.test"]}', 'email {"to":["carol@globex.test"]}'],
         throttle: 30,
@@ -922,6 +1011,8 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
     expect(await errorCode(services.imports.importInto(viewer, { ...input, into: "globex-here" }))).toBe("forbidden");
     await writeTx(db, (tx) => upsertMember(tx, { orgId: here?.id ?? 0, userId: user.id, role: "owner", now: 1 }));
     const again = await services.imports.importInto(viewer, { ...input, into: "globex-here" });
+    expect((await services.issueRedirects.byShortId(viewer, "globex-here", "IOS-APP-1A"))?.project.slug).toBe("ios-app");
+    expect(await services.issueRedirects.byShortId(viewer, "globex-here", "IOS-APP-1B")).toBeNull();
     // Unchanged, but for what never moves (the two rules Errata cannot express, said again).
     expect(again.entries.filter((e) => e.action !== "unchanged").map((e) => `${e.action} ${e.name}`)).toEqual([
       "skipped ios-app/Send a notification for high priority issues",
@@ -970,7 +1061,7 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
           "ios-app/Spike",
           "ios@2.0.0",
           "payments@1.4.0",
-          "ios-app/IOS-APP-7",
+          "ios-app/IOS-APP-1A",
         ]);
         expect(await snapshot(freshDb, "globex-here")).toEqual(snap);
       } finally {
@@ -995,6 +1086,29 @@ describe.each(await dialects())("import from Sentry's API (%s)", (dialect) => {
       .orderBy("teams.slug")
       .execute();
     expect(carolTeams.map((t) => t.slug)).toEqual(["backend", "mobile-team"]);
+
+    // Ada's imported invitation (owner, mobile-team) answered by the operator instead: `errata user
+    // create` makes her the owner, and the invitation is no longer pending beside her.
+    await services.operator.createOwner({ email: "ada@globex.test", password: "a long test password 3", orgSlug: "globex-here" });
+    const ada = (await listMembers(db, here?.id ?? 0)).find((m) => m.email === "ada@globex.test");
+    expect(ada?.role).toBe("owner");
+    const invited = await db.kysely
+      .selectFrom("invitations")
+      .select(["email", "accepted_at", "accepted_user_id"])
+      .where("org_id", "=", here?.id ?? 0)
+      .where("email", "=", "ada@globex.test")
+      .execute();
+    expect(invited.map((i) => [i.accepted_at !== null, i.accepted_user_id])).toEqual([[true, ada?.userId]]);
+    const pending = await services.members.pendingInvitations(viewer, "globex-here");
+    expect(pending.map((i) => i.email)).not.toContain("ada@globex.test");
+    expect(pending.map((i) => i.email)).toContain("bob@globex.test");
+    const adaTeams = await db.kysely
+      .selectFrom("team_members")
+      .innerJoin("teams", "teams.id", "team_members.team_id")
+      .select("teams.slug")
+      .where("team_members.user_id", "=", ada?.userId ?? "")
+      .execute();
+    expect(adaTeams.map((t) => t.slug)).toContain("mobile-team");
   }, 300_000);
 });
 
@@ -1032,9 +1146,16 @@ describe.each(await dialects())("bad input is refused whole (%s)", (dialect) => 
     const replayInput = { url: replay.url, token: REPLAY_TOKEN, org: "globex" };
     expect(await errorCode(importer(db).importAsOperator({ ...replayInput, url: "http://127.0.0.1:1" }))).toBe("import_source_unreachable");
     expect(await errorCode(importer(db).importAsOperator({ ...replayInput, url: "not a url" }))).toBe("import_source_unreachable");
-    expect(await errorCode(importer(db, { allowPrivate: false, allowHosts: [] }).importAsOperator(replayInput))).toBe(
-      "import_source_unreachable",
-    );
+    // The installation's own policy (IMPORT_ALLOW_PRIVATE unset): refused, and the message names the setting.
+    const refused = await importer(db, loadConfig({}).import)
+      .importAsOperator(replayInput)
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(refused instanceof AppError && refused.code).toBe("import_source_unreachable");
+    expect(String((refused as Error).message)).toContain("IMPORT_ALLOW_PRIVATE=true");
+    expect(String((refused as Error).message)).toContain("IMPORT_ALLOW_HOSTS");
     expect(await errorCode(importer(db).importAsOperator({ url: source.url, token: "errata_wrong", org: "acme" }))).toBe(
       "import_source_unauthorized",
     );

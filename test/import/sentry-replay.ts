@@ -296,7 +296,7 @@ export function iosIssues() {
     {
       ...base,
       id: "5001",
-      shortId: "IOS-APP-7",
+      shortId: "IOS-APP-1A",
       title: "TypeError: undefined is not an object",
       culprit: "AppDelegate in didFinishLaunching",
       level: "error",

@@ -65,6 +65,12 @@ export default async function AccountPage() {
         title="Weekly summary"
         description="Every Monday, one email per organization about your teams' projects: new issues, regressions, the busiest issues and crash-free sessions per release."
       >
+        {s.weeklySummary.mailConfigured() ? null : (
+          <p className="mb-2 text-[12.5px] text-fg-muted" data-testid="weekly-summary-no-mail">
+            Mail is not set up on this Errata (no <code>SMTP_HOST</code>), so no summary is sent until whoever runs it configures outgoing
+            mail; your choice here is kept for then.
+          </p>
+        )}
         <SettingsForm action={weeklySummaryAction} hidden={{}} canManage testId="weekly-summary-form">
           <label className="flex items-center gap-2">
             <input type="checkbox" name="weeklySummary" defaultChecked={weekly} /> Send me the weekly summary

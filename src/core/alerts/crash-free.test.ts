@@ -74,7 +74,14 @@ describe("crash-free latch", () => {
 describe("crash-free rule input", () => {
   test("defaults, bounds and hundredths", () => {
     const r = parseRuleInput({ name: "R", triggers: { crashFree: {} } }, NOW);
-    expect(r.triggers).toEqual({ newIssue: false, regression: false, unignored: false, frequency: null, crashFree: DEFAULT_CRASH_FREE });
+    expect(r.triggers).toEqual({
+      newIssue: false,
+      regression: false,
+      unignored: false,
+      frequency: null,
+      crashFree: DEFAULT_CRASH_FREE,
+      match: "any",
+    });
     expect(DEFAULT_CRASH_FREE).toEqual({ belowPercent: 95, minSessions: 50 });
     expect(
       parseRuleInput({ name: "R", triggers: { crashFree: { belowPercent: 99.955, minSessions: 1 } } }, NOW).triggers.crashFree,

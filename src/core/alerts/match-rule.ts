@@ -26,6 +26,32 @@ export function lifecycleTrigger(rule: Pick<AlertRule, "triggers">, facts: Lifec
 }
 
 /**
+ * The trigger an event fires for the rule, given the frequency window's outcome for this event
+ * (`fired`: crossed the threshold now; `holds`: over it within the current window).
+ * "any" (Sentry's actionMatch any, the default): the first trigger that holds — a lifecycle
+ * trigger, else the frequency crossing. "all": every issue trigger the rule sets must hold for
+ * this very event (as Sentry's actionMatch all evaluates its conditions on one event); the
+ * release-level crash-free trigger is evaluated on its own and never takes part.
+ */
+export function ruleTrigger(
+  rule: Pick<AlertRule, "triggers">,
+  facts: LifecycleFacts,
+  frequency: { fired: boolean; holds: boolean },
+): TriggerKind | undefined {
+  const t = rule.triggers;
+  if (t.match !== "all") return lifecycleTrigger(rule, facts) ?? (frequency.fired ? "frequency" : undefined);
+  const conditions: Array<[set: boolean, holds: boolean, kind: TriggerKind]> = [
+    [t.newIssue, facts.created, "new_issue"],
+    [t.regression, facts.regressed, "regression"],
+    [t.unignored, facts.unignored, "unignored"],
+    [t.frequency !== null, frequency.holds, "frequency"],
+  ];
+  const set = conditions.filter(([on]) => on);
+  if (set.length === 0 || !set.every(([, holds]) => holds)) return undefined;
+  return set[0]?.[2];
+}
+
+/**
  * One step of the frequency window on the issue's own counters (the digest keeps event and user
  * counts on the issue; no event scan). A window opens at the first event after the previous one
  * ended; it fires once when the counts since its start exceed the threshold ("more than N events",

@@ -41,6 +41,12 @@ export interface NextjsAlert {
   react?: { code: number; message: string };
 }
 
+/**
+ * How long a digest alert waits for its other side (ALERTS_NEXTJS_PAIR_MS) and a deploy-skew
+ * alert for its burst (ALERTS_NEXTJS_BURST_MS) when nothing says.
+ */
+export const DEFAULT_NEXTJS_HOLD = { pairMs: 30_000, burstMs: 30_000 } as const;
+
 /** Advice shown with every deploy-skew message. */
 export const SKEW_ADVICE =
   "Browser tabs still running the previous build asked for chunks this deploy no longer serves: not a bug in the code that threw. " +

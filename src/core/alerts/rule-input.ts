@@ -52,9 +52,14 @@ const ruleSchema = z.object({
       unignored: z.boolean().default(false),
       frequency: frequencySchema.nullable().default(null),
       crashFree: crashFreeSchema.nullable().default(null),
+      match: z.enum(["any", "all"], "any or all").default("any"),
     })
     .refine((t) => t.newIssue || t.regression || t.unignored || t.frequency !== null || t.crashFree !== null, {
       message: "choose at least one trigger",
+    })
+    .refine((t) => t.match !== "all" || t.newIssue || t.regression || t.unignored || t.frequency !== null, {
+      message: '"all" needs at least one issue trigger (crash-free is a release trigger and is evaluated on its own)',
+      path: ["match"],
     }),
   filters: z
     .object({

@@ -31,6 +31,11 @@ export interface RuleTriggers {
   unignored: boolean;
   frequency: FrequencyTrigger | null;
   crashFree: CrashFreeTrigger | null;
+  /**
+   * "any" (default; absent on rules saved before it existed): one holding trigger fires the rule.
+   * "all": every issue trigger set must hold on the same event (Sentry's `actionMatch`).
+   */
+  match?: "any" | "all";
 }
 
 export interface TagFilter {
@@ -178,3 +183,6 @@ export interface RuleReleaseState {
   /** last time this rule queued a message for this release (throttle), null when never */
   lastNotifiedAt: number | null;
 }
+
+/** The settings that let webhooks reach loopback and private addresses, named wherever one is refused. */
+export const WEBHOOK_POLICY_SETTINGS = { allowPrivate: "ALERTS_ALLOW_PRIVATE_WEBHOOKS", allowHosts: "ALERTS_WEBHOOK_ALLOW_HOSTS" } as const;

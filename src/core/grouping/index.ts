@@ -28,6 +28,28 @@ export const GROUPING_VERSIONS: Readonly<Record<string, GroupingAlgorithm>> = {
 };
 
 /**
+ * Sentry's grouping config names (a project's `groupingConfig`) and the Errata version that does
+ * what each does: legacy is the simple key, the 2019 newstyle configs are v2, the 2023 newstyle
+ * (Sentry's default) and the mobile config add the per-platform frame cleaning that v3 has.
+ */
+const SENTRY_GROUPING_CONFIGS: Readonly<Record<string, string>> = {
+  "legacy:2019-03-12": "v1",
+  "newstyle:2019-05-08": "v2",
+  "newstyle:2019-10-29": "v2",
+  "newstyle:2023-01-11": "v3",
+  "mobile:2021-02-12": "v3",
+};
+
+/** The Errata grouping version a config name means (Errata's own names or Sentry's), or undefined. */
+export function groupingVersionNamed(name: string): string | undefined {
+  if (Object.hasOwn(GROUPING_VERSIONS, name)) return name;
+  return SENTRY_GROUPING_CONFIGS[name];
+}
+
+/** Every name `groupingVersionNamed` accepts, for the refusal's message. */
+export const GROUPING_CONFIG_NAMES: readonly string[] = [...Object.keys(GROUPING_VERSIONS), ...Object.keys(SENTRY_GROUPING_CONFIGS)];
+
+/**
  * The version NEW projects get; existing projects keep the one they recorded (switching is the
  * settings page's job, with the transition period below). v3's built-in fingerprints yield to
  * any fingerprint already on the event, so the Next.js rules (deploy skew per release, React

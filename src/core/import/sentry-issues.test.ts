@@ -1,5 +1,13 @@
 import { describe, expect, test } from "vitest";
-import { importedIssueState, sdkEventFromApi, sentryIssueSchema, sinceCutoff } from "./sentry-issues";
+import {
+  importedIssueState,
+  importedShortNumber,
+  sdkEventFromApi,
+  sentryIssueSchema,
+  shortIdAlias,
+  shortIdCeiling,
+  sinceCutoff,
+} from "./sentry-issues";
 
 describe("Sentry issues and events for --issues", () => {
   test("--since periods", () => {
@@ -90,5 +98,20 @@ describe("Sentry issues and events for --issues", () => {
       },
     });
     expect(sdkEventFromApi({ eventID: "not-an-id" })).toBeNull();
+  });
+
+  test("short ids: decimal ones are kept as they read, Sentry's base-32 ones get an alias; the ceiling bounds both", () => {
+    expect(importedShortNumber("SHOP-API-1")).toBe(1);
+    expect(importedShortNumber("SHOP-API-10")).toBe(10);
+    expect(importedShortNumber("SHOP-API-1A")).toBeNull();
+    expect(importedShortNumber("SHOP-API-0")).toBeNull();
+    expect(importedShortNumber(null)).toBeNull();
+    expect(shortIdAlias("SHOP-API-1a")).toBe("1A");
+    expect(shortIdAlias("SHOP-API-12")).toBeNull();
+    // Sentry's base 32: A is 10, 1A is 42; its I, L and O are read as 1, 1 and 0.
+    expect(shortIdCeiling("SHOP-API-A")).toBe(10);
+    expect(shortIdCeiling("SHOP-API-1A")).toBe(42);
+    expect(shortIdCeiling("SHOP-API-19")).toBe(19);
+    expect(shortIdCeiling("nothing")).toBe(0);
   });
 });

@@ -31,6 +31,46 @@ export const sentryIssueSchema = z.object({
 });
 export type SentryIssue = z.infer<typeof sentryIssueSchema>;
 
+/**
+ * The number of a source short id (`SHOP-API-12` → 12) when Errata can show it unchanged: a
+ * decimal suffix, as Errata, GlitchTip and Sentry's first 9 issues write it. Sentry writes larger
+ * numbers in base 32 (`SHOP-API-A` is its 10th): those have letters, cannot be shown as they were
+ * and get a fresh number here (null), the old id staying resolvable as an alias.
+ */
+export function importedShortNumber(shortId: string | null | undefined): number | null {
+  const m = /-(\d{1,9})$/.exec(shortId ?? "");
+  const n = m ? Number(m[1]) : Number.NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/** The suffix of a short id Errata cannot show as it was (`SHOP-API-1A` → `1A`), upper-cased; null otherwise. */
+export function shortIdAlias(shortId: string | null | undefined): string | null {
+  const m = /-([0-9A-Za-z]{1,13})$/.exec(shortId ?? "");
+  if (!m || importedShortNumber(shortId) !== null) return null;
+  return (m[1] as string).toUpperCase();
+}
+
+const SENTRY_BASE32 = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/**
+ * A number no kept short id of the source's project exceeds, from its newest issue's short id: the
+ * decimal number, or for Sentry's base-32 form its value (a decimal reading of base-32 digits is
+ * never larger). 0 when it cannot be read.
+ */
+export function shortIdCeiling(shortId: string | null | undefined): number {
+  const kept = importedShortNumber(shortId);
+  if (kept !== null) return kept;
+  const suffix = shortIdAlias(shortId);
+  if (suffix === null) return 0;
+  let n = 0;
+  for (const ch of suffix) {
+    const d = SENTRY_BASE32.indexOf(ch === "O" ? "0" : ch === "I" || ch === "L" ? "1" : ch);
+    if (d < 0) return 0;
+    n = n * 32 + d;
+  }
+  return Number.isSafeInteger(n) ? n : 0;
+}
+
 export const sentryApiEventSchema = z.record(z.string(), z.unknown());
 export const sentryHashSchema = z.object({ id: z.string().min(1) });
 

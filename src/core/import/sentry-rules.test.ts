@@ -51,6 +51,7 @@ describe("Sentry alert rules as Errata's", () => {
       unignored: false,
       frequency: { events: 100, users: 5, minutes: 60 },
       crashFree: null,
+      match: "any",
     });
     expect(t.settings.filters).toMatchObject({
       environments: ["production"],
@@ -86,7 +87,6 @@ describe("Sentry alert rules as Errata's", () => {
     if (t.ok) return;
     expect(t.reasons.join("\n")).toMatch(/no issue priority/);
     expect(t.reasons.join("\n")).toMatch(/earlier period/);
-    expect(t.reasons.join("\n")).toMatch(/all its conditions hold at once/);
     expect(t.reasons.join("\n")).toMatch(/any one of its filters/);
     expect(t.reasons.join("\n")).toMatch(/latest release/);
     expect(t.reasons.join("\n")).toMatch(/“equals” and “contains”/);
@@ -110,6 +110,7 @@ describe("Sentry alert rules as Errata's", () => {
     expect(t.ok).toBe(true);
     if (!t.ok) return;
     expect(t.settings.enabled).toBe(false);
+    expect(t.settings.triggers.match).toBe("all");
     expect(t.settings.filters.tags).toEqual([{ key: "env", op: "contains", value: "prod" }]);
     expect(t.channels.map((c) => [c.kind, c.config.url])).toEqual([
       ["webhook", "https://a.test/h"],

@@ -165,6 +165,7 @@ export function translateSentryRule(
     unignored: false,
     frequency: null as null | { events: number; users: number; minutes: number },
     crashFree: null as CrashFreeTrigger | null,
+    match: (actionMatch === "all" ? "all" : "any") as "any" | "all",
   };
   // Legacy tag and level conditions of an "all" rule are filters in all but name.
   const legacyFilters: Array<Record<string, unknown>> = [];
@@ -194,8 +195,9 @@ export function translateSentryRule(
     triggers.crashFree = rule.crashFree;
     triggerCount++;
   }
-  if (actionMatch === "all" && triggerCount > 1) {
-    reasons.push("it fires only when all its conditions hold at once; Errata's triggers fire when any one does");
+  // "all" is Errata's too (triggers.match), for issue triggers; crash-free is a release trigger.
+  if (actionMatch === "all" && triggerCount > 1 && triggers.crashFree) {
+    reasons.push("it fires only when all its conditions hold at once, crash-free rate included; Errata evaluates crash-free on its own");
   }
   if (actionMatch === "none") reasons.push("it fires when none of its conditions hold; Errata has no such rule");
   if (triggerCount === 0 && reasons.length === 0) reasons.push("it has no condition Errata can trigger on");

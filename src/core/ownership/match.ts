@@ -104,7 +104,14 @@ export function codeownersRegExp(pattern: string): RegExp {
 
 export function ruleMatches(rule: OwnershipRule, facts: OwnershipFacts): boolean {
   const { type, pattern } = rule.matcher;
-  if (type === "path") return facts.paths.some((v) => compiled("glob", pattern).test(v));
+  if (type === "path") {
+    // A relative pattern (`src/checkout/*`) is relative to wherever the app ran, as CODEOWNERS
+    // paths are: it may match from any directory of the frame's path (/srv/app/src/checkout/…).
+    // An absolute one (`/srv/app/…`) or one starting with `*` is matched as written.
+    const re = compiled("glob", pattern);
+    const relative = !pattern.startsWith("/") && !pattern.startsWith("*");
+    return facts.paths.some((v) => (relative ? repoSuffixes(v) : [v]).some((p) => re.test(p)));
+  }
   if (type === "codeowners") {
     // CODEOWNERS paths are from the repository root, frame paths from wherever the app ran
     // (/srv/app/src/…): without a code mapping, any directory of the frame's path may be the root.
@@ -128,4 +135,32 @@ function repoSuffixes(path: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < parts.length && out.length < 30; i++) out.push(parts.slice(i).join("/"));
   return out;
+}
+
+export interface PathHint {
+  /** the frames' paths the rules were tried on (in-app frames first, the crashing one first) */
+  tried: string[];
+  /** a `path:` rule that would match the crashing in-app frame, or null without frame paths */
+  suggestion: string | null;
+}
+
+/** What the owners box shows when no rule matches: the paths tried and a pattern that would match. */
+export function pathHint(event: Pick<NormalizedEvent, "exception" | "threads">, max = 8): PathHint {
+  const frames: Array<{ path: string; inApp: boolean }> = [];
+  for (const s of [...(event.exception?.values ?? []), ...(event.threads?.values ?? [])]) {
+    // Innermost frame last in Sentry's order: walk backwards so the crashing frame comes first.
+    const list = s?.stacktrace?.frames ?? [];
+    for (let i = list.length - 1; i >= 0 && frames.length < MAX_FRAMES; i--) {
+      const f = list[i];
+      const p = typeof f?.abs_path === "string" && f.abs_path ? f.abs_path : f?.filename;
+      if (typeof p === "string" && p) frames.push({ path: p.replace(/\\/g, "/"), inApp: f?.in_app === true });
+    }
+  }
+  const ordered = [...frames.filter((f) => f.inApp), ...frames.filter((f) => !f.inApp)];
+  const tried = [...new Set(ordered.map((f) => f.path))].slice(0, max);
+  const top = ordered[0]?.path;
+  if (!top) return { tried, suggestion: null };
+  const parts = (pathVariants(top).at(-1) ?? top).split("/").filter(Boolean);
+  const dirs = parts.slice(0, -1).slice(-2);
+  return { tried, suggestion: `path:${dirs.length > 0 ? `${dirs.join("/")}/*` : (parts.at(-1) ?? top)}` };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { NormalizedEvent } from "../event";
-import { codeownersRegExp, matchingRules, ownershipFactsOf } from "./match";
+import { codeownersRegExp, matchingRules, ownershipFactsOf, pathHint } from "./match";
 import { parseOwnershipRules } from "./rules";
 import { inAppPaths, pathMatchScore, suspectCommits } from "./suspect-commits";
 
@@ -57,8 +57,36 @@ describe("ownership rules", () => {
     const m = matchingRules(rules, ownershipFactsOf(e));
     expect(m.map((r) => r.line)).toEqual([1, 2, 4, 5]);
     const node = event([{ abs_path: "/srv/app/src/checkout/pay.js", module: "billing.invoice" }]);
-    expect(matchingRules(rules, ownershipFactsOf(node)).map((r) => r.line)).toEqual([2, 3]);
+    // `src/**` is relative: it matches the Node frame from its src/ directory on.
+    expect(matchingRules(rules, ownershipFactsOf(node)).map((r) => r.line)).toEqual([1, 2, 3]);
     expect(matchingRules(rules, ownershipFactsOf(event([{ filename: "lib/x.js" }])))).toEqual([]);
+  });
+
+  test("path:src/checkout/* matches a Node frame under /srv/app as the CODEOWNERS line /src/checkout/ does; absolute patterns stay anchored", () => {
+    const node = ownershipFactsOf(
+      event([{ filename: "/srv/app/src/checkout/pay.mjs", abs_path: "/srv/app/src/checkout/pay.mjs", in_app: true }]),
+    );
+    const { rules } = parseOwnershipRules(
+      "path:src/checkout/* #payments\ncodeowners:/src/checkout/ #payments\npath:/src/checkout/* #nobody",
+    );
+    expect(matchingRules(rules, node).map((r) => r.line)).toEqual([1, 2]);
+    expect(matchingRules(parseOwnershipRules("path:/srv/app/src/* #x").rules, node).map((r) => r.line)).toEqual([1]);
+    expect(matchingRules(parseOwnershipRules("path:lib/checkout/* #x").rules, node)).toEqual([]);
+  });
+
+  test("no rule matches: the paths tried (in-app, crashing frame first) and a rule that would match", () => {
+    const e = event([
+      { filename: "node:internal/process/task_queues", in_app: false },
+      { filename: "/srv/app/src/server.mjs", in_app: true },
+      { filename: "/srv/app/src/checkout/pay.mjs", in_app: true },
+    ]);
+    const hint = pathHint(e);
+    expect(hint.tried).toEqual(["/srv/app/src/checkout/pay.mjs", "/srv/app/src/server.mjs", "node:internal/process/task_queues"]);
+    expect(hint.suggestion).toBe("path:src/checkout/*");
+    const suggested = parseOwnershipRules(`${hint.suggestion} #payments`).rules;
+    expect(matchingRules(suggested, ownershipFactsOf(e)).map((r) => r.line)).toEqual([1]);
+    expect(pathHint(event([{ filename: "app.js", in_app: true }])).suggestion).toBe("path:app.js");
+    expect(pathHint(event([]))).toEqual({ tried: [], suggestion: null });
   });
 
   test("codeowners semantics", () => {

@@ -33,6 +33,7 @@ import {
 import { findChannel, findRule } from "../../storage/alerts/rules";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
+import { withBurstCounts } from "./pair-nextjs";
 import { type SendDeps, sendNotification } from "./send-notification";
 
 export interface DeliveryOptions {
@@ -81,7 +82,8 @@ export async function deliverDue(db: Db, deps: SendDeps, log: Logger): Promise<n
   return rows.length;
 }
 
-async function deliverOne(db: Db, row: NotificationRow, deps: SendDeps, log: Logger): Promise<void> {
+async function deliverOne(db: Db, claimed: NotificationRow, deps: SendDeps, log: Logger): Promise<void> {
+  const row = await withBurstCounts(db, claimed);
   const channel = await findChannel(db, row.channelId);
   const kind = row.target ? "email" : (channel?.kind ?? "unknown");
   const out = await sendNotification(row, channel, deps);

@@ -9,14 +9,7 @@
  * no frequency rule costs no statement for events that create, regress or unignore nothing.
  */
 import { randomUUID } from "node:crypto";
-import {
-  filtersPass,
-  frequencyReachable,
-  frequencyStep,
-  lifecycleTrigger,
-  throttleAllows,
-  underHourlyCap,
-} from "../../core/alerts/match-rule";
+import { filtersPass, frequencyReachable, frequencyStep, ruleTrigger, throttleAllows, underHourlyCap } from "../../core/alerts/match-rule";
 import {
   formatShortId,
   hasInAppFrame,
@@ -38,6 +31,7 @@ import { insertNotifications, type NewNotification, ruleMessagesSince } from "..
 import { enabledRules } from "../../storage/alerts/rules";
 import type { Tx } from "../../storage/dialect";
 import { digestCounterparts } from "../../storage/events/digests";
+import { pairNextjsMessage } from "./pair-nextjs";
 
 const HOUR = 3_600_000;
 /** How far back an event with the same digest counts as the other side of this one (as the issue page's links). */
@@ -65,6 +59,8 @@ export interface AlertTriggerInput {
   /** absent for issues created without an event (then filters see an empty event) */
   facts?: AlertEventFacts;
   now: number;
+  /** how long a Next.js message waits for its other side or its burst (ALERTS_NEXTJS_PAIR_MS / _BURST_MS; none without it) */
+  nextjsHold?: { pairMs: number; burstMs: number };
 }
 
 interface ArmedRule {
@@ -128,9 +124,9 @@ export async function recordAlertTriggers(tx: Tx, input: AlertTriggerInput): Pro
   const project = alerting.project;
   const lazy = new LazyIssue(tx, input, project.slug);
   for (const { rule, query } of alerting.rules) {
-    let trigger = lifecycleTrigger(rule, input);
     const freq = rule.triggers.frequency;
     let state: RuleIssueState | undefined;
+    const frequency = { fired: false, holds: false };
     if (freq && frequencyReachable(freq, input.state.eventCount, input.state.userCount)) {
       const step = frequencyStep(
         await ruleIssue(tx, alerting, rule.id, input.issueId),
@@ -145,18 +141,25 @@ export async function recordAlertTriggers(tx: Tx, input: AlertTriggerInput): Pro
       );
       state = step.state;
       if (step.changed) await writeRuleIssue(tx, alerting, rule.id, input.issueId, state);
-      if (step.fired && !trigger) trigger = "frequency";
+      frequency.fired = step.fired;
+      frequency.holds = state.firedInWindow;
     }
+    const trigger = ruleTrigger(rule, input, frequency);
     if (!trigger) continue;
     if (!filtersPass(rule.filters, query, await lazy.subject(), input.now)) continue;
     if (await lazy.muted()) continue;
     state ??= await ruleIssue(tx, alerting, rule.id, input.issueId);
     if (!throttleAllows(state?.lastNotifiedAt, rule.throttleMinutes, input.now)) continue;
-    await queueMessages(tx, rule, trigger, await lazy.message(rule, trigger, project), {
-      projectId: input.projectId,
-      issueId: input.issueId,
-      now: input.now,
-    });
+    const message = await lazy.message(rule, trigger, project);
+    const pairing = await pairNextjsMessage(tx, rule.id, message, { now: input.now, ...(input.nextjsHold ?? { pairMs: 0, burstMs: 0 }) });
+    if (pairing.send) {
+      await queueMessages(tx, rule, trigger, message, {
+        projectId: input.projectId,
+        issueId: input.issueId,
+        now: input.now,
+        notBefore: pairing.notBefore,
+      });
+    }
     await writeRuleIssue(tx, alerting, rule.id, input.issueId, {
       ...(state ?? { windowStart: input.now, baseEvents: input.state.eventCount, baseUsers: input.state.userCount, firedInWindow: false }),
       lastNotifiedAt: input.now,
@@ -173,7 +176,7 @@ export async function queueMessages(
   rule: AlertRule,
   trigger: TriggerKind,
   message: IssueAlert | ReleaseAlert,
-  input: { projectId: number; issueId: number | null; now: number },
+  input: { projectId: number; issueId: number | null; now: number; notBefore?: number },
 ): Promise<void> {
   // People targets (issue owners, suspect commit authors) are about an issue: a release alert has none.
   const targets = input.issueId === null ? [] : (rule.targets ?? []);
@@ -194,6 +197,7 @@ export async function queueMessages(
     status: held ? "held" : "pending",
     deliveryId: randomUUID(),
     now: input.now,
+    notBefore: input.notBefore,
     target,
   });
   // Channel 0: no channel; the recipients are found from the target when the row is delivered,

@@ -11,7 +11,7 @@ import { type IncidentKind, type IncidentResolve, incidentRequest, isIncidentKin
 import { type AlertMessage, headline } from "../../core/alerts/message";
 import { renderHtml, renderText } from "../../core/alerts/render-text";
 import { requestedWaitMs, retryableStatus } from "../../core/alerts/retry-policy";
-import type { AlertChannel } from "../../core/alerts/types";
+import { type AlertChannel, WEBHOOK_POLICY_SETTINGS } from "../../core/alerts/types";
 import { type WebhookRequest, webhookRequest } from "../../core/alerts/webhook-bodies";
 import { MailNotConfiguredError, sendMail } from "../../net/mailer";
 import { OutboundError, safeRequest } from "../../net/safe-request";
@@ -135,7 +135,7 @@ async function sendWebhook(
     const res = await safeRequest(
       req.url,
       { method: "POST", headers, body: req.body, timeoutMs: deps.alerts.timeoutMs, maxBodyBytes: MAX_RESPONSE_BYTES, maxRedirects: 3 },
-      { allowPrivate: deps.alerts.allowPrivateWebhooks, allowHosts: deps.alerts.webhookAllowHosts },
+      { allowPrivate: deps.alerts.allowPrivateWebhooks, allowHosts: deps.alerts.webhookAllowHosts, settings: WEBHOOK_POLICY_SETTINGS },
     );
     const body = res.body.toString("utf8").slice(0, 2000);
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, body };

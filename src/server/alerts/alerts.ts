@@ -11,6 +11,7 @@ import { type AlertMessage, alertsSettingsPath, heldEntry, MESSAGE_VERSION, type
 import { parseChannelInput, parseRuleInput } from "../../core/alerts/rule-input";
 import type { AlertChannel, AlertRule } from "../../core/alerts/types";
 import { AppError } from "../../core/errors";
+import { type OutboundPolicy, type Resolver, refusedTarget } from "../../net/safe-request";
 import {
   findNotification,
   insertNotifications,
@@ -96,7 +97,8 @@ export interface AlertServices {
   updateRule(viewer: Viewer, orgSlug: string, projectSlug: string, ruleId: number, input: unknown): Promise<AlertRule>;
   deleteRule(viewer: Viewer, orgSlug: string, projectSlug: string, ruleId: number): Promise<void>;
   getRule(viewer: Viewer, orgSlug: string, projectSlug: string, ruleId: number): Promise<AlertRule>;
-  createChannel(viewer: Viewer, orgSlug: string, projectSlug: string, input: unknown): Promise<ChannelView>;
+  /** Saved even when the outbound policy would refuse its address; then `warning` says so and names the setting. */
+  createChannel(viewer: Viewer, orgSlug: string, projectSlug: string, input: unknown): Promise<ChannelView & { warning: string | null }>;
   deleteChannel(viewer: Viewer, orgSlug: string, projectSlug: string, channelId: number): Promise<void>;
   /** Queues a test message and waits (up to `waitMs`) for the remote's answer. */
   testChannel(viewer: Viewer, orgSlug: string, projectSlug: string, channelId: number, waitMs?: number): Promise<DeliveryView>;
@@ -119,6 +121,10 @@ export interface AlertServiceDeps {
   emailConfigured: boolean;
   /** tests: how often "send a test" looks for the answer */
   pollMs?: number;
+  /** the delivery loop's outbound policy: a channel it would refuse is saved with a warning */
+  webhookPolicy: OutboundPolicy;
+  /** tests: DNS answers for the save-time check */
+  resolve?: Resolver;
 }
 
 // The permission table decides; a screen shows the rule and channel controls only when this is true.
@@ -257,7 +263,10 @@ export function createAlertServices(deps: AlertServiceDeps): AlertServices {
     async createChannel(viewer, orgSlug, projectSlug, input) {
       const { project } = await access(viewer, orgSlug, projectSlug, true);
       const c = parseChannelInput(input);
-      return channelView(await writeTx(db, (tx) => insertChannel(tx, project.id, c, now())));
+      const saved = channelView(await writeTx(db, (tx) => insertChannel(tx, project.id, c, now())));
+      // Kinds without a URL of their own post to their public service (PagerDuty, Telegram…).
+      const refused = c.config.url ? await refusedTarget(c.config.url, deps.webhookPolicy, deps.resolve) : null;
+      return { ...saved, warning: refused ? `Deliveries to this channel will be refused: ${refused}.` : null };
     },
     async deleteChannel(viewer, orgSlug, projectSlug, channelId) {
       const { project } = await access(viewer, orgSlug, projectSlug, true);

@@ -119,7 +119,11 @@ export function createSsoServices(deps: {
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
 }): SsoServices {
   const { db, auth, config, log, now, membershipOrThrow } = deps;
-  const policy: OutboundPolicy = { allowPrivate: config.sso.allowPrivate, allowHosts: config.sso.allowHosts };
+  const policy: OutboundPolicy = {
+    allowPrivate: config.sso.allowPrivate,
+    allowHosts: config.sso.allowHosts,
+    settings: { allowPrivate: "SSO_ALLOW_PRIVATE", allowHosts: "SSO_ALLOW_HOSTS" },
+  };
   const fetchGuarded = guardedFetch(policy, { timeoutMs: 10_000, maxBodyBytes: 1024 * 1024 });
   const discovered = new Map<number, { key: string; at: number; config: oidc.Configuration }>();
   let boxes: Promise<{ secret: SecretBox; state: SecretBox }> | undefined;

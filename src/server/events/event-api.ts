@@ -5,6 +5,7 @@
  */
 import { limitDepth, MAX_EVENT_DEPTH } from "../../core/bounded-json";
 import { AppError } from "../../core/errors";
+import type { ErrataMeta } from "../../core/event";
 import type { Db } from "../../storage/db";
 import { issueHashes, issueTagValues, listEventsWithPayload } from "../../storage/events/compat-reads";
 import { getAdjacentEventIds, getEvent, getLatestEvent, type StoredEvent } from "../../storage/events/events";
@@ -13,6 +14,7 @@ import { tagDistribution } from "../../storage/issues/stats";
 import { oldestEventId } from "../../storage/issues/triage-reads";
 import type { Access } from "../access/access";
 import { sentryEventListItem, sentryEventShape } from "../sentry-api/shapes/event";
+import { type SentryGroupingVariant, sentryGroupingInfo } from "../sentry-api/shapes/grouping-info";
 import { sentryUserReport } from "../sentry-api/shapes/user-report";
 import type { EventDetail, IssueDetail, Page, ProjectSummary, Viewer } from "../types";
 
@@ -51,6 +53,8 @@ export interface EventApiServices {
   issueEvent(viewer: Viewer, orgSlug: string, issueId: number, which: string): Promise<SentryEventDetail>;
   /** One event of a project named by slug or numeric id, as Sentry's project event endpoint answers it. */
   projectEvent(viewer: Viewer, orgSlug: string, projectRef: string, eventId: string): Promise<SentryEventDetail>;
+  /** Sentry's grouping info of one event: its variants, hashes and contributing values, as stored at digest. */
+  groupingInfo(viewer: Viewer, orgSlug: string, projectRef: string, eventId: string): Promise<Record<string, SentryGroupingVariant>>;
 }
 
 /** The shape already types `previousEventID`, `nextEventID` and `userReport`; eventDetail fills them. */
@@ -188,6 +192,14 @@ export function createEventApi(deps: EventApiDeps): EventApiServices {
       const ev = /^[0-9a-f]{32}$/.test(id) ? await getEvent(db, project.id, id) : undefined;
       if (!ev) throw new AppError("not_found", "Event not found.");
       return eventDetail(ev, project.slug);
+    },
+
+    async groupingInfo(viewer, orgSlug, projectRef, eventId) {
+      const { project } = await deps.projectOrThrow(viewer, orgSlug, projectRef, "event.read");
+      const id = eventId.replace(/-/g, "").toLowerCase();
+      const ev = /^[0-9a-f]{32}$/.test(id) ? await getEvent(db, project.id, id) : undefined;
+      if (!ev) throw new AppError("not_found", "Event not found.");
+      return sentryGroupingInfo((ev.event as { errata?: ErrataMeta }).errata?.grouping);
     },
 
     async issueHashes(viewer, orgSlug, issueId) {

@@ -18,11 +18,14 @@ import { importedSlug } from "../../core/import/sentry";
 import {
   importedIssueState,
   importedLevel,
+  importedShortNumber,
   type SentryIssue,
   sdkEventFromApi,
   sentryApiEventSchema,
   sentryHashSchema,
   sentryIssueSchema,
+  shortIdAlias,
+  shortIdCeiling,
 } from "../../core/import/sentry-issues";
 import { epochMs } from "../../core/import/sentry-releases";
 import { normalizeEvent } from "../../core/normalize-event";
@@ -35,7 +38,9 @@ import {
   issueEventBounds,
   projectGroupingOf,
   putImportLink,
+  raiseShortIdCounter,
   readImportedIssue,
+  shortIdTaken,
   writeImportedIssue,
 } from "../../storage/import/sentry-import";
 import { addIssueHashes, insertIssue } from "../../storage/issues/issues";
@@ -81,6 +86,21 @@ export async function readIssues(client: SentryClient, org: string, project: str
     out.push({ issue, hashes: [...new Set(hashes)].slice(0, 100), events });
   }
   return out;
+}
+
+/**
+ * The short id of the project's newest issue (Sentry's `sort=new`), whatever its age: the counter
+ * here starts above it, so no issue that arrives after the switch takes a number an import keeps.
+ * Null when the source does not answer it.
+ */
+export async function newestShortId(client: SentryClient, org: string, project: string): Promise<string | null> {
+  const path = `/api/0/projects/${encodeURIComponent(org)}/${encodeURIComponent(project)}/issues/?query=&sort=new&limit=1`;
+  const page = await client.get(path, sentryIssueSchema.array()).catch(optional);
+  // The highest of what came back: a source that ignores `sort` still answers a page of issues.
+  return (page ?? []).reduce<string | null>(
+    (best, i) => (shortIdCeiling(i.shortId) > shortIdCeiling(best) ? (i.shortId ?? null) : best),
+    null,
+  );
 }
 
 function optional(err: unknown): null {
@@ -151,7 +171,9 @@ export async function applyIssue(
   let before = linked === undefined ? undefined : await readImportedIssue(tx, linked);
   let issueId: number;
   let action: "created" | "updated" | "unchanged" = "unchanged";
+  const notes: string[] = [];
   if (!before) {
+    const shortId = await keptShortId(tx, at.projectId, i.shortId, notes);
     const made = await insertIssue(tx, {
       projectId: at.projectId,
       title: (i.title ?? "").slice(0, 1000) || "(no title)",
@@ -163,9 +185,11 @@ export async function applyIssue(
       release: null,
       hashes,
       groupingVersion: g.version,
+      shortId,
     });
     issueId = made.id;
     await putImportLink(tx, { orgId: at.orgId, kind: "issue", sourceKey, localId: issueId, now: at.now });
+    if (made.created && shortId === undefined) await aliasShortId(tx, at, issueId, i.shortId, notes);
     before = made.created ? undefined : await readImportedIssue(tx, issueId);
     action = made.created ? "created" : "updated";
   } else {
@@ -179,7 +203,7 @@ export async function applyIssue(
   );
   const bounds = await issueEventBounds(tx, issueId);
   const state = importedIssueState(i);
-  const notes: string[] = [`${prepared.length} latest event${prepared.length === 1 ? "" : "s"}`];
+  notes.unshift(`${prepared.length} latest event${prepared.length === 1 ? "" : "s"}`);
   const assignee = await assigneeOf(tx, at.orgId, i, notes);
   const fields: ImportedIssueFields = {
     title: (i.title ?? before?.title ?? "").slice(0, 1000) || "(no title)",
@@ -206,6 +230,43 @@ export async function applyIssue(
   if (action === "unchanged" && (stored.size > 0 || JSON.stringify(before) !== JSON.stringify(next))) action = "updated";
   await writeImportedIssue(tx, issueId, next);
   report.entries.push({ kind: "issue", name, action, note: notes.join("; ") });
+}
+
+/**
+ * The source's short id number when it can be kept: decimal, and not taken here by an issue that
+ * arrived first (then the report says so). The project's counter goes above it.
+ */
+async function keptShortId(
+  tx: Tx,
+  projectId: number,
+  sourceShortId: string | null | undefined,
+  notes: string[],
+): Promise<number | undefined> {
+  const n = importedShortNumber(sourceShortId);
+  if (n === null) return undefined;
+  if (await shortIdTaken(tx, projectId, n)) {
+    notes.push(`short id ${sourceShortId} was taken here by an issue that arrived first: a new number was given`);
+    return undefined;
+  }
+  await raiseShortIdCounter(tx, projectId, n + 1);
+  return n;
+}
+
+/** A short id written in Sentry's base 32 (`SHOP-API-1A`): the new number is named, the old one resolves to the issue. */
+async function aliasShortId(
+  tx: Tx,
+  at: { orgId: number; projectSlug: string; now: number },
+  issueId: number,
+  sourceShortId: string | null | undefined,
+  notes: string[],
+): Promise<void> {
+  const alias = shortIdAlias(sourceShortId);
+  if (alias === null) return;
+  await putImportLink(tx, { orgId: at.orgId, kind: "short_id", sourceKey: `${at.projectSlug}/${alias}`, localId: issueId, now: at.now });
+  const row = await tx.selectFrom("issues").select("short_id").where("id", "=", issueId).executeTakeFirst();
+  notes.push(
+    `${sourceShortId} (Sentry's base 32) is ${at.projectSlug.toUpperCase()}-${Number(row?.short_id ?? 0)} here; the old id still finds it`,
+  );
 }
 
 /** The digest's user key (pipeline/digest-batch.ts `userKeyOf`; the server may not import the pipeline): id, email, username, IP. */

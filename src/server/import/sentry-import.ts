@@ -43,7 +43,7 @@ import {
   sentryTeamSchema,
   sourceProjectId,
 } from "../../core/import/sentry";
-import { sinceCutoff } from "../../core/import/sentry-issues";
+import { shortIdCeiling, sinceCutoff } from "../../core/import/sentry-issues";
 import { legacyOwnersFallthrough } from "../../core/import/sentry-rules";
 import { readScrubSettings, type ScrubSettings } from "../../core/scrub/scrub-event";
 import type { OutboundPolicy, Resolver } from "../../net/safe-request";
@@ -60,6 +60,7 @@ import {
   isMemberByEmail,
   isProjectIdTaken,
   keysBySlug,
+  raiseShortIdCounter,
   renameTeam,
   setInvitationRole,
   setInvitationTeams,
@@ -74,7 +75,7 @@ import { insertProject, readProjectSettings, writeProjectSettings } from "../../
 import type { Action } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
 import { createSentryClient, type SentryClient } from "./sentry-client";
-import { applyIssue, readIssues, type SourceIssue } from "./sentry-import-issues";
+import { applyIssue, newestShortId, readIssues, type SourceIssue } from "./sentry-import-issues";
 import { applyOwnership, groupingRulesPatch, readOwnership, type SentryOwnership } from "./sentry-import-project-rules";
 import { applyRelease, readReleases, type SourceRelease } from "./sentry-import-releases";
 import { applyRule, dropDefaultRules, emailDirectory, readProjectRules, type SourceRules } from "./sentry-import-rules";
@@ -121,6 +122,8 @@ interface SourceSnapshot {
     rules: SourceRules;
     issues: SourceIssue[];
     ownership: SentryOwnership | null;
+    /** the short id of the project's newest issue there (null: not answered) */
+    newestShortId: string | null;
   }>;
   /** null: the source has no release API for this token (reported as skipped) */
   releases: SourceRelease[] | null;
@@ -138,6 +141,8 @@ interface ProjectPlan {
   rules: SourceRules;
   issues: SourceIssue[];
   ownership: SentryOwnership | null;
+  /** the project's short ids there reach this number: new issues here start above it */
+  shortIdCeiling: number;
   /** fingerprint and stack-trace rule texts to set (undefined: not sent) and why some were left out */
   grouping: ReturnType<typeof groupingRulesPatch>;
   /** the slug on the source (releases name their projects by it) */
@@ -325,6 +330,7 @@ export function createImportServices(deps: {
       const rules = await readProjectRules(client, org, project.slug);
       const ownership = await readOwnership(client, org, project.slug);
       const projectIssues = issues ? await readIssues(client, org, project.slug, issues.cutoff, issues.cap) : [];
+      const newest = await newestShortId(client, org, project.slug);
       // A team's own list of projects counts as a link too (Errata answers links only there).
       const teamSlugs = new Set((project.teams ?? []).map((t) => t.slug));
       for (const t of teams) if ((t.projects ?? []).some((tp) => tp.slug === project.slug)) teamSlugs.add(t.slug);
@@ -335,6 +341,7 @@ export function createImportServices(deps: {
         rules,
         issues: projectIssues,
         ownership,
+        newestShortId: newest,
       });
     }
     const releases = await readReleases(client, org, (i, n) => hooks.onProgress?.({ step: "reading releases", done: i, total: n }));
@@ -362,6 +369,7 @@ export function createImportServices(deps: {
       rules: s.rules,
       issues: s.issues,
       ownership: s.ownership,
+      shortIdCeiling: Math.max(shortIdCeiling(s.newestShortId), ...s.issues.map((x) => shortIdCeiling(x.issue.shortId))),
       grouping: s.detail ? groupingRulesPatch(s.detail) : { patch: {}, notes: [] },
       sourceSlug: s.project.slug,
     };
@@ -483,6 +491,11 @@ export function createImportServices(deps: {
         if (action === "unchanged") action = "updated";
       }
     }
+
+    // New issues here continue after the source's numbers (its newest issue's, whether or not
+    // --issues moves them): none takes a number an imported issue keeps, even when old DSNs
+    // deliver between this run and a later one with --issues.
+    if (plan.shortIdCeiling > 0) await raiseShortIdCounter(tx, project.id, plan.shortIdCeiling + 1);
 
     const linked = await teamIdsOfProject(tx, project.id);
     for (const teamSlug of plan.teamSlugs) {

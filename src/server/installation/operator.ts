@@ -10,7 +10,9 @@ import { TOKEN_SCOPES } from "../../core/token-scopes";
 import { emailSchema, nameSchema, passwordSchema, slugify, slugSchema, validate } from "../../core/validation";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
-import { addToDefaultTeam } from "../../storage/members/teams";
+import { acceptOpenInvitationsOf } from "../../storage/members/invitations";
+import { findMemberRole } from "../../storage/members/members";
+import { addToDefaultTeam, joinInvitedTeams } from "../../storage/members/teams";
 import { insertToken } from "../../storage/members/tokens";
 import { findOrgBySlug, insertOrg, upsertMember } from "../../storage/orgs/orgs";
 import { findProjectBySlug, insertKey, insertProject, listKeys, type ProjectRow } from "../../storage/orgs/projects";
@@ -50,7 +52,13 @@ export function createOperatorServices(deps: { db: Db; auth: Auth; config: Confi
       const userId = user.id;
       await writeTx(db, async (tx) => {
         const org = (await findOrgBySlug(tx, orgSlug)) ?? (await insertOrg(tx, { slug: orgSlug, name: orgSlug, now: now() }));
+        const wasMember = (await findMemberRole(tx, org.id, userId)) !== undefined;
         await upsertMember(tx, { orgId: org.id, userId, role: "owner", now: now() });
+        // An invitation waiting for this email (an imported one, say) is answered: they are in,
+        // with the invitation's teams as accepting it would have given them.
+        for (const id of await acceptOpenInvitationsOf(tx, org.id, email, userId, now())) {
+          if (!wasMember) await joinInvitedTeams(tx, org.id, id, userId);
+        }
       });
       return { userId, orgSlug, created };
     },

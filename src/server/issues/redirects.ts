@@ -6,6 +6,7 @@
  */
 import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
+import { issueByShortIdAlias } from "../../storage/import/sentry-import";
 import { getIssue, getIssueByShortId } from "../../storage/issues/issues";
 import { findIssueRedirect } from "../../storage/issues/redirects";
 import type { ProjectRow } from "../../storage/orgs/projects";
@@ -44,10 +45,19 @@ export function createIssueRedirects(deps: IssueRedirectDeps): IssueRedirects {
     requireScope(viewer, "event:read");
     const org = await membershipOrThrow(viewer, orgSlug);
     const parsed = parseShortId(shortId);
-    if (!parsed) return null;
+    if (!parsed) return byAlias(org, shortId);
     const project = [...(await projectsOf(org)).values()].find((p) => p.slug.toLowerCase() === parsed.slug);
     const issue = project ? await getIssueByShortId(db, project.id, parsed.counter) : undefined;
     return project && issue ? { issueId: issue.id, project } : null;
+  }
+
+  /** A Sentry short id in base 32 (`SHOP-API-1A`) that an import could not keep: the issue it became. */
+  async function byAlias(org: OrgSummary, shortId: string) {
+    const m = /^([A-Za-z0-9][\w.-]*)-([0-9A-Za-z]{1,13})$/.exec(shortId.trim());
+    const project = m ? [...(await projectsOf(org)).values()].find((p) => p.slug.toLowerCase() === m[1]?.toLowerCase()) : undefined;
+    if (!m || !project) return null;
+    const issueId = await issueByShortIdAlias(db.kysely, org.id, project.slug, m[2] as string);
+    return issueId !== undefined ? { issueId, project } : null;
   }
 
   return {

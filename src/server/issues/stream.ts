@@ -21,6 +21,7 @@ import {
 import type { Db } from "../../storage/db";
 import { type AttachmentFile, getAttachment, listEventAttachments } from "../../storage/events/attachments";
 import { getEvent, getLatestEvent, type StoredEvent } from "../../storage/events/events";
+import { issueByShortIdAlias } from "../../storage/import/sentry-import";
 import { findUserProfiles, listActivity } from "../../storage/issues/activity";
 import { getFirstIssue, getIssue, getIssueByShortId, type IssueRow } from "../../storage/issues/issues";
 import { findOrgMember } from "../../storage/issues/lifecycle";
@@ -417,7 +418,8 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
 
     async openPasted(viewer, orgSlug, query) {
       const eventId = pastedEventId(query);
-      const short = /^\s*([A-Za-z0-9][\w-]*)-(\d{1,9})\s*$/.exec(query);
+      // Errata's decimal number, or the base-32 suffix of a Sentry id an import could not keep.
+      const short = /^\s*([A-Za-z0-9][\w-]*)-([0-9A-Za-z]{1,13})\s*$/.exec(query);
       if (!eventId && !short) return null;
       const { projects } = await orgAndProjects(viewer, orgSlug);
       if (eventId) {
@@ -427,8 +429,11 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
       // A short id (`WEB-42`): the project whose slug it starts with.
       const [, slug = "", num = ""] = short ?? [];
       const project = [...projects.values()].find((p) => p.slug.toLowerCase() === slug.toLowerCase());
-      const issue = project ? await getIssueByShortId(db, project.id, Number(num)) : undefined;
-      return issue ? { issueId: issue.id, eventId: null } : null;
+      if (!project) return null;
+      const issue = /^\d{1,9}$/.test(num) ? await getIssueByShortId(db, project.id, Number(num)) : undefined;
+      if (issue) return { issueId: issue.id, eventId: null };
+      const aliased = await issueByShortIdAlias(db.kysely, project.orgId, project.slug, num);
+      return aliased !== undefined ? { issueId: aliased, eventId: null } : null;
     },
 
     async suggest(viewer, orgSlug, q) {

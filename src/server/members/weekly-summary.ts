@@ -11,10 +11,13 @@ export interface WeeklySummaryServices {
   /** true when the viewer gets the weekly summary */
   enabled(viewer: Viewer): Promise<boolean>;
   setEnabled(viewer: Viewer, on: boolean): Promise<void>;
+  /** whether this installation can send mail at all (SMTP_HOST): without it no summary is sent */
+  mailConfigured(): boolean;
 }
 
-export function createWeeklySummaryServices(deps: { db: Db; now: () => number }): WeeklySummaryServices {
+export function createWeeklySummaryServices(deps: { db: Db; now: () => number; mailConfigured: boolean }): WeeklySummaryServices {
   return {
+    mailConfigured: () => deps.mailConfigured,
     async enabled(viewer) {
       return !(await summaryOptedOut(deps.db, viewer.userId));
     },

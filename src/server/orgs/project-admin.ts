@@ -14,8 +14,10 @@ import type { NormalizedEvent } from "../../core/event";
 import {
   compileGroupingRules,
   DEFAULT_GROUPING_TRANSITION_DAYS,
+  GROUPING_CONFIG_NAMES,
   GROUPING_VERSIONS,
   groupingRuleTexts,
+  groupingVersionNamed,
   parseFingerprintRules,
   parseStackRules,
   type RuleError,
@@ -335,7 +337,15 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
     groupingConfig: v.grouping.version,
   });
   const groupingBody = z
-    .object({ fingerprintingRules: z.string().nullable().optional(), groupingEnhancements: z.string().nullable().optional() })
+    .object({
+      fingerprintingRules: z.string().nullable().optional(),
+      groupingEnhancements: z.string().nullable().optional(),
+      // Errata's version names or Sentry's config names; anything else is refused by name.
+      groupingConfig: z
+        .string()
+        .refine((c) => groupingVersionNamed(c) !== undefined, `one of ${GROUPING_CONFIG_NAMES.join(", ")}`)
+        .optional(),
+    })
     .passthrough();
 
   const projects: ProjectAdminServices = {
@@ -376,7 +386,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
 
     async updateFromSentry(viewer, orgSlug, projectSlug, body) {
       const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-      const grouping = b.fingerprintingRules !== undefined || b.groupingEnhancements !== undefined;
+      const grouping = b.fingerprintingRules !== undefined || b.groupingEnhancements !== undefined || b.groupingConfig !== undefined;
       if (grouping) await projects.updateGroupingRules(viewer, orgSlug, projectSlug, body);
       const identity = projectIdentityPatch(body);
       if (Object.keys(identity).length === 0 && grouping) return projectSlug;
@@ -468,6 +478,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       const patch: SettingsPatch = {};
       if (b.fingerprintingRules !== undefined) patch.fingerprintingRules = b.fingerprintingRules;
       if (b.groupingEnhancements !== undefined) patch.groupingEnhancements = b.groupingEnhancements;
+      if (b.groupingConfig !== undefined) patch.groupingVersion = groupingVersionNamed(b.groupingConfig);
       return grouping(await projects.updateSettings(viewer, orgSlug, projectSlug, patch));
     },
   };

@@ -8,7 +8,7 @@
 import { teamRef } from "../../core/assignee";
 import { AppError } from "../../core/errors";
 import type { NormalizedEvent } from "../../core/event";
-import { matchingRules, ownershipFactsOf } from "../../core/ownership/match";
+import { matchingRules, ownershipFactsOf, type PathHint, pathHint } from "../../core/ownership/match";
 import {
   AUTO_ASSIGNMENT,
   type AutoAssignment,
@@ -86,6 +86,8 @@ export interface IssueOwnership {
   owners: IssueOwner[];
   suspects: SuspectCommitView[];
   release: string | null;
+  /** when no rule matched: the frame paths the rules were tried on and a `path:` rule that would match */
+  hint: PathHint | null;
 }
 
 export interface OwnershipServices {
@@ -236,7 +238,7 @@ export function createOwnershipServices(deps: OwnershipDeps): OwnershipServices 
         throw new AppError("not_found", "Issue not found.");
       const ref = await firstEventRef(db, issue.id);
       const stored = ref ? await getEvent(db, ref.projectId, ref.eventId) : undefined;
-      if (!stored) return { owners: [], suspects: [], release: null };
+      if (!stored) return { owners: [], suspects: [], release: null, hint: null };
       const event = stored.event as unknown as NormalizedEvent;
       const { rules } = await projectOwnershipRules(db, project.id, org.id);
       const matched = matchingRules(rules, ownershipFactsOf(event)).reverse();
@@ -252,6 +254,7 @@ export function createOwnershipServices(deps: OwnershipDeps): OwnershipServices 
       const people = await authors(org.id, suspects);
       return {
         owners,
+        hint: owners.length === 0 ? pathHint(event) : null,
         release: event.release ?? null,
         suspects: suspects.map((s) => {
           const m = s.commit.authorEmail ? people.get(s.commit.authorEmail.toLowerCase()) : undefined;

@@ -7,7 +7,8 @@ import type { Db } from "../db";
 import { type Tx, writeTx } from "../dialect";
 import type { NotificationsTable } from "../schema";
 
-export type NotificationStatus = "pending" | "sent" | "failed" | "held" | "summarised";
+/** `paired`: a Next.js message folded into its other side's (one notification names both). */
+export type NotificationStatus = "pending" | "sent" | "failed" | "held" | "summarised" | "paired";
 
 export interface NewNotification {
   projectId: number;
@@ -20,6 +21,8 @@ export interface NewNotification {
   status: "pending" | "held";
   deliveryId: string;
   now: number;
+  /** not sent before this (epoch ms; default `now`): a Next.js message waiting for its other side or its burst */
+  notBefore?: number;
   /** JSON RuleTarget: the row goes to people (channelId 0), found when it is delivered */
   target?: string | null;
 }
@@ -85,7 +88,7 @@ export async function insertNotifications(tx: Tx, rows: NewNotification[]): Prom
         trigger: r.trigger,
         payload: r.payload,
         status: r.status,
-        next_attempt_at: r.now,
+        next_attempt_at: r.notBefore ?? r.now,
         delivery_id: r.deliveryId,
         created_at: r.now,
         target: r.target ?? null,
@@ -195,6 +198,36 @@ export async function listNotifications(db: Db, projectId: number, q: { ruleId?:
 export async function findNotification(db: Db, id: number): Promise<NotificationRow | undefined> {
   const r = await db.kysely.selectFrom("notifications").selectAll().where("id", "=", id).executeTakeFirst();
   return r ? toRow(r as Row) : undefined;
+}
+
+/** A rule's alert rows about an issue created since `since`, newest first (Next.js pairing). */
+export async function ruleAlertsOfIssue(tx: Tx, ruleId: number, issueId: number, since: number): Promise<NotificationRow[]> {
+  const rows = await tx
+    .selectFrom("notifications")
+    .selectAll()
+    .where("rule_id", "=", ruleId)
+    .where("issue_id", "=", issueId)
+    .where("kind", "=", "alert")
+    .where("created_at", ">=", since)
+    .orderBy("id", "desc")
+    .limit(100)
+    .execute();
+  return rows.map((r) => toRow(r as Row));
+}
+
+/** Rewrites a message not sent yet (its other side arrived, its burst grew); `dueAt` moves it. */
+export async function setNotificationPayload(tx: Tx, id: number, payload: string, dueAt?: number): Promise<void> {
+  await tx
+    .updateTable("notifications")
+    .set({ payload, ...(dueAt !== undefined ? { next_attempt_at: dueAt } : {}) })
+    .where("id", "=", id)
+    .execute();
+}
+
+/** Rows folded into their other side's message: never sent on their own. */
+export async function markPaired(tx: Tx, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.updateTable("notifications").set({ status: "paired", lease_until: null }).where("id", "in", ids).execute();
 }
 
 /** Rules with messages held back by the cap (oldest first). */

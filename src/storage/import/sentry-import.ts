@@ -337,3 +337,27 @@ export async function issueEventBounds(tx: Tx, issueId: number): Promise<{ first
       .executeTakeFirst();
   return { first: (await q("asc"))?.event_id ?? null, last: (await q("desc"))?.event_id ?? null };
 }
+
+/** Makes the project's next short id at least `next`, so new issues continue after the imported numbers. */
+export async function raiseShortIdCounter(tx: Tx, projectId: number, next: number): Promise<void> {
+  await tx.updateTable("projects").set({ next_short_id: next }).where("id", "=", projectId).where("next_short_id", "<", next).execute();
+}
+
+/** Whether an issue of the project already has this short id. */
+export async function shortIdTaken(tx: Tx, projectId: number, shortId: number): Promise<boolean> {
+  const row = await tx
+    .selectFrom("issues")
+    .select("id")
+    .where("project_id", "=", projectId)
+    .where("short_id", "=", shortId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The issue a Sentry short id Errata could not keep (`SHOP-API-1A`, base 32) was imported as, by
+ * the project's slug here and the id's suffix; undefined when none was.
+ */
+export async function issueByShortIdAlias(tx: Tx, orgId: number, projectSlug: string, suffix: string): Promise<number | undefined> {
+  return findImportLink(tx, orgId, "short_id", `${projectSlug.toLowerCase()}/${suffix.toUpperCase()}`);
+}

@@ -52,6 +52,8 @@ export interface NewIssue {
   release: string | null;
   hashes: string[];
   groupingVersion: string;
+  /** a number kept from elsewhere (an import); the caller made sure it is free and the counter above it */
+  shortId?: number;
 }
 
 export interface IssueEventUpdate {
@@ -130,7 +132,7 @@ export async function allocateShortId(tx: Tx, projectId: number): Promise<number
  * theirs returned: `{ created: false }`.
  */
 export async function insertIssue(tx: Tx, issue: NewIssue): Promise<{ id: number; created: boolean }> {
-  const shortId = await allocateShortId(tx, issue.projectId);
+  const shortId = issue.shortId ?? (await allocateShortId(tx, issue.projectId));
   const row = await tx
     .insertInto("issues")
     .values({

@@ -111,6 +111,25 @@ export async function claimInvitation(tx: Tx, id: number, userId: string, now: n
   return Number(res.numUpdatedRows) === 1;
 }
 
+/**
+ * Closes the organization's open invitations of an email as accepted by `userId` (the operator
+ * made that person a member directly, e.g. `errata user create` after an import): their ids.
+ */
+export async function acceptOpenInvitationsOf(tx: Tx, orgId: number, email: string, userId: string, now: number): Promise<number[]> {
+  const open = await tx
+    .selectFrom("invitations")
+    .select("id")
+    .where("org_id", "=", orgId)
+    .where((eb) => eb(eb.fn("lower", ["email"]), "=", email.toLowerCase()))
+    .where("accepted_at", "is", null)
+    .where("revoked_at", "is", null)
+    .execute();
+  const ids = open.map((r) => Number(r.id));
+  if (ids.length > 0)
+    await tx.updateTable("invitations").set({ accepted_at: now, accepted_user_id: userId }).where("id", "in", ids).execute();
+  return ids;
+}
+
 export async function setInvitationUser(tx: Tx, id: number, userId: string): Promise<void> {
   await tx.updateTable("invitations").set({ accepted_user_id: userId }).where("id", "=", id).execute();
 }

@@ -288,6 +288,13 @@ export function RuleForm({
             />
             sessions were counted
           </span>
+          <label className="flex flex-wrap items-center gap-2">
+            Fire when
+            <select name="triggerMatch" className="input w-auto max-w-full" defaultValue={rule?.triggers.match ?? "any"}>
+              <option value="any">any one of the issue triggers holds</option>
+              <option value="all">all the issue triggers hold on the same event</option>
+            </select>
+          </label>
         </div>
       </Field>
       <Field id={`${prefix}-query`} label="Search filter" hint="The issue stream's search language, e.g. level:error !browser:*bot*">

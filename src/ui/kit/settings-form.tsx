@@ -1,11 +1,12 @@
 "use client";
 
-import { type FormEvent, type ReactNode, type RefObject, startTransition, useActionState, useEffect, useRef, useState } from "react";
+import { type FormEvent, type ReactNode, type RefObject, startTransition, useActionState, useEffect, useId, useRef, useState } from "react";
 
 /** What a settings Server Action answers: nothing yet, done, or what failed (per field when it can). */
 export type FormResult =
   | { status: "idle" }
-  | { status: "ok"; message: string; at: number }
+  /** `warning`: done, but something the person must know (shown until the next submit) */
+  | { status: "ok"; message: string; at: number; warning?: string }
   | { status: "error"; message: string; fields: Record<string, string>; at: number };
 
 export const IDLE: FormResult = { status: "idle" };
@@ -38,10 +39,13 @@ export function SettingsForm({
   children,
   testId,
   resetOnSuccess = false,
+  errorsDescribe,
 }: {
   action: FormAction;
   hidden: Record<string, string>;
   canManage: boolean;
+  /** the control every field error is about, when errors name parts of it (`Line 3` of a rules box) */
+  errorsDescribe?: string;
   /** a create form: empty it after a success (an edit form keeps the saved values) */
   resetOnSuccess?: boolean;
   submitLabel?: string;
@@ -52,6 +56,8 @@ export function SettingsForm({
   const [state, formAction, pending] = useActionState(action, IDLE);
   const created = useResetOnSuccess(resetOnSuccess ? state : IDLE);
   const fieldErrors = state.status === "error" ? Object.entries(state.fields) : [];
+  const errorsId = useId();
+  useInvalidControls(created, state, errorsId, errorsDescribe);
   return (
     <form ref={created} action={formAction} onSubmit={submitWithoutReset(formAction)} className="flex flex-col gap-3" data-testid={testId}>
       {Object.entries(hidden).map(([k, v]) => (
@@ -70,7 +76,7 @@ export function SettingsForm({
         </div>
       ) : null}
       {fieldErrors.length > 0 ? (
-        <ul role="alert" className="rounded-md border border-danger px-3 py-2 text-[12.5px] text-danger">
+        <ul id={errorsId} role="alert" className="rounded-md border border-danger px-3 py-2 text-[12.5px] text-danger">
           {fieldErrors.map(([field, message]) => (
             <li key={field}>
               <span className="font-medium">{fieldLabels[field] ?? field}</span>: {message}
@@ -80,6 +86,39 @@ export function SettingsForm({
       ) : null}
     </form>
   );
+}
+
+/**
+ * The controls a failed save names are marked invalid and described by the error list (WCAG
+ * 3.3.1): a field error's key names the control (`fingerprintingRules`, `query` of `filters.query`,
+ * `raw` of `raw.3`), or every error is about `describe`. The marks go with the next result.
+ */
+function useInvalidControls(form: RefObject<HTMLFormElement | null>, state: FormResult, errorsId: string, describe?: string) {
+  useEffect(() => {
+    const root = form.current;
+    if (!root || state.status !== "error") return;
+    // `filters.query` is the control `query`; `raw.3` (line 3) is `raw`.
+    const controlOf = (f: string) =>
+      [describe, f, f.split(".").at(-1), f.split(".")[0]]
+        .map((n) => (n ? root.elements.namedItem(n) : null))
+        .find((el): el is Element => el instanceof Element);
+    const controls = new Set(Object.keys(state.fields).map(controlOf));
+    const marked: Array<{ el: Element; describedBy: string | null }> = [];
+    for (const el of controls) {
+      if (!el) continue;
+      const describedBy = el.getAttribute("aria-describedby");
+      el.setAttribute("aria-invalid", "true");
+      el.setAttribute("aria-describedby", [errorsId, describedBy].filter(Boolean).join(" "));
+      marked.push({ el, describedBy });
+    }
+    return () => {
+      for (const { el, describedBy } of marked) {
+        el.removeAttribute("aria-invalid");
+        if (describedBy) el.setAttribute("aria-describedby", describedBy);
+        else el.removeAttribute("aria-describedby");
+      }
+    };
+  }, [form, state, errorsId, describe]);
 }
 
 /** How long a success message stays: long enough to read, gone before it describes a page that changed since. */
@@ -113,8 +152,9 @@ export function FormStatus({ state }: { state: FormResult }) {
   const at = state.status === "idle" ? 0 : state.at;
   const [expired, setExpired] = useState<number | null>(null);
   const here = useRef<HTMLSpanElement>(null);
+  const warning = state.status === "ok" ? state.warning : undefined;
   useEffect(() => {
-    if (state.status !== "ok") return;
+    if (state.status !== "ok" || warning) return;
     const expire = () => setExpired(at);
     const t = setTimeout(expire, OK_VISIBLE_MS);
     const form = here.current?.closest("form");
@@ -126,10 +166,14 @@ export function FormStatus({ state }: { state: FormResult }) {
       form?.removeEventListener("input", expire);
       document.removeEventListener("submit", expire, true);
     };
-  }, [state.status, at]);
+  }, [state.status, at, warning]);
   return (
     <span ref={here} aria-live="polite" className="text-[12.5px]" data-form-status="">
-      {state.status === "ok" && expired !== at ? (
+      {warning ? (
+        <span key={at} role="alert" className="text-fg" data-testid="form-warning">
+          ⚠ {state.status === "ok" ? state.message : ""} {warning}
+        </span>
+      ) : state.status === "ok" && expired !== at ? (
         <span key={state.at} className="text-fg-muted">
           ✓ {state.message}
         </span>

@@ -133,7 +133,8 @@ export function InvitationActions({
             value="resend"
             className="btn btn-sm"
             disabled={pending}
-            aria-label={`Resend invitation to ${email}`}
+            /* The visible words start the name: voice control users say what they see. */
+            aria-label={mail ? `Resend invitation to ${email}` : `New link for ${email}`}
           >
             {mail ? "Resend" : "New link"}
           </button>

@@ -4,11 +4,13 @@
  * fast failure is as visible as a slow one) and the table of recent results. Colours follow UI.md:
  * only failures are saturated.
  */
+
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { LatencySlot, UptimeState } from "@/core/monitors/uptime";
 import type { UptimeDetail, UptimeSummary } from "@/server/monitors/uptime";
 import { absoluteTime, countOf } from "../kit/format";
+import { ScrollRegion } from "../kit/scroll-region";
 import { TimeAgo } from "../kit/time-ago";
 import { formatDuration, StatusDot } from "./parts";
 
@@ -33,50 +35,52 @@ export const uptimePath = (org: string, id: number) => `/${encodeURIComponent(or
 /** HTTP checks: state, last response, availability; each row links to its page. */
 export function UptimeTable({ monitors, org, now }: { monitors: UptimeSummary[]; org: string; now: number }) {
   return (
-    <table className="w-full border-collapse text-[13px]" data-testid="uptime-list">
-      <thead className="text-left text-[12px] text-fg-muted">
-        <tr className="border-b border-border">
-          <th className="py-1.5 pr-3 font-medium">Check</th>
-          <th className="py-1.5 pr-3 font-medium">URL</th>
-          <th className="py-1.5 pr-3 font-medium">Last response</th>
-          <th className="py-1.5 pr-3 text-right font-medium">24 h</th>
-          <th className="py-1.5 pr-3 text-right font-medium">7 d</th>
-          <th className="py-1.5 text-right font-medium">30 d</th>
-        </tr>
-      </thead>
-      <tbody>
-        {monitors.map((m) => (
-          <tr key={m.id} className="h-9 border-b border-border hover:bg-hover">
-            <td className="py-1 pr-3">
-              <span className="flex items-center gap-2">
-                <StatusDot status={DOT[m.state]} />
-                <Link href={uptimePath(org, m.id)} className="font-semibold hover:underline">
-                  {m.name}
-                </Link>
-                <span className="font-mono text-[11px] text-fg-dim">{m.projectSlug}</span>
-                <span className={`text-[12px] ${m.state === "down" ? "text-danger" : "text-fg-muted"}`}>{UPTIME_LABEL[m.state]}</span>
-              </span>
-            </td>
-            <td className="max-w-[320px] truncate py-1 pr-3 font-mono text-[12px]" title={m.config.url}>
-              <span className="text-fg-dim">{m.config.method}</span> {m.config.url}
-            </td>
-            <td className="py-1 pr-3 tabular text-fg-muted">
-              {m.last ? (
-                <>
-                  <span className={m.last.up ? "" : "text-danger"}>{m.last.status ?? m.last.error}</span> ·{" "}
-                  {m.last.latencyMs !== null ? formatDuration(m.last.latencyMs) : "–"} · <TimeAgo ms={m.last.checkedAt} now={now} />
-                </>
-              ) : (
-                "–"
-              )}
-            </td>
-            <td className="py-1 pr-3 text-right tabular">{pct(m.availability.day)}</td>
-            <td className="py-1 pr-3 text-right tabular">{pct(m.availability.week)}</td>
-            <td className="py-1 text-right tabular">{pct(m.availability.month)}</td>
+    <ScrollRegion label="Uptime checks">
+      <table className="w-full border-collapse text-[13px]" data-testid="uptime-list">
+        <thead className="text-left text-[12px] text-fg-muted">
+          <tr className="border-b border-border">
+            <th className="py-1.5 pr-3 font-medium">Check</th>
+            <th className="py-1.5 pr-3 font-medium">URL</th>
+            <th className="py-1.5 pr-3 font-medium">Last response</th>
+            <th className="py-1.5 pr-3 text-right font-medium">24 h</th>
+            <th className="py-1.5 pr-3 text-right font-medium">7 d</th>
+            <th className="py-1.5 text-right font-medium">30 d</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {monitors.map((m) => (
+            <tr key={m.id} className="h-9 border-b border-border hover:bg-hover">
+              <td className="py-1 pr-3">
+                <span className="flex items-center gap-2">
+                  <StatusDot status={DOT[m.state]} />
+                  <Link href={uptimePath(org, m.id)} className="font-semibold hover:underline">
+                    {m.name}
+                  </Link>
+                  <span className="font-mono text-[11px] text-fg-dim">{m.projectSlug}</span>
+                  <span className={`text-[12px] ${m.state === "down" ? "text-danger" : "text-fg-muted"}`}>{UPTIME_LABEL[m.state]}</span>
+                </span>
+              </td>
+              <td className="max-w-[320px] truncate py-1 pr-3 font-mono text-[12px]" title={m.config.url}>
+                <span className="text-fg-dim">{m.config.method}</span> {m.config.url}
+              </td>
+              <td className="py-1 pr-3 tabular text-fg-muted">
+                {m.last ? (
+                  <>
+                    <span className={m.last.up ? "" : "text-danger"}>{m.last.status ?? m.last.error}</span> ·{" "}
+                    {m.last.latencyMs !== null ? formatDuration(m.last.latencyMs) : "–"} · <TimeAgo ms={m.last.checkedAt} now={now} />
+                  </>
+                ) : (
+                  "–"
+                )}
+              </td>
+              <td className="py-1 pr-3 text-right tabular">{pct(m.availability.day)}</td>
+              <td className="py-1 pr-3 text-right tabular">{pct(m.availability.week)}</td>
+              <td className="py-1 text-right tabular">{pct(m.availability.month)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
   );
 }
 
@@ -202,32 +206,34 @@ export function timeout(ms: number): string {
 export function UptimeResults({ results }: { results: UptimeDetail["recent"] }) {
   if (results.length === 0) return <p className="text-fg-muted">No checks yet.</p>;
   return (
-    <table className="w-full border-collapse text-[13px]" data-testid="uptime-results">
-      <thead className="text-left text-[12px] text-fg-muted">
-        <tr className="border-b border-border">
-          <th className="w-[200px] py-1 pr-3 font-medium">Checked at</th>
-          <th className="w-[90px] py-1 pr-3 font-medium">Result</th>
-          <th className="w-[70px] py-1 pr-3 font-medium">Status</th>
-          <th className="w-[90px] py-1 pr-3 text-right font-medium">Latency</th>
-          <th className="py-1 pl-3 font-medium">Error</th>
-        </tr>
-      </thead>
-      <tbody>
-        {results.map((r) => (
-          <tr key={r.checkedAt} className="h-8 border-b border-border">
-            <td className="pr-3 tabular text-fg-muted">{absoluteTime(r.checkedAt)}</td>
-            <td className="pr-3">
-              <span className="flex items-center gap-2">
-                <StatusDot status={r.up ? "ok" : "error"} /> {r.up ? "Up" : "Down"}
-              </span>
-            </td>
-            <td className="pr-3 tabular">{r.status ?? "–"}</td>
-            <td className="pr-3 text-right tabular">{r.latencyMs !== null ? formatDuration(r.latencyMs) : "–"}</td>
-            <td className={`pl-3 font-mono text-[12px] ${r.error ? "text-danger" : "text-fg-dim"}`}>{r.error ?? "–"}</td>
+    <ScrollRegion label="Recent checks">
+      <table className="w-full border-collapse text-[13px]" data-testid="uptime-results">
+        <thead className="text-left text-[12px] text-fg-muted">
+          <tr className="border-b border-border">
+            <th className="w-[200px] py-1 pr-3 font-medium">Checked at</th>
+            <th className="w-[90px] py-1 pr-3 font-medium">Result</th>
+            <th className="w-[70px] py-1 pr-3 font-medium">Status</th>
+            <th className="w-[90px] py-1 pr-3 text-right font-medium">Latency</th>
+            <th className="py-1 pl-3 font-medium">Error</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {results.map((r) => (
+            <tr key={r.checkedAt} className="h-8 border-b border-border">
+              <td className="pr-3 tabular text-fg-muted">{absoluteTime(r.checkedAt)}</td>
+              <td className="pr-3">
+                <span className="flex items-center gap-2">
+                  <StatusDot status={r.up ? "ok" : "error"} /> {r.up ? "Up" : "Down"}
+                </span>
+              </td>
+              <td className="pr-3 tabular">{r.status ?? "–"}</td>
+              <td className="pr-3 text-right tabular">{r.latencyMs !== null ? formatDuration(r.latencyMs) : "–"}</td>
+              <td className={`pl-3 font-mono text-[12px] ${r.error ? "text-danger" : "text-fg-dim"}`}>{r.error ?? "–"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
   );
 }
 

@@ -2,21 +2,17 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { ORG_SETTINGS_SECTIONS } from "./settings-sections";
 
-const SECTIONS = [
-  { path: "/members", label: "Members" },
-  { path: "/teams", label: "Teams" },
-  { path: "/tokens", label: "Tokens" },
-  { path: "/sso", label: "Single sign-on" },
-  { path: "/import", label: "Import from Sentry" },
-] as const;
-
-/** The organization settings' sections: a column at wide widths, wrapping rows on narrow ones (a scrolling row hid the current one). */
-export function OrgSettingsNav({ base }: { base: string }) {
+/**
+ * The sections this viewer may use (`visible`, by path): a column at wide widths, wrapping rows on
+ * narrow ones (a scrolling row hid the current one). A section the role may not use is not offered.
+ */
+export function OrgSettingsNav({ base, visible }: { base: string; visible: readonly string[] }) {
   const pathname = usePathname();
   return (
     <nav aria-label="Organization settings" className="-mx-1 flex flex-wrap gap-1 px-1 pb-1 md:mx-0 md:flex-col md:flex-nowrap md:px-0">
-      {SECTIONS.map((s) => {
+      {ORG_SETTINGS_SECTIONS.filter((s) => visible.includes(s.path)).map((s) => {
         const href = `${base}${s.path}`;
         const current = pathname === href;
         return (

@@ -15,14 +15,35 @@ export function IssueOwnershipPanel({ data, settingsHref, now }: { data: IssueOw
           Suggested assignees
         </h2>
         {data.owners.length === 0 ? (
-          <p className="text-[12.5px] text-fg-muted">
-            No ownership rule matches.{" "}
-            {settingsHref ? (
-              <a href={settingsHref} className="underline hover:text-fg">
-                Write rules
-              </a>
+          <div className="text-[12.5px] text-fg-muted" data-testid="owners-none">
+            <p>
+              No ownership rule matches.{" "}
+              {settingsHref ? (
+                <a href={settingsHref} className="underline hover:text-fg">
+                  Write rules
+                </a>
+              ) : null}
+            </p>
+            {data.hint && data.hint.tried.length > 0 ? (
+              <>
+                <p className="mt-1.5">Frame paths tried:</p>
+                <ul className="mt-0.5 flex flex-col gap-0.5" data-testid="owners-tried">
+                  {data.hint.tried.map((p) => (
+                    <li key={p} className="min-w-0">
+                      <code className="block truncate text-[11.5px] text-fg-dim" title={p}>
+                        {p}
+                      </code>
+                    </li>
+                  ))}
+                </ul>
+              </>
             ) : null}
-          </p>
+            {data.hint?.suggestion ? (
+              <p className="mt-1.5" data-testid="owners-suggestion">
+                A rule that would match: <code className="break-all text-fg">{data.hint.suggestion} #team</code>
+              </p>
+            ) : null}
+          </div>
         ) : (
           <ul className="flex flex-col gap-1.5">
             {data.owners.slice(0, 8).map((o, i) => (

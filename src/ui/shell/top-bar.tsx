@@ -36,27 +36,32 @@ export function TopBar({
   return (
     <header className="sticky top-0 z-20 border-b border-border bg-bg">
       <PopoverEscape />
-      <div className="flex h-11 items-center gap-3 px-4">
-        <Link href={`/${current.slug}/issues`} aria-label="Errata home" className="inline-flex min-h-7 shrink-0 items-center">
+      {/* 360 px wide phones: the name of the product gives way to the mark, a long organization name is cut, so Sign out stays in view. */}
+      <div className="flex h-11 min-w-0 items-center gap-2 px-3 sm:gap-3 sm:px-4">
+        <Link
+          href={`/${current.slug}/issues`}
+          aria-label="Errata home"
+          className="inline-flex min-h-7 min-w-7 shrink-0 items-center justify-center max-sm:[&_span>span]:hidden"
+        >
           <Wordmark size="sm" />
         </Link>
         <span className="text-fg-dim" aria-hidden="true">
           /
         </span>
         {others.length === 0 && current.role !== "owner" ? (
-          <span className="truncate font-medium">{current.name}</span>
+          <span className="min-w-0 truncate font-medium">{current.name}</span>
         ) : (
-          <details className="relative" data-popover="">
+          <details className="relative min-w-0" data-popover="">
             <summary
-              className="btn btn-sm btn-ghost list-none font-medium [&::-webkit-details-marker]:hidden"
+              className="btn btn-sm btn-ghost max-w-full list-none font-medium [&::-webkit-details-marker]:hidden"
               aria-label={`Organization: ${current.name}. Switch organization`}
             >
-              {current.name}
+              <span className="min-w-0 truncate">{current.name}</span>
               <svg width="10" height="10" viewBox="0 0 10 10" aria-hidden="true">
                 <path d="M2 4l3 3 3-3" fill="none" stroke="currentColor" strokeWidth="1.4" />
               </svg>
             </summary>
-            <ul className="absolute left-0 top-8 z-30 min-w-[200px] rounded-md border border-border bg-bg py-1 shadow-lg">
+            <ul className="absolute left-0 top-8 z-30 min-w-[200px] max-w-[calc(100vw-2rem)] rounded-md border border-border bg-bg py-1 shadow-lg">
               {orgs.map((o) => (
                 <li key={o.slug}>
                   <Link
@@ -92,7 +97,7 @@ export function TopBar({
           ) : null}
         </nav>
         {/* Phones: the sections did not fit and scrolled out of sight (Feedback, Projects); a menu names them all. */}
-        <details className="relative sm:hidden" data-popover="">
+        <details className="relative shrink-0 sm:hidden" data-popover="">
           <summary className="btn btn-sm btn-ghost list-none [&::-webkit-details-marker]:hidden" aria-label="Menu: sections">
             Menu
             <svg width="10" height="10" viewBox="0 0 10 10" aria-hidden="true">
@@ -126,7 +131,7 @@ export function TopBar({
             </Link>
           </nav>
         </details>
-        <div className="ml-auto flex items-center gap-1">
+        <div className="ml-auto flex shrink-0 items-center gap-1">
           <Link
             href="/account"
             className="mr-1 hidden max-w-[240px] truncate text-fg-muted hover:text-fg sm:inline"

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
 import { CodeBlock } from "@/ui/kit/code-block";
 import { ProjectFilterForm } from "@/ui/kit/project-filter-form";
+import { ScrollRegion } from "@/ui/kit/scroll-region";
 import { TimeAgo } from "@/ui/kit/time-ago";
 import { MonitorForm } from "@/ui/monitors/form";
 import { CheckInStrip, STATUS_LABEL, StatusDot } from "@/ui/monitors/parts";
@@ -66,53 +67,55 @@ export default async function MonitorsPage({
           <CodeBlock className="mt-4 max-w-3xl" code={SNIPPET} copyLabel="Copy monitor snippet" />
         </section>
       ) : (
-        <table className="w-full border-collapse text-[13px]" data-testid="monitor-list">
-          <thead className="text-left text-[12px] text-fg-muted">
-            <tr className="border-b border-border">
-              <th className="py-1.5 pr-3 font-medium">Monitor</th>
-              <th className="py-1.5 pr-3 font-medium">Schedule</th>
-              <th className="py-1.5 pr-3 font-medium">Recent check-ins</th>
-              <th className="py-1.5 pr-3 font-medium">Last check-in</th>
-              <th className="py-1.5 pr-3 font-medium">Next expected</th>
-            </tr>
-          </thead>
-          <tbody>
-            {monitors.map((m) => {
-              const env = m.environments[0];
-              const status = m.status === "paused" ? "paused" : (env?.status ?? "active");
-              const lastCheckIn = Math.max(0, ...m.environments.map((e) => e.lastCheckIn ?? 0)) || null;
-              const nexts = m.environments.flatMap((e) => (e.nextCheckIn !== null ? [e.nextCheckIn] : []));
-              return (
-                <tr key={m.id} className="h-9 border-b border-border hover:bg-hover">
-                  <td className="py-1 pr-3">
-                    <span className="flex items-center gap-2">
-                      <StatusDot status={status} />
-                      <Link href={`${base}/${encodeURIComponent(m.slug)}`} className="font-semibold hover:underline">
-                        {m.name}
-                      </Link>
-                      <span className="font-mono text-[11px] text-fg-dim">{m.projectSlug}</span>
-                      <span className="text-[12px] text-fg-muted">{STATUS_LABEL[status] ?? status}</span>
-                      {m.muted ? <span className="rounded border border-border px-1 text-[11px] text-fg-muted">muted</span> : null}
-                    </span>
-                  </td>
-                  <td className="py-1 pr-3 font-mono text-[12px]">
-                    {describeSchedule(m.config.schedule)}
-                    {m.config.timezone !== "UTC" ? <span className="ml-1 text-fg-dim">{m.config.timezone}</span> : null}
-                  </td>
-                  <td className="py-1 pr-3">
-                    <CheckInStrip checkIns={m.recent} />
-                  </td>
-                  <td className="py-1 pr-3 tabular text-fg-muted">
-                    <TimeAgo ms={lastCheckIn} now={now} />
-                  </td>
-                  <td className="py-1 pr-3 tabular text-fg-muted">
-                    {m.status === "paused" ? "–" : <NextRun ms={nexts.length ? Math.min(...nexts) : null} now={now} />}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <ScrollRegion label="Monitors">
+          <table className="w-full border-collapse text-[13px] whitespace-nowrap" data-testid="monitor-list">
+            <thead className="text-left text-[12px] text-fg-muted">
+              <tr className="border-b border-border">
+                <th className="py-1.5 pr-3 font-medium">Monitor</th>
+                <th className="py-1.5 pr-3 font-medium">Schedule</th>
+                <th className="py-1.5 pr-3 font-medium">Recent check-ins</th>
+                <th className="py-1.5 pr-3 font-medium">Last check-in</th>
+                <th className="py-1.5 pr-3 font-medium">Next expected</th>
+              </tr>
+            </thead>
+            <tbody>
+              {monitors.map((m) => {
+                const env = m.environments[0];
+                const status = m.status === "paused" ? "paused" : (env?.status ?? "active");
+                const lastCheckIn = Math.max(0, ...m.environments.map((e) => e.lastCheckIn ?? 0)) || null;
+                const nexts = m.environments.flatMap((e) => (e.nextCheckIn !== null ? [e.nextCheckIn] : []));
+                return (
+                  <tr key={m.id} className="h-9 border-b border-border hover:bg-hover">
+                    <td className="py-1 pr-3">
+                      <span className="flex items-center gap-2">
+                        <StatusDot status={status} />
+                        <Link href={`${base}/${encodeURIComponent(m.slug)}`} className="font-semibold hover:underline">
+                          {m.name}
+                        </Link>
+                        <span className="font-mono text-[11px] text-fg-dim">{m.projectSlug}</span>
+                        <span className="text-[12px] text-fg-muted">{STATUS_LABEL[status] ?? status}</span>
+                        {m.muted ? <span className="rounded border border-border px-1 text-[11px] text-fg-muted">muted</span> : null}
+                      </span>
+                    </td>
+                    <td className="py-1 pr-3 font-mono text-[12px]">
+                      {describeSchedule(m.config.schedule)}
+                      {m.config.timezone !== "UTC" ? <span className="ml-1 text-fg-dim">{m.config.timezone}</span> : null}
+                    </td>
+                    <td className="py-1 pr-3">
+                      <CheckInStrip checkIns={m.recent} />
+                    </td>
+                    <td className="py-1 pr-3 tabular text-fg-muted">
+                      <TimeAgo ms={lastCheckIn} now={now} />
+                    </td>
+                    <td className="py-1 pr-3 tabular text-fg-muted">
+                      {m.status === "paused" ? "–" : <NextRun ms={nexts.length ? Math.min(...nexts) : null} now={now} />}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </ScrollRegion>
       )}
       {canCreate && projects.length > 0 ? (
         <details className="group mt-3" open={monitors.length === 0}>

@@ -32,6 +32,10 @@ export function lines(data: FormData, name: string): string[] {
 
 export const ok = (message: string): FormResult => ({ status: "ok", message, at: Date.now() });
 
+/** Done, with something that must not go unread (not a ✓ that fades). */
+export const okWithWarning = (message: string, warning: string | null): FormResult =>
+  warning ? { status: "ok", message, warning, at: Date.now() } : ok(message);
+
 export function fail(message: string, fields: Record<string, string> = {}): FormResult {
   return { status: "error", message, fields, at: Date.now() };
 }

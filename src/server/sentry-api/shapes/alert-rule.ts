@@ -55,7 +55,7 @@ export function sentryRule(r: AlertRule) {
   return {
     id: String(r.id),
     name: r.name,
-    actionMatch: "any",
+    actionMatch: r.triggers.match === "all" ? "all" : "any",
     filterMatch: "all",
     frequency: r.throttleMinutes,
     environment: r.filters.environments[0] ?? null,
@@ -117,7 +117,13 @@ export function fromSentryRule(body: unknown): unknown {
     frequency: null as null | { events: number; users: number; minutes: number },
     // validated by parseRuleInput (0 < belowPercent ≤ 100, minSessions ≥ 1)
     crashFree: body.crashFree === undefined ? null : body.crashFree,
+    match: "any" as "any" | "all",
   };
+  // Sentry's "none" (fire when no condition holds) has no counterpart: refused by name.
+  if (body.actionMatch !== undefined && body.actionMatch !== null) {
+    if (body.actionMatch !== "any" && body.actionMatch !== "all") throw unknownId("actionMatch", body.actionMatch);
+    triggers.match = body.actionMatch;
+  }
   for (const [i, c] of list(body.conditions).entries()) {
     if (c.id === C.firstSeen) triggers.newIssue = true;
     else if (c.id === C.regression) triggers.regression = true;
@@ -142,6 +148,9 @@ export function fromSentryRule(body: unknown): unknown {
       maxIssueAgeMinutes = Number(f.value) * unit;
     } else throw unknownId(`filters.${i}.id`, f.id);
   }
+  // Errata's filters must all hold: Sentry's filterMatch "any" or "none" over several is refused.
+  const filterMatch = body.filterMatch ?? "all";
+  if (filterMatch !== "all" && list(body.filters).length > (filterMatch === "any" ? 1 : 0)) throw unknownId("filterMatch", filterMatch);
   const channelIds: number[] = [];
   const targets: Array<{ type: unknown; fallthrough: unknown }> = [];
   for (const [i, a] of list(body.actions).entries()) {

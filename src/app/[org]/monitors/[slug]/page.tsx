@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { describeSchedule } from "@/core/monitors/checkin";
+import { CodeBlock } from "@/ui/kit/code-block";
 import { countOf } from "@/ui/kit/format";
+import { ScrollRegion } from "@/ui/kit/scroll-region";
 import { TimeAgo } from "@/ui/kit/time-ago";
 import { CheckInStrip, DurationsChart, formatDuration, STATUS_LABEL, StatusDot } from "@/ui/monitors/parts";
 import { monitorRunLine } from "@/ui/monitors/run-line";
@@ -106,9 +108,8 @@ export default async function MonitorPage({
           </Link>
           .
         </p>
-        <pre className="max-w-3xl overflow-x-auto rounded-md bg-subtle px-3 py-2 font-mono text-[12px]">
-          {monitorRunLine(m.slug, m.environments[0]?.name ?? "production")}
-        </pre>
+        {/* Scrolls on a phone: the kit's block is focusable, so a keyboard can scroll it, and copies. */}
+        <CodeBlock className="max-w-3xl" code={monitorRunLine(m.slug, m.environments[0]?.name ?? "production")} copyLabel="Copy command" />
       </section>
 
       {canManage ? (
@@ -124,33 +125,35 @@ export default async function MonitorPage({
         {m.environments.length === 0 ? (
           <p className="text-fg-muted">No check-ins yet.</p>
         ) : (
-          <table className="w-full border-collapse text-[13px]">
-            <tbody>
-              {m.environments.map((e) => (
-                <tr key={e.name} className="h-8 border-b border-border">
-                  <td className="pr-3">
-                    <span className="flex items-center gap-2">
-                      <StatusDot status={e.status} /> <span className="font-mono">{e.name}</span>
-                    </span>
-                  </td>
-                  <td className="pr-3 text-fg-muted">{STATUS_LABEL[e.status] ?? e.status}</td>
-                  <td className="pr-3 text-fg-muted">
-                    last <TimeAgo ms={e.lastCheckIn} now={now} />
-                  </td>
-                  <td className="pr-3 text-fg-muted">
-                    next {m.status === "paused" ? "– (paused)" : <TimeAgo ms={e.nextCheckIn} now={now} />}
-                  </td>
-                  <td className="text-right">
-                    {e.issueId !== null ? (
-                      <Link href={`/${encodeURIComponent(org)}/issues/${e.issueId}`} className="text-danger hover:underline">
-                        Open issue
-                      </Link>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ScrollRegion label="Environments">
+            <table className="w-full border-collapse text-[13px] whitespace-nowrap">
+              <tbody>
+                {m.environments.map((e) => (
+                  <tr key={e.name} className="h-8 border-b border-border">
+                    <td className="pr-3">
+                      <span className="flex items-center gap-2">
+                        <StatusDot status={e.status} /> <span className="font-mono">{e.name}</span>
+                      </span>
+                    </td>
+                    <td className="pr-3 text-fg-muted">{STATUS_LABEL[e.status] ?? e.status}</td>
+                    <td className="pr-3 text-fg-muted">
+                      last <TimeAgo ms={e.lastCheckIn} now={now} />
+                    </td>
+                    <td className="pr-3 text-fg-muted">
+                      next {m.status === "paused" ? "– (paused)" : <TimeAgo ms={e.nextCheckIn} now={now} />}
+                    </td>
+                    <td className="text-right">
+                      {e.issueId !== null ? (
+                        <Link href={`/${encodeURIComponent(org)}/issues/${e.issueId}`} className="text-danger hover:underline">
+                          Open issue
+                        </Link>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </ScrollRegion>
         )}
       </section>
 
@@ -162,39 +165,44 @@ export default async function MonitorPage({
       </section>
 
       <section aria-labelledby="checkins">
-        <h2 id="checkins" className="mb-1 flex items-center gap-3 text-[14px] font-semibold">
-          Check-ins <CheckInStrip checkIns={checkIns} slots={60} />
+        <h2 id="checkins" className="mb-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-[14px] font-semibold">
+          Check-ins {/* 60 ticks are wider than a phone: the oldest give way, the newest stay at the right. */}
+          <span className="flex min-w-0 max-w-full justify-end overflow-hidden">
+            <CheckInStrip checkIns={checkIns} slots={60} />
+          </span>
         </h2>
-        <table className="w-full border-collapse text-[13px]" data-testid="checkin-list">
-          <thead className="text-left text-[12px] text-fg-muted">
-            <tr className="border-b border-border">
-              <th className="py-1 pr-3 font-medium">Status</th>
-              <th className="py-1 pr-3 font-medium">Started</th>
-              <th className="py-1 pr-3 font-medium">Duration</th>
-              <th className="py-1 pr-3 font-medium">Environment</th>
-              <th className="py-1 pr-3 font-medium">Expected at</th>
-              <th className="py-1 font-medium">Check-in id</th>
-            </tr>
-          </thead>
-          <tbody>
-            {checkIns.map((ci) => (
-              <tr key={ci.id} className="h-8 border-b border-border">
-                <td className="pr-3">
-                  <span className="flex items-center gap-2">
-                    <StatusDot status={ci.status} /> {STATUS_LABEL[ci.status] ?? ci.status}
-                  </span>
-                </td>
-                <td className="pr-3 tabular text-fg-muted">
-                  <TimeAgo ms={ci.createdAt} now={now} />
-                </td>
-                <td className="pr-3 tabular">{ci.durationMs !== null ? formatDuration(ci.durationMs) : "–"}</td>
-                <td className="pr-3 font-mono text-[12px]">{ci.environment}</td>
-                <td className="pr-3 tabular text-fg-muted">{ci.expectedAt !== null ? <TimeAgo ms={ci.expectedAt} now={now} /> : "–"}</td>
-                <td className="font-mono text-[11px] text-fg-dim">{ci.checkInId}</td>
+        <ScrollRegion label="Check-ins">
+          <table className="w-full border-collapse text-[13px] whitespace-nowrap" data-testid="checkin-list">
+            <thead className="text-left text-[12px] text-fg-muted">
+              <tr className="border-b border-border">
+                <th className="py-1 pr-3 font-medium">Status</th>
+                <th className="py-1 pr-3 font-medium">Started</th>
+                <th className="py-1 pr-3 font-medium">Duration</th>
+                <th className="py-1 pr-3 font-medium">Environment</th>
+                <th className="py-1 pr-3 font-medium">Expected at</th>
+                <th className="py-1 font-medium">Check-in id</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {checkIns.map((ci) => (
+                <tr key={ci.id} className="h-8 border-b border-border">
+                  <td className="pr-3">
+                    <span className="flex items-center gap-2">
+                      <StatusDot status={ci.status} /> {STATUS_LABEL[ci.status] ?? ci.status}
+                    </span>
+                  </td>
+                  <td className="pr-3 tabular text-fg-muted">
+                    <TimeAgo ms={ci.createdAt} now={now} />
+                  </td>
+                  <td className="pr-3 tabular">{ci.durationMs !== null ? formatDuration(ci.durationMs) : "–"}</td>
+                  <td className="pr-3 font-mono text-[12px]">{ci.environment}</td>
+                  <td className="pr-3 tabular text-fg-muted">{ci.expectedAt !== null ? <TimeAgo ms={ci.expectedAt} now={now} /> : "–"}</td>
+                  <td className="font-mono text-[11px] text-fg-dim">{ci.checkInId}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
       </section>
     </main>
   );

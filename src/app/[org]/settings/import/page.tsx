@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { SettingsSection } from "@/ui/kit/settings-section";
 import { ImportFromSentry } from "@/ui/orgs/import-from-sentry";
 import { errorCode, requireViewer, services } from "../../../_lib/server";
@@ -15,6 +16,8 @@ export default async function ImportSettingsPage({ params }: { params: Promise<{
     recent = await (await services()).importRuns.recent(viewer, org);
   } catch (err) {
     if (errorCode(err) !== "forbidden") throw err;
+    // Admins see why the section is not theirs; members and viewers have no organization settings.
+    if (!(await (await services()).orgs.can(viewer, org))["member.invite"]) notFound();
     return (
       <SettingsSection id="import" title="Import from Sentry">
         <p className="text-[13px] text-fg-muted" data-testid="import-owners-only">

@@ -99,7 +99,7 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
                 data-state={i.state}
               >
                 <div className="min-w-0 flex-1">
-                  <div className="font-medium">{i.email}</div>
+                  <div className="font-medium [overflow-wrap:anywhere]">{i.email}</div>
                   <div className="text-[12px] text-fg-muted">
                     {i.role} · <span className={i.state === "expired" ? "text-danger" : ""}>{i.state}</span> ·{" "}
                     {i.state === "expired" ? "expired " : "expires "}

@@ -6,7 +6,7 @@
  */
 import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../../../../_lib/server";
-import { fail, lines, ok, optionalNumber, runForm, text } from "../../../form-result";
+import { fail, lines, ok, okWithWarning, optionalNumber, runForm, text } from "../../../form-result";
 
 function target(data: FormData) {
   const org = text(data, "org", 100);
@@ -34,7 +34,7 @@ export async function createChannelAction(_prev: FormResult, data: FormData): Pr
           : { url, ...(text(data, "secret", 200) ? { secret: text(data, "secret", 200) } : {}) };
   return runForm(async (viewer) => {
     const c = await (await services()).alerts.createChannel(viewer, org, project, { kind, name: text(data, "name", 100), config });
-    return ok(`Channel “${c.name}” added.`);
+    return okWithWarning(`Channel “${c.name}” added.`, c.warning);
   }, path);
 }
 
@@ -104,6 +104,7 @@ function ruleInput(data: FormData) {
       unignored: data.get("unignored") === "on",
       frequency,
       crashFree,
+      match: data.get("triggerMatch") === "all" ? "all" : "any",
     },
     filters: {
       environments: lines(data, "environments"),

@@ -31,9 +31,11 @@ function triggerText(r: AlertRule): string {
     const what = [f.events ? countOf(f.events, "event") : null, f.users ? countOf(f.users, "user") : null].filter(Boolean).join(" or ");
     parts.push(`more than ${what} in ${f.minutes} min`);
   }
+  // "all": the issue triggers together on one event; crash-free stays a separate trigger.
+  const issueText = t.match === "all" ? [parts.join(" and ")] : parts;
   const c = t.crashFree;
-  if (c) parts.push(`crash-free sessions below ${c.belowPercent}% (≥ ${countOf(c.minSessions, "session")})`);
-  return parts.join(" · ");
+  if (c) issueText.push(`crash-free sessions below ${c.belowPercent}% (≥ ${countOf(c.minSessions, "session")})`);
+  return issueText.filter(Boolean).join(" · ");
 }
 
 function filterText(r: AlertRule): string {
@@ -76,6 +78,7 @@ const STATUS_CLASS: Record<string, string> = {
   failed: "border-danger text-danger",
   held: "border-dashed",
   summarised: "",
+  paired: "",
 };
 
 /** Alert rules (`?edit=<id>` opens one in the editor), their channels with "send a test", the delivery log with "retry now", and the viewer's own email choice. */

@@ -42,7 +42,13 @@ export default async function OwnershipPage({ params }: { params: Promise<{ org:
           </>
         }
       >
-        <SettingsForm action={saveOwnershipAction} hidden={{ org, project: project.slug }} canManage={v.canManage} testId="ownership-form">
+        <SettingsForm
+          action={saveOwnershipAction}
+          hidden={{ org, project: project.slug }}
+          canManage={v.canManage}
+          testId="ownership-form"
+          errorsDescribe="raw"
+        >
           <Field
             id="raw"
             label="Rules"
@@ -101,7 +107,13 @@ export default async function OwnershipPage({ params }: { params: Promise<{ org:
           </>
         }
       >
-        <SettingsForm action={saveCodeownersAction} hidden={hidden} canManage={co.canManage} testId="codeowners-form">
+        <SettingsForm
+          action={saveCodeownersAction}
+          hidden={hidden}
+          canManage={co.canManage}
+          testId="codeowners-form"
+          errorsDescribe="codeowners"
+        >
           <Field
             id="codeowners"
             label="CODEOWNERS"
