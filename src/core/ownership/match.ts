@@ -6,6 +6,7 @@
  * any depth). Case-insensitive, like Sentry. The last matching rule names the owner.
  */
 import type { NormalizedEvent } from "../event";
+import { anyChar, compilePattern, literal, notSlash, type PatternMatcher, type PatternNode } from "../pattern-nfa";
 import type { OwnershipRule } from "./rules";
 
 export interface OwnershipFacts {
@@ -53,53 +54,64 @@ export function pathVariants(path: string): string[] {
   return out;
 }
 
-const cache = new Map<string, RegExp>();
+const cache = new Map<string, PatternMatcher>();
 
-function compiled(kind: "glob" | "codeowners", pattern: string): RegExp {
+function compiled(kind: "glob" | "codeowners", pattern: string): PatternMatcher {
   const key = `${kind}\0${pattern}`;
-  let re = cache.get(key);
-  if (!re) {
-    re = kind === "glob" ? globRegExp(pattern) : codeownersRegExp(pattern);
+  let match = cache.get(key);
+  if (!match) {
+    match = kind === "glob" ? globMatcher(pattern) : codeownersMatcher(pattern);
     if (cache.size > 5_000) cache.clear();
-    cache.set(key, re);
+    cache.set(key, match);
   }
-  return re;
+  return match;
 }
 
-const escapeRe = (s: string) => s.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+/**
+ * Case is ignored, as Sentry's ownership matching does: both sides are lowered. The patterns run as
+ * automata (src/core/pattern-nfa.ts), not regular expressions: the digest runs every rule on every
+ * frame, and a backtracking `*a*a*a*b` would stall it.
+ */
+const lowered =
+  (match: PatternMatcher): PatternMatcher =>
+  (value) =>
+    match(value.toLowerCase());
 
 /** fnmatch: `*` any run of characters (slashes too), `?` one character. */
-export function globRegExp(pattern: string): RegExp {
-  let out = "";
-  for (const ch of pattern) out += ch === "*" ? ".*" : ch === "?" ? "." : escapeRe(ch);
-  return new RegExp(`^${out}$`, "is");
+export function globMatcher(pattern: string): PatternMatcher {
+  const nodes: PatternNode[] = [];
+  for (const ch of pattern.toLowerCase())
+    nodes.push(ch === "*" ? { t: "run", test: anyChar } : ch === "?" ? { t: "char", test: anyChar } : literal(ch));
+  return lowered(compilePattern(nodes));
 }
 
-/** A CODEOWNERS (gitignore-style) pattern as a regular expression over a repository path. */
-export function codeownersRegExp(pattern: string): RegExp {
-  let p = pattern.replace(/\\/g, "/");
+/** A CODEOWNERS (gitignore-style) pattern over a repository path. */
+export function codeownersMatcher(pattern: string): PatternMatcher {
+  let p = pattern.replace(/\\/g, "/").toLowerCase();
   const dirOnly = p.endsWith("/");
   if (dirOnly) p = p.replace(/\/+$/, "");
   const anchored = p.startsWith("/") || p.replace(/\/\*\*$/, "").includes("/");
   p = p.replace(/^\/+/, "");
-  let body = "";
+  const anyDirs: PatternNode = { t: "opt", body: [{ t: "run", test: anyChar }, literal("/")] };
+  const body: PatternNode[] = [];
   for (let i = 0; i < p.length; i++) {
     const ch = p[i] as string;
     if (ch === "*" && p[i + 1] === "*") {
       // `**/` any number of directories; a trailing `**` everything below
       if (p[i + 2] === "/") {
-        body += "(?:.*/)?";
+        body.push(anyDirs);
         i += 2;
       } else {
-        body += ".*";
+        body.push({ t: "run", test: anyChar });
         i += 1;
       }
-    } else if (ch === "*") body += "[^/]*";
-    else if (ch === "?") body += "[^/]";
-    else body += escapeRe(ch);
+    } else if (ch === "*") body.push({ t: "run", test: notSlash });
+    else if (ch === "?") body.push({ t: "char", test: notSlash });
+    else body.push(literal(ch));
   }
   // A pattern naming a directory owns everything under it.
-  return new RegExp(`^${anchored ? "" : "(?:.*/)?"}${body}(?:/.*)?$`, "is");
+  const below: PatternNode = { t: "opt", body: [literal("/"), { t: "run", test: anyChar }] };
+  return lowered(compilePattern([...(anchored ? [] : [anyDirs]), ...body, below]));
 }
 
 export function ruleMatches(rule: OwnershipRule, facts: OwnershipFacts): boolean {
@@ -108,20 +120,20 @@ export function ruleMatches(rule: OwnershipRule, facts: OwnershipFacts): boolean
     // A relative pattern (`src/checkout/*`) is relative to wherever the app ran, as CODEOWNERS
     // paths are: it may match from any directory of the frame's path (/srv/app/src/checkout/…).
     // An absolute one (`/srv/app/…`) or one starting with `*` is matched as written.
-    const re = compiled("glob", pattern);
+    const match = compiled("glob", pattern);
     const relative = !pattern.startsWith("/") && !pattern.startsWith("*");
-    return facts.paths.some((v) => (relative ? repoSuffixes(v) : [v]).some((p) => re.test(p)));
+    return facts.paths.some((v) => (relative ? repoSuffixes(v) : [v]).some((p) => match(p)));
   }
   if (type === "codeowners") {
     // CODEOWNERS paths are from the repository root, frame paths from wherever the app ran
     // (/srv/app/src/…): without a code mapping, any directory of the frame's path may be the root.
-    const re = compiled("codeowners", pattern);
-    return facts.paths.some((v) => repoSuffixes(v).some((p) => re.test(p)));
+    const match = compiled("codeowners", pattern);
+    return facts.paths.some((v) => repoSuffixes(v).some((p) => match(p)));
   }
-  if (type === "module") return facts.modules.some((v) => compiled("glob", pattern).test(v));
-  if (type === "url") return facts.urls.some((v) => compiled("glob", pattern).test(v));
+  if (type === "module") return facts.modules.some((v) => compiled("glob", pattern)(v));
+  if (type === "url") return facts.urls.some((v) => compiled("glob", pattern)(v));
   const key = type.slice("tags.".length);
-  return facts.tags.some(([k, v]) => k === key && compiled("glob", pattern).test(v));
+  return facts.tags.some(([k, v]) => k === key && compiled("glob", pattern)(v));
 }
 
 /** The rules that match, in file order (the last one wins). */

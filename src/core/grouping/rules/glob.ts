@@ -5,9 +5,9 @@
  * anything and case matters.
  */
 
-export type GlobMatch = (value: string) => boolean;
+import { anyChar, compilePattern, literal, notSlash, type PatternNode } from "../../pattern-nfa";
 
-const SPECIAL = /[\\^$.|+(){}]/;
+export type GlobMatch = (value: string) => boolean;
 
 function classAt(pattern: string, start: number): { source: string; end: number } | undefined {
   let i = start + 1;
@@ -30,27 +30,29 @@ function classAt(pattern: string, start: number): { source: string; end: number 
   return undefined;
 }
 
-export function globSource(pattern: string, pathLike: boolean): string {
-  let out = "";
+/** The pattern as automaton steps (src/core/pattern-nfa.ts): no backtracking whatever it says. */
+export function globNodes(pattern: string, pathLike: boolean): PatternNode[] {
+  const nodes: PatternNode[] = [];
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i] as string;
     if (c === "*") {
       if (pathLike && pattern[i + 1] === "*") {
-        out += ".*";
+        nodes.push({ t: "run", test: anyChar });
         i += 1;
-      } else out += pathLike ? "[^/]*" : ".*";
-    } else if (c === "?") out += pathLike ? "[^/]" : ".";
+      } else nodes.push({ t: "run", test: pathLike ? notSlash : anyChar });
+    } else if (c === "?") nodes.push({ t: "char", test: pathLike ? notSlash : anyChar });
     else if (c === "[") {
       const cls = classAt(pattern, i);
       if (cls) {
-        out += cls.source;
+        // One character against a bracket expression: a regular expression that cannot backtrack.
+        const re = new RegExp(`^${cls.source}$`, "s");
+        nodes.push({ t: "char", test: (ch) => re.test(ch) });
         i = cls.end;
-      } else out += "\\[";
-    } else if (c === "]") out += "\\]";
-    else if (pathLike && c === "\\") out += "/";
-    else out += SPECIAL.test(c) ? `\\${c}` : c;
+      } else nodes.push(literal("["));
+    } else if (pathLike && c === "\\") nodes.push(literal("/"));
+    else nodes.push(literal(c));
   }
-  return out;
+  return nodes;
 }
 
 /** The longest run of characters without wildcards: a value lacking it cannot match. */
@@ -63,16 +65,16 @@ function longestLiteral(pattern: string): string {
 /**
  * Compiles a glob. Names: a pattern without wildcards compares as a string, `prefix*` as a
  * prefix. Paths: the value must already be normalised with `normalizePath` (forward slashes,
- * lower case), and a literal part of the pattern is looked for before the regular expression runs
+ * lower case), and a literal part of the pattern is looked for before the automaton runs
  * — most frames fail there, cheaply.
  */
 export function compileGlob(pattern: string, pathLike: boolean): GlobMatch {
   if (pathLike) {
     const normalized = normalizePath(pattern);
     if (!/[*?[]/.test(normalized)) return (v) => v === normalized;
-    const literal = longestLiteral(normalized);
-    const re = new RegExp(`^${globSource(normalized, true)}$`, "s");
-    return literal.length >= 3 ? (v) => v.includes(literal) && re.test(v) : (v) => re.test(v);
+    const needle = longestLiteral(normalized);
+    const match = compilePattern(globNodes(normalized, true));
+    return needle.length >= 3 ? (v) => v.includes(needle) && match(v) : match;
   }
   if (!/[*?[]/.test(pattern)) return (v) => v === pattern;
   const star = pattern.indexOf("*");
@@ -80,8 +82,7 @@ export function compileGlob(pattern: string, pathLike: boolean): GlobMatch {
     const prefix = pattern.slice(0, -1);
     return (v) => v.startsWith(prefix);
   }
-  const re = new RegExp(`^${globSource(pattern, false)}$`, "s");
-  return (v) => re.test(v);
+  return compilePattern(globNodes(pattern, false));
 }
 
 /** How path values are compared: forward slashes, lower case. */
