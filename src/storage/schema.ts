@@ -955,6 +955,10 @@ export interface ScimUsersTable {
   user_id: string;
   external_id: string | null;
   user_name: string;
+  /** 0: deactivated by SCIM (no membership left) */
+  active: number;
+  /** 1: SCIM created the account */
+  created_account: number;
   created_at: number;
   updated_at: number;
 }

@@ -37,7 +37,11 @@ export async function appendAudit(c: Conn, e: AuditEntryInput): Promise<void> {
 }
 
 /** Newest first, `limit` entries older than the cursor id (none: from the newest). */
-export async function listAudit(c: Conn, orgId: number, page: { before?: number; limit: number; action?: string }): Promise<AuditEntryRow[]> {
+export async function listAudit(
+  c: Conn,
+  orgId: number,
+  page: { before?: number; limit: number; action?: string },
+): Promise<AuditEntryRow[]> {
   let q = k(c).selectFrom("audit_log").selectAll().where("org_id", "=", orgId);
   if (page.before !== undefined) q = q.where("id", "<", page.before);
   if (page.action !== undefined) q = q.where("action", "=", page.action);

@@ -162,7 +162,12 @@ export async function setSigninGroups(tx: Tx, orgId: number, userId: string, nam
     .where("group_id", "in", orgGroups)
     .execute();
   if (names.length === 0) return [];
-  const known = await tx.selectFrom("idp_groups").select(["id", "name"]).where("org_id", "=", orgId).where("name", "in", [...names]).execute();
+  const known = await tx
+    .selectFrom("idp_groups")
+    .select(["id", "name"])
+    .where("org_id", "=", orgId)
+    .where("name", "in", [...names])
+    .execute();
   for (const g of known) await setGroupMember(tx, Number(g.id), userId, "signin", true);
   return known.map((g) => g.name);
 }
@@ -214,7 +219,8 @@ export async function applyManagedTeams(
   const removed: number[] = [];
   for (const id of want) {
     if (current.get(id) === true) continue;
-    if (current.has(id)) await tx.updateTable("team_members").set({ managed: 1 }).where("team_id", "=", id).where("user_id", "=", userId).execute();
+    if (current.has(id))
+      await tx.updateTable("team_members").set({ managed: 1 }).where("team_id", "=", id).where("user_id", "=", userId).execute();
     else await tx.insertInto("team_members").values({ team_id: id, user_id: userId, managed: 1 }).execute();
     added.push(id);
   }

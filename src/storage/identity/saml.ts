@@ -112,7 +112,10 @@ export async function insertSamlRequest(tx: Tx, r: SamlRequestRow): Promise<void
     })
     .execute();
   // Requests nobody answered go once they can no longer be answered.
-  await tx.deleteFrom("saml_requests").where("expires_at", "<", r.createdAt - 24 * 3600 * 1000).execute();
+  await tx
+    .deleteFrom("saml_requests")
+    .where("expires_at", "<", r.createdAt - 24 * 3600 * 1000)
+    .execute();
 }
 
 /** The request, unused and unexpired, of this organization (what an InResponseTo may name), else undefined. */
@@ -130,12 +133,21 @@ export async function findOpenSamlRequest(c: Conn, orgId: number, id: string, no
 
 /** Marks the request answered; false when another answer used it first (each request is answered once). */
 export async function useSamlRequest(tx: Tx, id: string, now: number): Promise<boolean> {
-  const res = await tx.updateTable("saml_requests").set({ used_at: now }).where("id", "=", id).where("used_at", "is", null).executeTakeFirst();
+  const res = await tx
+    .updateTable("saml_requests")
+    .set({ used_at: now })
+    .where("id", "=", id)
+    .where("used_at", "is", null)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
 
 export async function saveSamlTestResult(tx: Tx, id: string, result: unknown): Promise<void> {
-  await tx.updateTable("saml_requests").set({ result: JSON.stringify(result) }).where("id", "=", id).execute();
+  await tx
+    .updateTable("saml_requests")
+    .set({ result: JSON.stringify(result) })
+    .where("id", "=", id)
+    .execute();
 }
 
 /** A test's result, for the owner who started it (an hour at most). */

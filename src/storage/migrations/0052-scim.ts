@@ -6,8 +6,10 @@ import { withId } from "../dialect";
  * SCIM 2.0 provisioning and groups that become teams (issue 42).
  *
  *  - `scim_tokens`: the organization's SCIM bearer token, hashed (shown once).
- *  - `scim_users`: what the identity provider sent about a member it provisions (externalId,
- *    userName), so answers echo them; the member's row stays in `members`.
+ *  - `scim_users`: what the identity provider sent about a person it provisions (externalId,
+ *    userName, active), so answers echo them; the membership itself is the row in `members`. A
+ *    person deactivated by SCIM has no membership left but keeps this row (`active` 0), so the
+ *    provider still finds them as inactive (Entra reads back what it disabled) and can reactivate.
  *  - `idp_groups`: groups of the identity provider the organization knows — pushed by SCIM (with
  *    its SCIM id) or named by an owner — each mapped to a team and/or a role;
  *    `idp_group_members`: who is in each, from SCIM or from the groups a sign-in asserted.
@@ -30,6 +32,9 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn("user_id", "text", (c) => c.notNull())
     .addColumn("external_id", "text")
     .addColumn("user_name", "text", (c) => c.notNull())
+    .addColumn("active", "integer", (c) => c.notNull().defaultTo(1))
+    /** 1: SCIM created the account (its provider may sign it in without linking); 0: an existing member */
+    .addColumn("created_account", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .addPrimaryKeyConstraint("scim_users_pk", ["org_id", "user_id"])
@@ -55,6 +60,12 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addPrimaryKeyConstraint("idp_group_members_pk", ["group_id", "user_id", "source"])
     .execute();
   await db.schema.createIndex("idp_group_members_user").on("idp_group_members").column("user_id").execute();
-  await db.schema.alterTable("members").addColumn("idp_managed", "integer", (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable("team_members").addColumn("managed", "integer", (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable("members")
+    .addColumn("idp_managed", "integer", (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable("team_members")
+    .addColumn("managed", "integer", (c) => c.notNull().defaultTo(0))
+    .execute();
 }
