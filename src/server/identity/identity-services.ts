@@ -10,6 +10,7 @@ import type { Auth } from "../auth/auth";
 import { createSamlSettings, type SamlSettingsServices } from "../saml/settings";
 import { createSamlSignIn, type SamlSignInServices } from "../saml/sign-in";
 import { createScimGroups, type ScimGroupServices } from "../scim/groups";
+import { listResponse, resourceTypes, schemas, serviceProviderConfig } from "../scim/shapes";
 import { createScimTokens, type ScimTokenServices } from "../scim/token";
 import { createScimUsers, type ScimUserServices } from "../scim/users";
 import type { OrgSummary, Viewer } from "../types";
@@ -22,7 +23,13 @@ export interface IdentityServices {
   provisioning: IdentityProvisioning;
   groupMappings: GroupMappingServices;
   saml: SamlSettingsServices & SamlSignInServices;
-  scim: { token: ScimTokenServices; users: ScimUserServices; groups: ScimGroupServices };
+  scim: {
+    token: ScimTokenServices;
+    users: ScimUserServices;
+    groups: ScimGroupServices;
+    /** ServiceProviderConfig, Schemas, ResourceTypes (with the SCIM token, like every SCIM route) */
+    discovery(authorization: string | null, orgSlug: string, what: "ServiceProviderConfig" | "Schemas" | "ResourceTypes"): Promise<unknown>;
+  };
 }
 
 export function createIdentityServices(deps: {
@@ -48,6 +55,12 @@ export function createIdentityServices(deps: {
       token,
       users: createScimUsers({ db, auth, now, tokens: token, audit }),
       groups: createScimGroups({ db, now, tokens: token, audit }),
+      async discovery(authorization, orgSlug, what) {
+        await token.authenticate(authorization, orgSlug);
+        if (what === "ServiceProviderConfig") return serviceProviderConfig();
+        const list = what === "Schemas" ? schemas() : resourceTypes();
+        return listResponse(list, list.length, 1);
+      },
     },
   };
 }

@@ -65,10 +65,9 @@ export function errorBody(code: ErrorCode, status: number, detail: string, reque
   return { schemas: [ERROR_SCHEMA], status: String(status), ...(scimType ? { scimType } : {}), detail, code, request_id: requestId };
 }
 
-export function serviceProviderConfig(docsUrl: string): Record<string, unknown> {
+export function serviceProviderConfig(): Record<string, unknown> {
   return {
     schemas: ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"],
-    documentationUri: docsUrl,
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_PAGE },

@@ -4,18 +4,19 @@
  * names the organization in its path and must carry that organization's token: any other answer
  * (no token, another organization's, no such organization) is the same `scim_unauthorized`.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import { deleteScimToken, findScimToken, orgOfScimTokenHash, putScimToken, touchScimToken } from "../../storage/identity/scim";
 import { findOrgBySlug, type OrgRow } from "../../storage/orgs/orgs";
 import type { Action } from "../access/permissions";
-import { hashApiToken } from "../auth/sessions";
 import type { AuditLogServices } from "../identity/audit-log";
 import type { OrgSummary, Viewer } from "../types";
 
 export const SCIM_TOKEN_PREFIX = "errata_scim_";
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export interface ScimTokenView {
   exists: boolean;
@@ -73,7 +74,7 @@ export function createScimTokens(deps: {
       await writeTx(db, (tx) =>
         putScimToken(tx, {
           orgId: org.id,
-          tokenHash: hashApiToken(token),
+          tokenHash: hashToken(token),
           tokenPrefix: token.slice(0, SCIM_TOKEN_PREFIX.length + 4),
           createdBy: viewer.userId,
           now: now(),
@@ -107,7 +108,7 @@ export function createScimTokens(deps: {
       const m = authorization?.match(/^Bearer\s+(\S+)$/i);
       const token = m?.[1];
       if (!token?.startsWith(SCIM_TOKEN_PREFIX)) throw new AppError("scim_unauthorized");
-      const [org, tokenOrg] = await Promise.all([findOrgBySlug(db, orgSlug), orgOfScimTokenHash(db, hashApiToken(token))]);
+      const [org, tokenOrg] = await Promise.all([findOrgBySlug(db, orgSlug), orgOfScimTokenHash(db, hashToken(token))]);
       if (!org || tokenOrg !== org.id) throw new AppError("scim_unauthorized");
       // Last-used bookkeeping never fails the request.
       touchScimToken(db, org.id, now()).catch(() => {});
