@@ -11,6 +11,9 @@ import { type AuditEntryInput, type AuditEntryRow, appendAudit, listAudit } from
 import type { Action } from "../access/permissions";
 import type { OrgSummary, Viewer } from "../types";
 
+/** One entry as screens read it. */
+export type AuditEntry = AuditEntryRow;
+
 export type AuditRecord = Omit<AuditEntryInput, "at" | "address"> & { address?: string | null };
 
 export interface AuditPage {

@@ -182,7 +182,7 @@ export function createSamlSettings(deps: {
     }
   }
 
-  async function idpFrom(input: z.infer<typeof InputSchema>): Promise<IdpMetadata & { metadataUrl: string | null }> {
+  async function idpFrom(input: z.infer<typeof InputSchema>, storedCerts: string[]): Promise<IdpMetadata & { metadataUrl: string | null }> {
     if (input.source === "url") {
       if (!input.metadataUrl) throw AppError.field("metadataUrl", "required", "Enter the identity provider's metadata URL.");
       return { ...parseIdpMetadata(await fetchMetadata(input.metadataUrl)), metadataUrl: input.metadataUrl };
@@ -193,7 +193,8 @@ export function createSamlSettings(deps: {
     }
     if (!input.idpEntityId) throw AppError.field("idpEntityId", "required", "Enter the identity provider's entity id (issuer).");
     if (!input.idpSsoUrl) throw AppError.field("idpSsoUrl", "required", "Enter the identity provider's single sign-on URL.");
-    const certs = certificatesFrom(input.idpCerts, "idpCerts");
+    // Blank keeps the stored certificates (the form never shows them again, only their fingerprints).
+    const certs = input.idpCerts.trim() ? certificatesFrom(input.idpCerts, "idpCerts") : storedCerts;
     if (certs.length === 0) throw AppError.field("idpCerts", "required", "Paste the identity provider's signing certificate.");
     return { entityId: input.idpEntityId, ssoUrl: input.idpSsoUrl, certs, metadataUrl: null };
   }
@@ -213,9 +214,9 @@ export function createSamlSettings(deps: {
     async configure(viewer, orgSlug, raw) {
       const org = await deps.authorize(viewer, orgSlug, "sso.write");
       const input = validate(InputSchema, raw);
-      const idp = await idpFrom(input);
-      providerUrl(idp.ssoUrl, input.source === "manual" ? "idpSsoUrl" : "metadataUrl");
       const stored = await findOrgSaml(db, org.id);
+      const idp = await idpFrom(input, stored?.idpCerts ?? []);
+      providerUrl(idp.ssoUrl, input.source === "manual" ? "idpSsoUrl" : "metadataUrl");
       const keys = stored ? { cert: stored.spCert, keySealed: stored.spKeySealed } : null;
       const made = keys ? null : await makeSpKeyPair(`Errata ${org.slug}`, now());
       const row: OrgSamlRow = {

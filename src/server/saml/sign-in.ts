@@ -29,7 +29,7 @@ import {
   recordAssertionOnce,
   type SamlRequestRow,
   saveSamlTestResult,
-  useSamlRequest,
+  markSamlRequestAnswered,
 } from "../../storage/identity/saml";
 import { findOrgBySlug, type OrgRow } from "../../storage/orgs/orgs";
 import type { Action } from "../access/permissions";
@@ -179,7 +179,7 @@ export function createSamlSignIn(deps: {
         verified = true;
         const expires = assertion.notOnOrAfter ?? now() + 3600 * 1000;
         await writeTx(db, async (tx) => {
-          if (request && !(await useSamlRequest(tx, request.id, now()))) throw new AppError("saml_unknown_request");
+          if (request && !(await markSamlRequestAnswered(tx, request.id, now()))) throw new AppError("saml_unknown_request");
           if (!(await recordAssertionOnce(tx, org.id, assertion.id, expires + SAML_CLOCK_SKEW_MS, now())))
             throw new AppError("saml_replayed");
         });

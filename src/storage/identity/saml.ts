@@ -132,7 +132,7 @@ export async function findOpenSamlRequest(c: Conn, orgId: number, id: string, no
 }
 
 /** Marks the request answered; false when another answer used it first (each request is answered once). */
-export async function useSamlRequest(tx: Tx, id: string, now: number): Promise<boolean> {
+export async function markSamlRequestAnswered(tx: Tx, id: string, now: number): Promise<boolean> {
   const res = await tx
     .updateTable("saml_requests")
     .set({ used_at: now })

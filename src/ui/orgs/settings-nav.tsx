@@ -9,6 +9,7 @@ const SECTIONS = [
   { path: "/tokens", label: "Tokens" },
   { path: "/sso", label: "Single sign-on" },
   { path: "/import", label: "Import from Sentry" },
+  { path: "/audit-log", label: "Audit log" },
 ] as const;
 
 /** The organization settings' sections: a column at wide widths, wrapping rows on narrow ones (a scrolling row hid the current one). */
