@@ -25,11 +25,11 @@ import {
   findOpenSamlRequest,
   findOrgSaml,
   insertSamlRequest,
+  markSamlRequestAnswered,
   type OrgSamlRow,
   recordAssertionOnce,
   type SamlRequestRow,
   saveSamlTestResult,
-  markSamlRequestAnswered,
 } from "../../storage/identity/saml";
 import { findOrgBySlug, type OrgRow } from "../../storage/orgs/orgs";
 import type { Action } from "../access/permissions";
