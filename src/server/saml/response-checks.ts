@@ -29,7 +29,7 @@ const ELEMENT_NODE = 1;
 // The DOM types of @xmldom/xmldom, narrowed to what these checks read.
 interface XNode {
   nodeType: number;
-  childNodes: ArrayLike<XNode>;
+  childNodes: ArrayLike<XNode> | null;
   parentNode: XNode | null;
   localName?: string | null;
   namespaceURI?: string | null;
@@ -44,7 +44,9 @@ function refuse(code: ErrorCode, detail?: string): AppError {
 
 function walk(node: XNode, visit: (n: XNode) => void): void {
   visit(node);
-  for (let i = 0; i < node.childNodes.length; i++) walk(node.childNodes[i] as XNode, visit);
+  const kids = node.childNodes;
+  if (!kids) return; // text, comment and attribute nodes have none
+  for (let i = 0; i < kids.length; i++) walk(kids[i] as XNode, visit);
 }
 
 function elements(root: XNode, ns: string, local: string): XNode[] {

@@ -273,13 +273,14 @@ export function createSamlSettings(deps: {
       if (!org) throw new AppError("sso_not_configured");
       const row = await findOrgSaml(db, org.id);
       const urls = spUrls(config.publicUrl, org.slug);
+      // node-saml lists the certificate (for signed requests and encrypted assertions) only beside its key.
+      const key = row ? (await keyBox()).open(row.spKeySealed) : null;
       return generateServiceProviderMetadata({
         issuer: urls.entityId,
         callbackUrl: urls.acsUrl,
         identifierFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress",
         wantAssertionsSigned: true,
-        publicCerts: row ? [row.spCert] : null,
-        decryptionCert: row?.spCert ?? null,
+        ...(row && key ? { privateKey: key, publicCerts: [row.spCert], decryptionPvk: key, decryptionCert: row.spCert } : {}),
       });
     },
 
