@@ -261,7 +261,7 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
 
     async list(viewer, orgSlug) {
       const org = await authorize(viewer, orgSlug, "member.read");
-      return listMembers(db, org.id);
+      return withManaged(org.id, await listMembers(db, org.id));
     },
 
     async sentryFacts(viewer, orgSlug) {
