@@ -44,6 +44,11 @@ export async function runFormAction(
   const encoded = await encodeReply([{ status: "idle" }, data]);
   const headers: Record<string, string> = { cookie, origin: server.url, "next-action": action.id, accept: "text/x-component" };
   if (typeof encoded === "string") headers["content-type"] = "text/plain;charset=UTF-8";
-  const res = await fetch(`${server.url}${fill(action.pagePattern, values)}`, { method: "POST", headers, body: encoded, redirect: "manual" });
+  const res = await fetch(`${server.url}${fill(action.pagePattern, values)}`, {
+    method: "POST",
+    headers,
+    body: encoded,
+    redirect: "manual",
+  });
   return { status: res.status, body: await res.text(), redirect: res.headers.get("x-action-redirect") };
 }

@@ -8,7 +8,6 @@
  * expansion, a comment injected in the NameID, re-signed by another key, and more.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { runFormAction, signInCookie } from "../helpers/server-actions.js";
 import {
   assertionXml,
   b64,
@@ -20,6 +19,7 @@ import {
   wrapResponse,
 } from "../helpers/saml-idp.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { runFormAction, signInCookie } from "../helpers/server-actions.js";
 import { dialects } from "../helpers/test-db.js";
 
 const PASSWORD = "correct horse battery";
@@ -34,17 +34,23 @@ describe.each(await dialects())("SAML responses at the ACS on %s", (dialect) => 
   let audience: string;
 
   async function configure(certs: string[]): Promise<void> {
-    const res = await runFormAction(server, cookie, "saveSamlAction", { org: "acme" }, {
-      org: "acme",
-      source: "manual",
-      idpEntityId: ISSUER,
-      idpSsoUrl: "https://idp.hostile.test/sso",
-      idpCerts: certs.join("\n"),
-      attrEmail: "email",
-      attrName: "firstName,lastName",
-      attrGroups: "groups",
-      defaultRole: "member",
-    });
+    const res = await runFormAction(
+      server,
+      cookie,
+      "saveSamlAction",
+      { org: "acme" },
+      {
+        org: "acme",
+        source: "manual",
+        idpEntityId: ISSUER,
+        idpSsoUrl: "https://idp.hostile.test/sso",
+        idpCerts: certs.join("\n"),
+        attrEmail: "email",
+        attrName: "firstName,lastName",
+        attrGroups: "groups",
+        defaultRole: "member",
+      },
+    );
     expect(res.body).toMatch(/Saved: https:\/\/idp\.hostile\.test\/saml with \d certificate/);
   }
 
@@ -53,7 +59,10 @@ describe.each(await dialects())("SAML responses at the ACS on %s", (dialect) => 
     return { issuer: ISSUER, acsUrl: acs, audience, nameId: who, attributes: { email: who }, sign: "assertion", keys, ...over };
   }
 
-  async function post(xml: string, relayState?: string): Promise<{ status: number; code: string | null; location: string | null; cookies: string[] }> {
+  async function post(
+    xml: string,
+    relayState?: string,
+  ): Promise<{ status: number; code: string | null; location: string | null; cookies: string[] }> {
     const form = new URLSearchParams({ SAMLResponse: b64(xml), ...(relayState ? { RelayState: relayState } : {}) });
     // As the identity provider's page posts it: from its own origin.
     const res = await fetch(acs, {
@@ -63,7 +72,12 @@ describe.each(await dialects())("SAML responses at the ACS on %s", (dialect) => 
       redirect: "manual",
     });
     await res.text();
-    return { status: res.status, code: res.headers.get("x-errata-error"), location: res.headers.get("location"), cookies: res.headers.getSetCookie() };
+    return {
+      status: res.status,
+      code: res.headers.get("x-errata-error"),
+      location: res.headers.get("location"),
+      cookies: res.headers.getSetCookie(),
+    };
   }
 
   async function refused(xml: string, code: string): Promise<void> {
@@ -165,10 +179,9 @@ describe.each(await dialects())("SAML responses at the ACS on %s", (dialect) => 
     const signed = buildResponse(genuine);
     const signature = /<Signature[\s\S]*<\/Signature>/.exec(signed)?.[0] as string;
     const forgedId = newId();
-    const forged = assertionXml(opts({ nameId: "owner@acme.test", attributes: { email: "owner@acme.test" }, assertionId: forgedId })).replace(
-      "</saml:Issuer>",
-      `</saml:Issuer>${signature}`,
-    );
+    const forged = assertionXml(
+      opts({ nameId: "owner@acme.test", attributes: { email: "owner@acme.test" }, assertionId: forgedId }),
+    ).replace("</saml:Issuer>", `</saml:Issuer>${signature}`);
     await refused(wrapResponse(genuine, forged), "saml_wrapped");
   });
 

@@ -10,8 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { b64, buildResponse, type IdpKeys, makeIdpKeys } from "../helpers/saml-idp.js";
-import { runFormAction, signInCookie } from "../helpers/server-actions.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { runFormAction, signInCookie } from "../helpers/server-actions.js";
 import { dialects } from "../helpers/test-db.js";
 
 const PASSWORD = "correct horse battery";
@@ -105,17 +105,23 @@ describe.each(await dialects())("SCIM provisioning on %s", (dialect) => {
     await server.cli("user", "create", "--email", "owner@globex.test", "--password", PASSWORD, "--org", "globex");
     owner = await signInCookie(server, "owner@acme.test", PASSWORD);
     keys = await makeIdpKeys();
-    const saved = await runFormAction(server, owner, "saveSamlAction", { org: "acme" }, {
-      org: "acme",
-      source: "manual",
-      idpEntityId: ISSUER,
-      idpSsoUrl: "https://idp.scim.test/sso",
-      idpCerts: keys.cert,
-      attrEmail: "email",
-      attrName: "",
-      attrGroups: "groups",
-      defaultRole: "member",
-    });
+    const saved = await runFormAction(
+      server,
+      owner,
+      "saveSamlAction",
+      { org: "acme" },
+      {
+        org: "acme",
+        source: "manual",
+        idpEntityId: ISSUER,
+        idpSsoUrl: "https://idp.scim.test/sso",
+        idpCerts: keys.cert,
+        attrEmail: "email",
+        attrName: "",
+        attrGroups: "groups",
+        defaultRole: "member",
+      },
+    );
     expect(saved.body).toContain("Saved");
     const made = await runFormAction(server, owner, "rotateScimTokenAction", { org: "acme" }, { org: "acme" });
     token = /errata_scim_[A-Za-z0-9_-]{43}/.exec(made.body)?.[0] as string;
@@ -131,7 +137,10 @@ describe.each(await dialects())("SCIM provisioning on %s", (dialect) => {
     expect(spc.status).toBe(200);
     expect(spc.body).toMatchObject({ patch: { supported: true }, filter: { supported: true }, bulk: { supported: false } });
     const schemas = await scim("GET", "/Schemas");
-    expect(schemas.body.Resources?.map((r) => r.id)).toEqual(["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:core:2.0:Group"]);
+    expect(schemas.body.Resources?.map((r) => r.id)).toEqual([
+      "urn:ietf:params:scim:schemas:core:2.0:User",
+      "urn:ietf:params:scim:schemas:core:2.0:Group",
+    ]);
     const types = await scim("GET", "/ResourceTypes");
     expect(types.body.Resources?.map((r) => r.endpoint)).toEqual(["/Users", "/Groups"]);
   });
@@ -146,7 +155,10 @@ describe.each(await dialects())("SCIM provisioning on %s", (dialect) => {
     const made = await runFormAction(server, globex, "rotateScimTokenAction", { org: "globex" }, { org: "globex" });
     const globexToken = /errata_scim_[A-Za-z0-9_-]{43}/.exec(made.body)?.[0] as string;
     expect((await scim("GET", "/Users", undefined, globexToken)).status).toBe(401);
-    expect((await fetch(`${server.url}/api/0/organizations/globex/scim/v2/Users`, { headers: { authorization: `Bearer ${globexToken}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${server.url}/api/0/organizations/globex/scim/v2/Users`, { headers: { authorization: `Bearer ${globexToken}` } }))
+        .status,
+    ).toBe(200);
   });
 
   test("Okta: match by userName, create, read, update, push a group, rename it, move members, deactivate (session and token end at once), reactivate", async () => {
@@ -171,7 +183,11 @@ describe.each(await dialects())("SCIM provisioning on %s", (dialect) => {
     const alice = created.body.id as string;
     expect((await members()).get("alice@okta.test")).toBe("member");
     // A second create of the same userName is a uniqueness conflict.
-    const again = await scim("POST", "/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "alice@okta.test", active: true });
+    const again = await scim("POST", "/Users", {
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+      userName: "alice@okta.test",
+      active: true,
+    });
     expect(again.status).toBe(409);
     expect(again.body.scimType).toBe("uniqueness");
     // 3. Read and profile update (PUT).
@@ -185,7 +201,14 @@ describe.each(await dialects())("SCIM provisioning on %s", (dialect) => {
       active: true,
     });
     expect(put.body).toMatchObject({ displayName: "Alicia Okta" });
-    const bob = (await scim("POST", "/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "bob@okta.test", emails: [{ primary: true, value: "bob@okta.test" }], active: true })).body.id as string;
+    const bob = (
+      await scim("POST", "/Users", {
+        schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+        userName: "bob@okta.test",
+        emails: [{ primary: true, value: "bob@okta.test" }],
+        active: true,
+      })
+    ).body.id as string;
 
     // 4. Group push: the group becomes a team with its members, managed by the provider.
     const group = await scim("POST", "/Groups", {
@@ -240,7 +263,7 @@ describe.each(await dialects())("SCIM provisioning on %s", (dialect) => {
     expect((await members()).get("alice@okta.test")).toBe("member");
   });
 
-  test("Entra ID: create, filter, PATCH variants, group add/remove by value arrays, disable with \"False\", delete", async () => {
+  test('Entra ID: create, filter, PATCH variants, group add/remove by value arrays, disable with "False", delete', async () => {
     const userName = "Test_User_dfeef4c5@entra.test";
     expect((await scim("GET", `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).body.totalResults).toBe(0);
     const created = await scim("POST", "/Users", {
@@ -344,7 +367,12 @@ describe.each(await dialects())("SCIM provisioning on %s", (dialect) => {
   });
 
   test("pagination: startIndex and count over the members", async () => {
-    for (const n of [1, 2, 3]) await scim("POST", "/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: `page${n}@scim.test`, active: true });
+    for (const n of [1, 2, 3])
+      await scim("POST", "/Users", {
+        schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+        userName: `page${n}@scim.test`,
+        active: true,
+      });
     const all = await scim("GET", "/Users?startIndex=1&count=100");
     const total = all.body.totalResults as number;
     const first = await scim("GET", "/Users?startIndex=1&count=2");
@@ -357,22 +385,42 @@ describe.each(await dialects())("SCIM provisioning on %s", (dialect) => {
   });
 
   test("what the provider manages is refused by hand: a provisioned member's role and removal, a managed team membership", async () => {
-    const dave = (await scim("POST", "/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "dave@okta.test", active: true })).body.id as string;
-    await scim("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Support", members: [{ value: dave }] });
+    const dave = (
+      await scim("POST", "/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "dave@okta.test", active: true })
+    ).body.id as string;
+    await scim("POST", "/Groups", {
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+      displayName: "Support",
+      members: [{ value: dave }],
+    });
     const role = await runFormAction(server, owner, "changeRoleAction", { org: "acme" }, { org: "acme", userId: dave, role: "admin" });
     expect(role.body).toContain("managed by your identity provider");
     expect((await members()).get("dave@okta.test")).toBe("member");
-    const removal = await runFormAction(server, owner, "removeMemberAction", { org: "acme" }, { org: "acme", userId: dave, confirm: "dave@okta.test" });
+    const removal = await runFormAction(
+      server,
+      owner,
+      "removeMemberAction",
+      { org: "acme" },
+      { org: "acme", userId: dave, confirm: "dave@okta.test" },
+    );
     expect(removal.body).toMatch(/provisioned by your identity provider/);
     expect((await members()).has("dave@okta.test")).toBe(true);
-    const team = await runFormAction(server, owner, "teamChangeAction", { org: "acme" }, { org: "acme", team: "support", kind: "member", op: "remove", value: dave });
+    const team = await runFormAction(
+      server,
+      owner,
+      "teamChangeAction",
+      { org: "acme" },
+      { org: "acme", team: "support", kind: "member", op: "remove", value: dave },
+    );
     expect(team.body).toContain("identity-provider group");
     expect(await teamMembers("support")).toEqual(["dave@okta.test"]);
     // The members page says so.
     const page = await fetch(`${server.url}/acme/settings/members`, { headers: { cookie: owner } });
     expect(await page.text()).toContain("managed by your identity provider");
     // And the audit log has the provisioning.
-    const log = (await (await orgApi("audit-logs/?event=scim.user.create", { cookie: owner })).json()) as { rows: Array<{ note: string; actor: { name: string } }> };
+    const log = (await (await orgApi("audit-logs/?event=scim.user.create", { cookie: owner })).json()) as {
+      rows: Array<{ note: string; actor: { name: string } }>;
+    };
     expect(log.rows.some((r) => r.note === "dave@okta.test" && r.actor.name === "SCIM")).toBe(true);
   });
 });
