@@ -13,7 +13,7 @@ export function GroupMappingTable({ page, org, remove }: { page: GroupMappingsPa
       </p>
     );
   return (
-    <div className="overflow-x-auto rounded-md border border-border">
+    <div className="relative overflow-x-auto rounded-md border border-border">
       <table className="w-full min-w-[520px] border-collapse text-[13px]" data-testid="group-mappings">
         <caption className="sr-only">Group mappings</caption>
         <thead>

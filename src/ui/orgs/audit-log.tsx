@@ -46,7 +46,7 @@ export function AuditLogTable({ entries, now }: { entries: AuditEntry[]; now: nu
       </p>
     );
   return (
-    <div className="overflow-x-auto rounded-md border border-border">
+    <div className="relative overflow-x-auto rounded-md border border-border">
       <table className="w-full min-w-[640px] border-collapse text-[13px]" data-testid="audit-log">
         <caption className="sr-only">Audit log</caption>
         <thead>
@@ -71,7 +71,7 @@ export function AuditLogTable({ entries, now }: { entries: AuditEntry[]; now: nu
               <td className="px-3 py-1.5 whitespace-nowrap text-fg-muted">
                 <TimeAgo ms={e.at} now={now} />
               </td>
-              <td className="px-3 py-1.5 break-all">{e.actor}</td>
+              <td className="px-3 py-1.5 whitespace-nowrap">{e.actor}</td>
               <td className="px-3 py-1.5">
                 <span>{ACTIONS[e.action] ?? e.action}</span> <span className="font-mono text-[12px] break-all">{e.target}</span>
                 {e.details ? <div className="text-[12px] text-fg-muted">{details(e.details)}</div> : null}
