@@ -127,7 +127,10 @@ describe.skipIf(!canRun).each(await dialects())("SAML sign-in through a real ide
     await page.getByRole("button", { name: "Continue with SSO" }).click();
     await atIdp(page, "dana");
     await page.waitForURL(`${server.url}/acme/issues`);
-    await page.getByRole("link", { name: /Checkout failed/ }).first().waitFor();
+    await page
+      .getByRole("link", { name: /Checkout failed/ })
+      .first()
+      .waitFor();
     // The AuthnRequest went out signed, by the HTTP-Redirect binding.
     expect(idp.requests.at(-1)?.signed).toBe(true);
 
@@ -139,11 +142,28 @@ describe.skipIf(!canRun).each(await dialects())("SAML sign-in through a real ide
     await owner.getByTestId("team-member").filter({ hasText: "dana@example.com" }).getByText("managed by your identity provider").waitFor();
   });
 
+  test("an existing account is linked only from that account: refused from a fresh browser, linked from the account page", async () => {
+    const stranger = await (await browser.newContext()).newPage();
+    await stranger.goto(`${idp.url}/init?user=owner`);
+    await stranger.waitForURL((u) => u.pathname === "/login");
+    expect(new URL(stranger.url()).searchParams.get("sso_error")).toBe("sso_link_required");
+    await stranger.getByText(/already exists\. Sign in with its password first/).waitFor();
+
+    await owner.goto(`${server.url}/account`);
+    await owner.getByRole("link", { name: "Link with acme SSO" }).click();
+    await atIdp(owner, "owner");
+    await owner.waitForURL(`${server.url}/account`);
+    await owner.getByTestId("sso-links").getByText("✓ Linked").waitFor();
+  });
+
   test("IdP-initiated: the provider's own launch signs a person in; the audit log shows the sign-ins", async () => {
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${idp.url}/init?user=erin&relay=${encodeURIComponent("/acme/issues")}`);
     await page.waitForURL(`${server.url}/acme/issues`);
-    await page.getByRole("link", { name: /Checkout failed/ }).first().waitFor();
+    await page
+      .getByRole("link", { name: /Checkout failed/ })
+      .first()
+      .waitFor();
 
     await owner.goto(`${server.url}/acme/settings/audit-log`);
     const rows = owner.getByTestId("audit-row");

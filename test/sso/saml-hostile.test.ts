@@ -8,6 +8,9 @@
  * expansion, a comment injected in the NameID, re-signed by another key, and more.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { openDb } from "../../src/storage/db.js";
+import { writeTx } from "../../src/storage/dialect.js";
+import { upsertMember } from "../../src/storage/orgs/orgs.js";
 import {
   assertionXml,
   b64,
@@ -237,6 +240,56 @@ describe.each(await dialects())("SAML responses at the ACS on %s", (dialect) => 
     await configure([next.cert]);
     await refused(buildResponse(opts({ keys })), "saml_signature_invalid");
     expect((await post(buildResponse(opts({ keys: next })))).status).toBe(303);
+    await configure([keys.cert]);
+  });
+
+  test("Require SSO: switching it on ends a member's password session and refuses their password; the owner's still works", async () => {
+    await server.cli("user", "create", "--email", "pat@acme.test", "--password", PASSWORD, "--org", "pat-home");
+    const db = openDb(server.db.config);
+    try {
+      const acme = Number(
+        (await db.kysely.selectFrom("organizations").select("id").where("slug", "=", "acme").executeTakeFirstOrThrow()).id,
+      );
+      const pat = (await db.kysely
+        .selectFrom("user" as never)
+        .select("id" as never)
+        .where("email" as never, "=", "pat@acme.test" as never)
+        .executeTakeFirstOrThrow()) as { id: string };
+      await writeTx(db, (tx) => upsertMember(tx, { orgId: acme, userId: pat.id, role: "member", now: Date.now() }));
+    } finally {
+      await db.close();
+    }
+    const patSession = await signInCookie(server, "pat@acme.test", PASSWORD);
+    expect((await fetch(`${server.url}/api/0/organizations/acme/`, { headers: { cookie: patSession } })).status).toBe(200);
+    const res = await runFormAction(
+      server,
+      cookie,
+      "saveSamlAction",
+      { org: "acme" },
+      {
+        org: "acme",
+        source: "manual",
+        idpEntityId: ISSUER,
+        idpSsoUrl: "https://idp.hostile.test/sso",
+        idpCerts: keys.cert,
+        attrEmail: "email",
+        attrName: "firstName,lastName",
+        attrGroups: "groups",
+        defaultRole: "member",
+        required: "on",
+      },
+    );
+    expect(res.body).toMatch(/SSO is now required: \d+ members? (was|were) signed out/);
+    expect((await fetch(`${server.url}/api/0/organizations/acme/`, { headers: { cookie: patSession } })).status).toBe(401);
+    const again = await fetch(`${server.url}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.url },
+      body: JSON.stringify({ email: "pat@acme.test", password: PASSWORD }),
+    });
+    expect(again.status).toBe(403);
+    expect(await again.text()).toContain("sso_required");
+    expect((await fetch(`${server.url}/api/0/organizations/acme/`, { headers: { cookie } })).status).toBe(200);
+    await signInCookie(server, "owner@acme.test", PASSWORD);
     await configure([keys.cert]);
   });
 

@@ -19,7 +19,7 @@ import { guardedFetch } from "../../net/guarded-fetch";
 import { addressAllowed, OutboundError, type OutboundPolicy } from "../../net/safe-request";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
-import { deleteOrgSaml, findOrgSaml, samlRequiredMemberships } from "../../storage/identity/saml";
+import { deleteOrgSaml, findOrgSaml, samlLinksOfUser, samlRequiredMemberships } from "../../storage/identity/saml";
 import { listMembers } from "../../storage/members/members";
 import { deleteOrgSso, findOrgSso, type OrgSsoRow, ssoLinksOfUser, ssoRequiredMemberships, upsertOrgSso } from "../../storage/members/sso";
 import { findOrgBySlug, type OrgRow } from "../../storage/orgs/orgs";
@@ -381,7 +381,9 @@ export function createSsoServices(deps: {
 
     async accountLinks(viewer) {
       if (viewer.scopes) throw new AppError("forbidden", "Single sign-on links are managed in the browser.");
-      return ssoLinksOfUser(db, viewer.userId);
+      // OpenID Connect's and SAML's organizations (one protocol each), by slug.
+      const links = [...(await ssoLinksOfUser(db, viewer.userId)), ...(await samlLinksOfUser(db, viewer.userId))];
+      return links.sort((a, b) => a.slug.localeCompare(b.slug));
     },
 
     async passwordSignInRefusal(email) {

@@ -198,3 +198,24 @@ function toRequest(r: {
     expiresAt: Number(r.expires_at),
   };
 }
+
+/** Organizations of the user with SAML set up, and whether the user's account is linked to its provider. */
+export async function samlLinksOfUser(c: Conn, userId: string): Promise<{ slug: string; name: string; linked: boolean }[]> {
+  const rows = await k(c)
+    .selectFrom("members")
+    .innerJoin("org_saml", "org_saml.org_id", "members.org_id")
+    .innerJoin("organizations", "organizations.id", "members.org_id")
+    .leftJoin("sso_identities", (j) =>
+      j
+        .onRef("sso_identities.org_id", "=", "members.org_id")
+        .onRef("sso_identities.issuer", "=", "org_saml.idp_entity_id")
+        .onRef("sso_identities.user_id", "=", "members.user_id"),
+    )
+    .select(["organizations.slug", "organizations.name", "sso_identities.id as identity"])
+    .where("members.user_id", "=", userId)
+    .orderBy("organizations.slug")
+    .execute();
+  const out = new Map<string, { slug: string; name: string; linked: boolean }>();
+  for (const r of rows) out.set(r.slug, { slug: r.slug, name: r.name, linked: (out.get(r.slug)?.linked ?? false) || r.identity !== null });
+  return [...out.values()];
+}
