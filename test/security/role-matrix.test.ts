@@ -460,7 +460,13 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
     if (res.status >= 500) problem = `answered ${res.status}: ${body.slice(0, 200)}`;
     else if (expected === "allow" && (res.status === 401 || res.status === 403))
       problem = `refused (${res.status}) but the table allows it: ${body.slice(0, 200)}`;
-    else if (expected === "deny" && actor.role === "outsider" && res.status !== 403 && res.status !== 404 && !(access === "scim" && res.status === 401))
+    else if (
+      expected === "deny" &&
+      actor.role === "outsider" &&
+      res.status !== 403 &&
+      res.status !== 404 &&
+      !(access === "scim" && res.status === 401)
+    )
       problem = `the outsider got ${res.status}`;
     else if (expected === "deny" && actor.role !== "outsider" && res.status !== 403 && !(access === "scim" && res.status === 401))
       problem = `answered ${res.status} but the table refuses it: ${body.slice(0, 200)}`;

@@ -16,7 +16,11 @@ describe("what an assertion says about the person", () => {
   });
 
   test("Okta: first and last names joined; the NameID stands in for a missing email attribute", () => {
-    const p = personFromAssertion("grace@example.com", { firstName: "Grace", lastName: "Hopper", groups: "navy" }, ATTRIBUTE_PRESETS.okta.mapping);
+    const p = personFromAssertion(
+      "grace@example.com",
+      { firstName: "Grace", lastName: "Hopper", groups: "navy" },
+      ATTRIBUTE_PRESETS.okta.mapping,
+    );
     expect(p).toEqual({ subject: "grace@example.com", email: "grace@example.com", name: "Grace Hopper", groups: ["navy"] });
   });
 

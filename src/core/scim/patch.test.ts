@@ -9,7 +9,7 @@ describe("SCIM PATCH of a user", () => {
     expect(interpretUserPatch(op({ op: "replace", value: { active: false } }))).toEqual({ active: false });
   });
 
-  test("Entra deactivates with path active and the string \"False\"; reactivates with \"True\"", () => {
+  test('Entra deactivates with path active and the string "False"; reactivates with "True"', () => {
     expect(interpretUserPatch(op({ op: "Replace", path: "active", value: "False" }))).toEqual({ active: false });
     expect(interpretUserPatch(op({ op: "Replace", path: "active", value: "True" }))).toEqual({ active: true });
   });
@@ -28,7 +28,9 @@ describe("SCIM PATCH of a user", () => {
   });
 
   test("a path-less value with nested name and dotted keys", () => {
-    expect(interpretUserPatch(op({ op: "replace", value: { name: { givenName: "Ann" }, "name.familyName": "Lee", externalId: "x1" } }))).toEqual({
+    expect(
+      interpretUserPatch(op({ op: "replace", value: { name: { givenName: "Ann" }, "name.familyName": "Lee", externalId: "x1" } })),
+    ).toEqual({
       givenName: "Ann",
       familyName: "Lee",
       externalId: "x1",
@@ -38,7 +40,9 @@ describe("SCIM PATCH of a user", () => {
   test("malformed operations are refused with scim_invalid_value", () => {
     expect(() => interpretUserPatch({})).toThrow(expect.objectContaining({ code: "scim_invalid_value" }));
     expect(() => interpretUserPatch(op({ op: "move", path: "active" }))).toThrow(expect.objectContaining({ code: "scim_invalid_value" }));
-    expect(() => interpretUserPatch(op({ op: "replace", path: "active", value: "maybe" }))).toThrow(expect.objectContaining({ code: "scim_invalid_value" }));
+    expect(() => interpretUserPatch(op({ op: "replace", path: "active", value: "maybe" }))).toThrow(
+      expect.objectContaining({ code: "scim_invalid_value" }),
+    );
     expect(() => interpretUserPatch(op({ op: "remove", path: "active" }))).toThrow(expect.objectContaining({ code: "scim_invalid_value" }));
   });
 
@@ -49,7 +53,11 @@ describe("SCIM PATCH of a user", () => {
 
 describe("SCIM PATCH of a group", () => {
   test("Okta: rename by path-less replace, add members, remove one by path filter", () => {
-    expect(interpretGroupPatch(op({ op: "replace", value: { id: "g1", displayName: "Platform" } }))).toEqual({ displayName: "Platform", add: [], remove: [] });
+    expect(interpretGroupPatch(op({ op: "replace", value: { id: "g1", displayName: "Platform" } }))).toEqual({
+      displayName: "Platform",
+      add: [],
+      remove: [],
+    });
     expect(interpretGroupPatch(op({ op: "add", path: "members", value: [{ value: "u1", display: "a@b" }, { value: "u2" }] }))).toEqual({
       add: ["u1", "u2"],
       remove: [],
@@ -70,21 +78,34 @@ describe("SCIM PATCH of a group", () => {
   });
 
   test("replace of all members, and remove of all", () => {
-    expect(interpretGroupPatch(op({ op: "replace", path: "members", value: [{ value: "u9" }] }))).toEqual({ add: [], remove: [], replace: ["u9"] });
+    expect(interpretGroupPatch(op({ op: "replace", path: "members", value: [{ value: "u9" }] }))).toEqual({
+      add: [],
+      remove: [],
+      replace: ["u9"],
+    });
     expect(interpretGroupPatch(op({ op: "remove", path: "members" }))).toEqual({ add: [], remove: [], replace: [] });
   });
 
   test("unsupported paths and member filters are refused", () => {
-    expect(() => interpretGroupPatch(op({ op: "replace", path: "owner", value: "x" }))).toThrow(expect.objectContaining({ code: "scim_invalid_value" }));
-    expect(() => interpretGroupPatch(op({ op: "remove", path: 'members[display eq "x"]' }))).toThrow(expect.objectContaining({ code: "scim_invalid_value" }));
-    expect(() => interpretGroupPatch(op({ op: "add", path: "members", value: [{ display: "no id" }] }))).toThrow(expect.objectContaining({ code: "scim_invalid_value" }));
+    expect(() => interpretGroupPatch(op({ op: "replace", path: "owner", value: "x" }))).toThrow(
+      expect.objectContaining({ code: "scim_invalid_value" }),
+    );
+    expect(() => interpretGroupPatch(op({ op: "remove", path: 'members[display eq "x"]' }))).toThrow(
+      expect.objectContaining({ code: "scim_invalid_value" }),
+    );
+    expect(() => interpretGroupPatch(op({ op: "add", path: "members", value: [{ display: "no id" }] }))).toThrow(
+      expect.objectContaining({ code: "scim_invalid_value" }),
+    );
   });
 });
 
 describe("SCIM filters", () => {
   test("eq on the list's attributes, joined by and; case-insensitive attribute names", () => {
     expect(parseScimFilter('userName eq "a@b.test"', ["username", "externalid"])).toEqual({ username: "a@b.test" });
-    expect(parseScimFilter('externalId eq "x" and UserName eq "y"', ["username", "externalid"])).toEqual({ externalid: "x", username: "y" });
+    expect(parseScimFilter('externalId eq "x" and UserName eq "y"', ["username", "externalid"])).toEqual({
+      externalid: "x",
+      username: "y",
+    });
     expect(parseScimFilter(null, ["username"])).toEqual({});
   });
 
