@@ -152,14 +152,13 @@ export function createScimGroups(deps: {
       const org = await tokens.authenticate(authorization, orgSlug);
       const filter = parseScimFilter(query.get("filter"), ["displayname", "externalid", "id"]);
       const page = pageOf(query);
-      let { total, rows } = await listScimGroups(db, org.id, { offset: page.offset, limit: page.limit, name: filter.displayname });
-      if (filter.externalid !== undefined || filter.id !== undefined) {
-        rows = rows.filter(
-          (g) =>
-            (filter.externalid === undefined || g.externalId === filter.externalid) && (filter.id === undefined || g.scimId === filter.id),
-        );
-        total = rows.length;
-      }
+      const { total, rows } = await listScimGroups(db, org.id, {
+        offset: page.offset,
+        limit: page.limit,
+        name: filter.displayname,
+        externalId: filter.externalid,
+        scimId: filter.id,
+      });
       return listResponse(await Promise.all(rows.map((g) => resource(org, g, query))), total, page.startIndex);
     },
 

@@ -52,14 +52,16 @@ export async function listIdpGroups(c: Conn, orgId: number): Promise<IdpGroupRow
   return rows.map(toGroup);
 }
 
-/** SCIM's groups of the organization, a page of them (by id), optionally one display name. */
+/** SCIM's groups of the organization, a page of them (by id), optionally those of one display name, externalId or SCIM id. */
 export async function listScimGroups(
   c: Conn,
   orgId: number,
-  page: { offset: number; limit: number; name?: string },
+  page: { offset: number; limit: number; name?: string; externalId?: string; scimId?: string },
 ): Promise<{ total: number; rows: IdpGroupRow[] }> {
   let q = k(c).selectFrom("idp_groups").where("org_id", "=", orgId).where("scim_id", "is not", null);
   if (page.name !== undefined) q = q.where("name", "=", page.name);
+  if (page.externalId !== undefined) q = q.where("external_id", "=", page.externalId);
+  if (page.scimId !== undefined) q = q.where("scim_id", "=", page.scimId);
   const total = await q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
   const rows = await q.selectAll().orderBy("id").offset(page.offset).limit(page.limit).execute();
   return { total: Number(total?.n ?? 0), rows: rows.map(toGroup) };
