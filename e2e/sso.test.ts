@@ -36,11 +36,18 @@ async function startProvider(redirectUri: string): Promise<{ issuer: string; clo
         token_endpoint_auth_method: "client_secret_post",
       },
     ],
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
+    // `groups` rides on the profile scope here (providers differ: Okta and Keycloak have a groups scope or mapper).
+    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "groups"] },
     async findAccount(_ctx, id) {
       return {
         accountId: id,
-        claims: async () => ({ sub: `subject-${id}`, email: `${id}@example.com`, email_verified: true, name: `Person ${id}` }),
+        claims: async () => ({
+          sub: `subject-${id}`,
+          email: `${id}@example.com`,
+          email_verified: true,
+          name: `Person ${id}`,
+          groups: id === "gus" ? ["oidc-ops"] : [],
+        }),
       };
     },
     cookies: { keys: ["a cookie signing key of the test provider"] },
@@ -213,5 +220,22 @@ describe.skipIf(!canRun).each(await dialects())("single sign-on with a real Open
     const unknown = await fetch(`${server.url}/api/sso/no-such-org/start`, { redirect: "manual" });
     expect(unknown.status).toBe(302);
     expect(unknown.headers.get("location")).toBe("/login?sso_error=sso_not_configured&org=no-such-org");
+  });
+
+  test("the provider's groups claim becomes a role through a group mapping, and the member is marked managed", async () => {
+    await configure(false);
+    await owner.goto(`${server.url}/acme/settings/sso`);
+    const mapping = owner.getByTestId("group-mapping-form");
+    await mapping.getByLabel("Group").fill("oidc-ops");
+    await mapping.getByLabel("Role").selectOption("admin");
+    await mapping.getByRole("button", { name: "Save mapping" }).click();
+    await owner.getByTestId("group-mapping-row").filter({ hasText: "oidc-ops" }).waitFor();
+    const page = await (await browser.newContext()).newPage();
+    await ssoSignIn(page, "gus");
+    await page.waitForURL(`${server.url}/acme/issues`);
+    await owner.goto(`${server.url}/acme/settings/members`);
+    const row = owner.getByTestId("member-row").filter({ hasText: "gus@example.com" });
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(/admin[\s\S]*managed by your identity provider/);
   });
 });

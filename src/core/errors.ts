@@ -101,6 +101,11 @@ export const ERROR_CATALOGUE = {
     message:
       "An Errata account with this email already exists. Sign in with its password first, then link it under Account → Single sign-on.",
   },
+  sso_deprovisioned: {
+    status: 403,
+    message:
+      "Your identity provider's provisioning (SCIM) deactivated you in this organization. Ask its administrator to assign you again.",
+  },
   sso_required: { status: 403, message: "This organization requires single sign-on: choose “Sign in with SSO”." },
   // Importing from Sentry's REST API (src/server/import/): the source, then conflicts here.
   import_source_unreachable: {
@@ -143,6 +148,56 @@ export const ERROR_CATALOGUE = {
     outcome: "filtered",
   },
   monitor_disabled: { status: 409, message: "The monitor is paused; its check-ins are dropped.", outcome: "filtered" },
+  // SAML 2.0 sign-in (src/server/saml/): each refusal of an identity provider's response names why.
+  saml_malformed: {
+    status: 400,
+    message: "The SAML response is not a well-formed SAML 2.0 response (document type declarations, entities and comments are refused).",
+  },
+  saml_unsigned: {
+    status: 400,
+    message: "The SAML response is not signed: the response or its assertion must carry the identity provider's signature.",
+  },
+  saml_signature_invalid: {
+    status: 400,
+    message: "The SAML response's signature does not verify with the identity provider's certificate configured for this organization.",
+  },
+  saml_wrapped: {
+    status: 400,
+    message: "The SAML response holds more than one assertion or signs another element than the one it asserts (signature wrapping).",
+  },
+  saml_wrong_audience: {
+    status: 400,
+    message: "The SAML assertion is meant for another service provider (its Audience is not this organization's entity id).",
+  },
+  saml_wrong_recipient: {
+    status: 400,
+    message: "The SAML response was sent to another address (its Destination or Recipient is not this organization's ACS URL).",
+  },
+  saml_wrong_issuer: { status: 400, message: "The SAML response comes from another identity provider than the one configured." },
+  saml_expired: { status: 400, message: "The SAML assertion is outside its validity window (NotBefore / NotOnOrAfter). Sign in again." },
+  saml_replayed: { status: 400, message: "This SAML assertion was used already; each is accepted once. Sign in again." },
+  saml_unknown_request: {
+    status: 400,
+    message:
+      "The SAML response answers a sign-in this organization did not start, or one already answered or expired (InResponseTo). Start again.",
+  },
+  saml_idp_error: { status: 400, message: "The identity provider answered with an error status instead of an assertion." },
+  saml_no_email: {
+    status: 400,
+    message: "The SAML assertion carries no email address: map the email attribute (or send the email as NameID).",
+  },
+  // SCIM 2.0 provisioning (src/server/scim/): answered in SCIM's error shape with these codes beside it.
+  scim_unauthorized: { status: 401, message: "Send this organization's SCIM token as a bearer token (Settings → Single sign-on → SCIM)." },
+  scim_invalid_filter: {
+    status: 400,
+    message: 'The SCIM filter is not supported: use eq on userName, externalId or displayName (joined by "and").',
+  },
+  scim_invalid_value: { status: 400, message: "The SCIM request is invalid (RFC 7643/7644)." },
+  scim_uniqueness: { status: 409, message: "A user or group with this name exists already." },
+  idp_managed: {
+    status: 409,
+    message: "This is managed by your identity provider (SCIM or group mapping): change it there, or remove the mapping first.",
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

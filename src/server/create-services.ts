@@ -28,6 +28,7 @@ import { createStatsApi } from "./events/stats-api";
 import { createTraceServices } from "./events/traces";
 import { createFeedbackServices } from "./feedback/inbox";
 import { createUserFeedbackApi } from "./feedback/user-feedback-api";
+import { createIdentityServices } from "./identity/identity-services";
 import { createImportRunServices } from "./import/import-runs";
 import { createImportServices } from "./import/sentry-import";
 import { createHealthServices } from "./installation/health";
@@ -116,7 +117,17 @@ export function createServices(deps: {
     invitationDays: config.invitationDays,
     authorize: access.authorize,
   });
-  const sso = createSsoServices({ db, auth, config, log: deps.log, now, membershipOrThrow });
+  const identity = createIdentityServices({ db, auth, config, log: deps.log, now, authorize: access.authorize });
+  const sso = createSsoServices({
+    db,
+    auth,
+    config,
+    log: deps.log,
+    now,
+    membershipOrThrow,
+    provisioning: identity.provisioning,
+    audit: identity.audit,
+  });
 
   const services: AppServices & { operator: OperatorServices } = {
     auth,
@@ -246,6 +257,7 @@ export function createServices(deps: {
       membershipOrThrow,
       requireScope,
       throttle: loginThrottle,
+      audit: identity.audit,
     }),
 
     teams: createTeamServices({ db, now, membershipOrThrow, requireScope }),
@@ -271,6 +283,10 @@ export function createServices(deps: {
     }),
     knownDevices,
     sso,
+    saml: identity.saml,
+    scim: identity.scim,
+    audit: identity.audit,
+    groupMappings: identity.groupMappings,
 
     operator: createOperatorServices({ db, auth, config, now }),
   };

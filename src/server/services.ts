@@ -17,6 +17,7 @@ import type { StatsApi } from "./events/stats-api";
 import type { TraceServices } from "./events/traces";
 import type { FeedbackServices } from "./feedback/inbox";
 import type { UserFeedbackApi } from "./feedback/user-feedback-api";
+import type { IdentityServices } from "./identity/identity-services";
 import type { ImportRunServices } from "./import/import-runs";
 import type { ImportServices } from "./import/sentry-import";
 import type { IssueActions } from "./issues/actions";
@@ -177,4 +178,12 @@ export interface AppServices {
   importRuns: ImportRunServices;
   /** Single sign-on (OpenID Connect) per organization — src/server/auth/sso.ts */
   sso: SsoServices;
+  /** SAML 2.0 settings and sign-in — src/server/saml/ */
+  saml: IdentityServices["saml"];
+  /** SCIM 2.0 token, Users and Groups — src/server/scim/ */
+  scim: IdentityServices["scim"];
+  /** The organization's audit log — src/server/identity/audit-log.ts */
+  audit: IdentityServices["audit"];
+  /** Identity-provider group → team/role mappings — src/server/identity/group-mappings.ts */
+  groupMappings: IdentityServices["groupMappings"];
 }

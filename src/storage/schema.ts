@@ -17,6 +17,8 @@ export interface MembersTable {
   user_id: string;
   role: "owner" | "admin" | "member" | "viewer";
   created_at: number;
+  /** 1: provisioned by SCIM or given its role by an identity-provider group (0052); manual changes refused */
+  idp_managed: Generated<number>;
 }
 
 export interface ProjectsTable {
@@ -597,6 +599,8 @@ export interface TeamsTable {
 export interface TeamMembersTable {
   team_id: number;
   user_id: string;
+  /** 1: from an identity-provider group mapped to the team (0052); manual removal refused */
+  managed: Generated<number>;
 }
 
 /** The teams an accepted invitation joins (0034); none: the default team. */
@@ -902,4 +906,111 @@ export interface Database {
   org_sso: OrgSsoTable;
   sso_identities: SsoIdentitiesTable;
   password_resets: PasswordResetsTable;
+  org_saml: OrgSamlTable;
+  saml_requests: SamlRequestsTable;
+  saml_assertions: SamlAssertionsTable;
+  scim_tokens: ScimTokensTable;
+  scim_users: ScimUsersTable;
+  idp_groups: IdpGroupsTable;
+  idp_group_members: IdpGroupMembersTable;
+  audit_log: AuditLogTable;
+}
+
+/** SAML 2.0 settings of an organization (0051). */
+export interface OrgSamlTable {
+  org_id: number;
+  idp_entity_id: string;
+  idp_sso_url: string;
+  /** JSON array of PEM certificates */
+  idp_certs: string;
+  metadata_url: string | null;
+  sp_cert: string;
+  /** AES-256-GCM under a key derived from the installation secret */
+  sp_key_sealed: string;
+  attr_email: string;
+  attr_name: string;
+  attr_groups: string;
+  default_role: MembersTable["role"];
+  required: number;
+  updated_at: number;
+}
+
+/** An AuthnRequest sent to the identity provider (0051): its id is the InResponseTo it must answer, once. */
+export interface SamlRequestsTable {
+  id: string;
+  org_id: number;
+  /** "signin", "link" or "test" */
+  purpose: string;
+  user_id: string | null;
+  next: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  /** a test's result (what the IdP asserted), JSON */
+  result: string | null;
+}
+
+/** An assertion id accepted once (0051). */
+export interface SamlAssertionsTable {
+  org_id: number;
+  assertion_id: string;
+  expires_at: number;
+}
+
+/** The organization's SCIM bearer token, hashed (0052). */
+export interface ScimTokensTable {
+  org_id: number;
+  token_hash: string;
+  token_prefix: string;
+  created_by: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** What SCIM said about a member it provisions (0052). */
+export interface ScimUsersTable {
+  org_id: number;
+  user_id: string;
+  external_id: string | null;
+  user_name: string;
+  /** 0: deactivated by SCIM (no membership left) */
+  active: number;
+  /** 1: SCIM created the account */
+  created_account: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A group of the identity provider mapped to a team and/or a role (0052). */
+export interface IdpGroupsTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  scim_id: string | null;
+  external_id: string | null;
+  team_id: number | null;
+  role: MembersTable["role"] | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A person in an identity-provider group, by SCIM or by a sign-in's groups attribute (0052). */
+export interface IdpGroupMembersTable {
+  group_id: number;
+  user_id: string;
+  source: "scim" | "signin";
+}
+
+/** One entry of an organization's audit log (0053). */
+export interface AuditLogTable {
+  id: Generated<number>;
+  org_id: number;
+  at: number;
+  actor_user_id: string | null;
+  actor: string;
+  action: string;
+  target: string;
+  address: string | null;
+  /** JSON object */
+  details: string | null;
 }

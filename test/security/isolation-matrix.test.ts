@@ -28,6 +28,7 @@
  * named (PUBLIC).
  */
 import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -68,7 +69,21 @@ const PUBLIC = new Set([
   "/api/password-reset/[token]",
   "/api/sso/[org]/start",
   "/api/sso/[org]/callback",
+  // SAML: the identity provider's page posts the signed response; identity providers read the SP metadata.
+  "/api/sso/[org]/saml/acs",
+  "/api/sso/[org]/saml/metadata",
 ]);
+
+/** Reads only owners may make (the permission table's `audit.read`): an admin's 403 there is the rule, not a failure. */
+const OWNER_ONLY_READS = new Set(["/api/0/organizations/[org]/audit-logs"]);
+
+/**
+ * SCIM routes (`scimRoute(…)`, issue 42) authenticate with the organization's SCIM token alone:
+ * every actor here — acme's own members included — is refused them (401), and nothing leaks.
+ */
+function scimOnly(route: HttpRoute): boolean {
+  return route.kind === "route" && /export\s+const\s+\w+\s*=\s*scimRoute\b/.test(fs.readFileSync(route.file, "utf8"));
+}
 /** Server actions on the caller's own account, never on an organization's data (anonymous callers only reach /login). */
 const SELF_SERVICE = new Set([
   "renameAction",
@@ -206,6 +221,8 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     const leak = foreign ? leaked(body, url) : null;
     if (leak) return leak;
     if (isPublic) return null;
+    if (scimOnly(route))
+      return res.status === 401 ? null : `SCIM route answered ${res.status} to ${actor.name} (only the SCIM token opens it)`;
     if (actor.side === "anonymous") {
       return REFUSED.has(res.status) || isLoginRedirect(res) ? null : `anonymous got ${res.status}`;
     }
@@ -224,7 +241,9 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     // Own reads work (else the refusals above could be an artefact of wrong parameters); a viewer
     // may be refused what prepares a write (chunk-upload options), never signed out.
     const refused =
-      res.status === 401 || isLoginRedirect(res) || (res.status === 403 && (actor.role === "owner" || actor.role === "admin"));
+      res.status === 401 ||
+      isLoginRedirect(res) ||
+      (res.status === 403 && (actor.role === "owner" || (actor.role === "admin" && !OWNER_ONLY_READS.has(route.pattern))));
     if (actor.cookie && refused) return `own ${actor.name} refused (${res.status})`;
     return null;
   }

@@ -17,6 +17,10 @@
  * the forms' "Only admins and owners" or the monitor page's `?refused=forbidden`; the outsider
  * may get not_found); allowed → no refusal and no success where the table refuses. Ids that exist
  * nowhere keep an allowed replay from destroying the fixture. An action with no declaration fails.
+ *
+ * SCIM routes (`scimRoute(…)`, issue 42) authenticate with the organization's SCIM token, never a
+ * person: every actor above is refused them (401), and their own test checks that acme's SCIM token
+ * reaches each (no 401/403, no 5xx) while globex's and none are refused.
  */
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -28,6 +32,7 @@ import { type Action, type Credential, isAction, permits } from "../../src/serve
 import type { Role } from "../../src/server/types.js";
 import { type Db, openDb } from "../../src/storage/db.js";
 import { writeTx } from "../../src/storage/dialect.js";
+import { putScimToken } from "../../src/storage/identity/scim.js";
 import { insertTeam, setTeamMember, setTeamProject } from "../../src/storage/members/teams.js";
 import { insertToken } from "../../src/storage/members/tokens.js";
 import { upsertMember } from "../../src/storage/orgs/orgs.js";
@@ -46,11 +51,17 @@ const PASSWORD = "correct horse battery";
 // Every scope a token can carry, from the one list the product validates against.
 const ALL_SCOPES: string[] = [...TOKEN_SCOPES];
 const ORG_TOKEN_SCOPES = ["org:ci"];
-/** Routes under /api that are not REST: Better Auth's own endpoints and the SSO browser redirects. */
-const NOT_REST = new Set(["/api/auth/[...all]", "/api/sso/[org]/start", "/api/sso/[org]/callback"]);
+/** Routes under /api that are not REST: Better Auth's own endpoints, the SSO browser redirects, SAML's ACS and SP metadata. */
+const NOT_REST = new Set([
+  "/api/auth/[...all]",
+  "/api/sso/[org]/start",
+  "/api/sso/[org]/callback",
+  "/api/sso/[org]/saml/acs",
+  "/api/sso/[org]/saml/metadata",
+]);
 const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
 
-type Declared = Action | "signed-in" | "public";
+type Declared = Action | "signed-in" | "public" | "scim";
 
 /**
  * Routes whose allowed call would destroy the fixture the other cells read: aimed at something that
@@ -68,18 +79,19 @@ function declaredAccess(file: string): Record<string, Declared | undefined> {
   const out: Record<string, Declared | undefined> = {};
   for (const m of source.matchAll(/export\s+const\s+(GET|POST|PUT|PATCH|DELETE)\s*=\s*(\w+)/g)) {
     const [, method, value] = m as unknown as [string, string, string];
-    const name = wrapped.get(method) ?? wrapped.get(value);
-    out[method] = name && (name === "signed-in" || name === "public" || isAction(name)) ? (name as Declared) : undefined;
+    // SCIM routes declare themselves by their wrapper: the organization's SCIM token, no person.
+    const name = value === "scimRoute" ? "scim" : (wrapped.get(method) ?? wrapped.get(value));
+    out[method] = name && (name === "signed-in" || name === "public" || name === "scim" || isAction(name)) ? (name as Declared) : undefined;
   }
   return out;
 }
 
 /** What a server action declares in the `// permission: …` line right above its `export async function`. */
-function declaredActionAccess(root: string, action: ServerAction): Exclude<Declared, "public"> | undefined {
+function declaredActionAccess(root: string, action: ServerAction): Exclude<Declared, "public" | "scim"> | undefined {
   const source = fs.readFileSync(path.join(root, action.file), "utf8");
   const m = new RegExp(`^// permission: ([\\w.-]+)\\nexport async function ${action.name}\\b`, "m").exec(source);
   const name = m?.[1];
-  return name && (name === "signed-in" || isAction(name)) ? (name as Exclude<Declared, "public">) : undefined;
+  return name && (name === "signed-in" || isAction(name)) ? (name as Exclude<Declared, "public" | "scim">) : undefined;
 }
 
 /** Server actions not replayed, with why (their behaviour has its own tests). */
@@ -284,6 +296,51 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
     expect(failures.map((f) => `${f.what} as ${f.actor}: ${f.problem}`)).toEqual([]);
   }, 600_000);
 
+  test("SCIM routes answer acme's SCIM token, and refuse globex's and none", async () => {
+    const scimRoutes = routes.filter((r) => Object.values(declaredAccess(r.file)).includes("scim"));
+    expect(scimRoutes.length).toBeGreaterThanOrEqual(7);
+    const secret = (org: string) => `errata_scim_${createHash("sha256").update(`${org}-${dialect}`).digest("base64url")}`;
+    for (const org of ["acme", "globex"]) {
+      const id = await orgId(org);
+      await writeTx(db, (tx) =>
+        putScimToken(tx, {
+          orgId: id,
+          tokenHash: createHash("sha256").update(secret(org)).digest("hex"),
+          tokenPrefix: "errata_scim_",
+          createdBy: "matrix",
+          now: Date.now(),
+        }),
+      );
+    }
+    const problems: string[] = [];
+    for (const route of scimRoutes) {
+      for (const method of route.methods) {
+        const url = `${server.url}${fill(route.pattern, { ...values, id: "no-such-id" })}`;
+        for (const [who, auth, want] of [
+          ["acme's SCIM token", secret("acme"), "through"],
+          ["globex's SCIM token", secret("globex"), "refused"],
+          ["no token", "", "refused"],
+        ] as const) {
+          const init: RequestInit = { method, headers: auth ? { authorization: `Bearer ${auth}` } : {} };
+          if (method === "POST" || method === "PUT" || method === "PATCH") {
+            init.body = "{}";
+            (init.headers as Record<string, string>)["content-type"] = "application/scim+json";
+          }
+          const res = await fetch(url, init);
+          const body = await res.text();
+          if (res.status >= 500) problems.push(`${method} ${route.pattern} with ${who}: ${res.status} ${body.slice(0, 200)}`);
+          else if (want === "through" && (res.status === 401 || res.status === 403))
+            problems.push(`${method} ${route.pattern} with ${who}: refused ${res.status}`);
+          else if (want === "refused" && res.status !== 401)
+            problems.push(`${method} ${route.pattern} with ${who}: ${res.status}, not 401`);
+          else if (!/scim\+json/.test(res.headers.get("content-type") ?? "") && res.status !== 204)
+            problems.push(`${method} ${route.pattern}: not application/scim+json`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   test("every server action declares its permission", () => {
     expect(actions.length).toBeGreaterThan(30);
     const missing = actions.filter((a) => !declaredActionAccess(ROOT, a)).map((a) => `${a.file}#${a.name}`);
@@ -369,7 +426,7 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
     });
   }
 
-  async function actionCell(action: ServerAction, access: Exclude<Declared, "public">, actor: Actor): Promise<Cell> {
+  async function actionCell(action: ServerAction, access: Exclude<Declared, "public" | "scim">, actor: Actor): Promise<Cell> {
     const url = fill(action.pagePattern, { ...values, slug: "web" });
     const encoded = await encodeReply(actionArgs(action));
     const headers: Record<string, string> = { ...actor.headers, "next-action": action.id, accept: "text/x-component" };
@@ -403,9 +460,15 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
     if (res.status >= 500) problem = `answered ${res.status}: ${body.slice(0, 200)}`;
     else if (expected === "allow" && (res.status === 401 || res.status === 403))
       problem = `refused (${res.status}) but the table allows it: ${body.slice(0, 200)}`;
-    else if (expected === "deny" && actor.role === "outsider" && res.status !== 403 && res.status !== 404)
+    else if (
+      expected === "deny" &&
+      actor.role === "outsider" &&
+      res.status !== 403 &&
+      res.status !== 404 &&
+      !(access === "scim" && res.status === 401)
+    )
       problem = `the outsider got ${res.status}`;
-    else if (expected === "deny" && actor.role !== "outsider" && res.status !== 403)
+    else if (expected === "deny" && actor.role !== "outsider" && res.status !== 403 && !(access === "scim" && res.status === 401))
       problem = `answered ${res.status} but the table refuses it: ${body.slice(0, 200)}`;
     return { what, actor: actor.name, expected, status: res.status, problem };
   }
@@ -413,6 +476,7 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
 
 function expectation(access: Exclude<Declared, "public">, actor: Actor): "allow" | "deny" {
   if (access === "signed-in") return "allow";
+  if (access === "scim") return "deny"; // no person's credential opens SCIM
   if (actor.role === "outsider") return "deny";
   return permits(actor.role, actor.credential, access) ? "allow" : "deny";
 }

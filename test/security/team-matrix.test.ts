@@ -53,7 +53,14 @@ const APP_DIR = path.join(ROOT, "src/app");
 const PASSWORD = "correct horse battery";
 const ALL_SCOPES: string[] = [...TOKEN_SCOPES];
 /** Not REST, not an organization's data, or without an [org]: the other matrices cover them. */
-const SKIP = new Set(["/api/auth/[...all]", "/api/sso/[org]/start", "/api/sso/[org]/callback", "/api/0/[...path]"]);
+const SKIP = new Set([
+  "/api/auth/[...all]",
+  "/api/sso/[org]/start",
+  "/api/sso/[org]/callback",
+  "/api/sso/[org]/saml/acs",
+  "/api/sso/[org]/saml/metadata",
+  "/api/0/[...path]",
+]);
 /**
  * Path parameters that name an object belonging to a project (by route context where a name is
  * shared: `[slug]` is a project under /projects/ and a cron monitor under /monitors/, `[id]` an
@@ -61,6 +68,8 @@ const SKIP = new Set(["/api/auth/[...all]", "/api/sso/[org]/start", "/api/sso/[o
  */
 function scopedParams(pattern: string): string[] {
   const params = [...pattern.matchAll(/\[(?:\.\.\.)?(\w+)\]/g)].map((m) => m[1] as string);
+  // SCIM's [id] is a user or group of the organization, never a project's.
+  if (pattern.includes("/scim/v2/")) return [];
   return params.filter((p) => {
     if (["org", "member", "team", "token", "path", "all", "digest"].includes(p)) return false;
     if (p === "id") return !/external-(teams|users)\/\[id\]/.test(pattern);
@@ -80,9 +89,11 @@ const ORG_WIDE_ACTIONS = new Set([
   "sso.read",
   "sso.write",
   "org.import",
+  "audit.read",
 ]);
 
-type Declared = Action | "signed-in" | "public";
+/** `scim`: a SCIM route (issue 42), opened by the organization's SCIM token alone — every actor here is refused it. */
+type Declared = Action | "signed-in" | "public" | "scim";
 
 /** Pages and route handlers outside /api/: the browser session's, never a token's. */
 function browserOnly(route: HttpRoute): boolean {
@@ -97,8 +108,8 @@ function declaredAccess(file: string): Record<string, Declared | undefined> {
   const out: Record<string, Declared | undefined> = {};
   for (const m of source.matchAll(/export\s+const\s+(GET|POST|PUT|PATCH|DELETE)\s*=\s*(\w+)/g)) {
     const [, method, value] = m as unknown as [string, string, string];
-    const name = wrapped.get(method) ?? wrapped.get(value);
-    out[method] = name && (name === "signed-in" || name === "public" || isAction(name)) ? (name as Declared) : undefined;
+    const name = value === "scimRoute" ? "scim" : (wrapped.get(method) ?? wrapped.get(value));
+    out[method] = name && (name === "signed-in" || name === "public" || name === "scim" || isAction(name)) ? (name as Declared) : undefined;
   }
   return out;
 }
@@ -503,7 +514,8 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
     body: string,
     url: string,
   ): Cell {
-    const allowed = access === "signed-in" || access === "public" || permits(actor.role, actor.credential, access as Action);
+    const allowed =
+      access !== "scim" && (access === "signed-in" || access === "public" || permits(actor.role, actor.credential, access as Action));
     const scoped = scopedParams(route.pattern).length > 0;
     const relation = sees(actor, target);
     const what = `${method} ${route.pattern} (${access})`;
@@ -517,6 +529,8 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
     });
     if (status >= 500) return cell("through", `answered ${status}: ${body.slice(0, 200)}`);
     const leak = leaked(body, url, otherMarkers(actor));
+    if (access === "scim")
+      return cell("refused", leak ?? (status === 401 ? null : `SCIM route answered ${status} (only the SCIM token opens it)`));
     // Organization-level routes (lists, searches, creation with the project in the body): nothing of
     // a project the actor cannot see, whatever the answer; whether anything changed is checked after.
     if (!scoped) return cell("no-leak", leak);

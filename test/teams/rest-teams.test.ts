@@ -70,8 +70,8 @@ describe("REST: organizations, members, teams, projects and keys", () => {
     });
     expect((await api("DELETE", `/api/0/organizations/acme/members/${dev?.id}/`)).status).toBe(204);
     expect((await api("GET", "/api/0/organizations/acme/members/")).body).toHaveLength(1);
-    // Their token died with the membership's access.
-    expect((await api("GET", "/api/0/organizations/acme/members/", undefined, devToken)).status).toBe(404);
+    // Their personal token went with the removal (SPEC §6: a removed person keeps no session or personal token).
+    expect((await api("GET", "/api/0/organizations/acme/members/", undefined, devToken)).status).toBe(401);
   });
 
   test("teams, a project created under a team, and DSN keys", async () => {

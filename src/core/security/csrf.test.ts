@@ -57,3 +57,15 @@ test("sign-in, sign-out and setup are checked with or without a cookie", () => {
   // A bearer header does not exempt non-REST paths: Better Auth reads the cookie, not the token.
   expect(csrfVerdict({ ...signIn, authorization: "Bearer x", origin: undefined }, ORIGIN)).toEqual({ ok: false, code: "foreign_origin" });
 });
+
+test("SAML's ACS takes the identity provider's cross-origin form post (it reads no cookie); its neighbours do not", () => {
+  const acs = {
+    ...base,
+    path: "/api/sso/acme/saml/acs",
+    origin: "https://idp.example.com",
+    contentType: "application/x-www-form-urlencoded",
+  };
+  expect(csrfVerdict(acs, ORIGIN)).toEqual({ ok: true });
+  expect(csrfVerdict({ ...acs, path: "/api/sso/acme/saml/acs/extra" }, ORIGIN)).toEqual({ ok: false, code: "foreign_origin" });
+  expect(csrfVerdict({ ...acs, path: "/api/auth/sign-in/email" }, ORIGIN)).toEqual({ ok: false, code: "foreign_origin" });
+});

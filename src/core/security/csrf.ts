@@ -24,9 +24,14 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?better-auth\.[\w.-]+=/;
 // Endpoints that change who is signed in or create the first account: no cookie needed to abuse them.
 const ALWAYS_CHECKED = [/^\/api\/auth\//, /^\/api\/setup\/?$/];
+// SAML's Assertion Consumer Service: the identity provider's page posts to it from its own origin,
+// by design. It reads no cookie (who started a sign-in is stored with the request at its start);
+// the signed response is its authentication, checked in src/server/saml/.
+const SIGNED_BODY = /^\/api\/sso\/[^/]+\/saml\/acs\/?$/;
 
 export function csrfVerdict(req: CsrfRequest, allowedOrigin: string): CsrfVerdict {
   if (SAFE_METHODS.has(req.method.toUpperCase())) return { ok: true };
+  if (SIGNED_BODY.test(req.path)) return { ok: true };
   const rest = req.path.startsWith("/api/0/");
   if (rest && /^Bearer\s/i.test(req.authorization ?? "")) return { ok: true };
   const cookieAuth = SESSION_COOKIE.test(req.cookie ?? "");

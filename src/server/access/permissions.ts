@@ -87,6 +87,7 @@ export const PERMISSIONS = {
   "member.admin": { role: "owner", scopes: ["member:write"], what: "change roles, remove members and invite owners" },
   "sso.write": { role: "owner", scopes: [], sessionOnly: true, what: "change single sign-on" },
   "org.import": { role: "owner", scopes: [], sessionOnly: true, what: "import an organization from Sentry" },
+  "audit.read": { role: "owner", scopes: ["member:write"], what: "read the audit log" },
 } as const satisfies Record<string, Permission>;
 
 export type Action = keyof typeof PERMISSIONS;

@@ -152,3 +152,9 @@ export async function revokeUserSessions(auth: Auth, userId: string): Promise<vo
   const ctx = await auth.$context;
   await ctx.internalAdapter.deleteUserSessions(userId);
 }
+
+/** Renames the account (a SCIM update of a person whose account SCIM created). */
+export async function setUserName(auth: Auth, userId: string, name: string): Promise<void> {
+  const ctx = await auth.$context;
+  await ctx.internalAdapter.updateUser(userId, { name });
+}

@@ -19,22 +19,15 @@ import { guardedFetch } from "../../net/guarded-fetch";
 import { addressAllowed, OutboundError, type OutboundPolicy } from "../../net/safe-request";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
-import { findMemberRole, listMembers } from "../../storage/members/members";
-import {
-  deleteOrgSso,
-  findOrgSso,
-  findSsoIdentity,
-  linkSsoIdentity,
-  type OrgSsoRow,
-  ssoLinksOfUser,
-  ssoRequiredMemberships,
-  upsertOrgSso,
-} from "../../storage/members/sso";
-import { addToDefaultTeam } from "../../storage/members/teams";
-import { findOrgBySlug, type OrgRow, upsertMember } from "../../storage/orgs/orgs";
+import { deleteOrgSaml, findOrgSaml, samlLinksOfUser, samlRequiredMemberships } from "../../storage/identity/saml";
+import { listMembers } from "../../storage/members/members";
+import { deleteOrgSso, findOrgSso, type OrgSsoRow, ssoLinksOfUser, ssoRequiredMemberships, upsertOrgSso } from "../../storage/members/sso";
+import { findOrgBySlug, type OrgRow } from "../../storage/orgs/orgs";
 import { requirePermission } from "../access/access";
+import type { AuditLogServices } from "../identity/audit-log";
+import type { IdentityProvisioning } from "../identity/provisioning";
 import type { OrgSummary, Viewer } from "../types";
-import { type Auth, createUserWithoutPassword, findUserByEmail, revokeUserSessions } from "./auth";
+import { type Auth, findUserByEmail, revokeUserSessions } from "./auth";
 import { createSecretBox, type SecretBox } from "./secret-box";
 
 /** How long a started sign-in may take at the provider before its state is refused. */
@@ -117,8 +110,11 @@ export function createSsoServices(deps: {
   log: Logger;
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
+  /** SSO provisioning and group → team mapping, shared with SAML (src/server/identity/provisioning.ts) */
+  provisioning: IdentityProvisioning;
+  audit: AuditLogServices;
 }): SsoServices {
-  const { db, auth, config, log, now, membershipOrThrow } = deps;
+  const { db, auth, config, log, now, membershipOrThrow, provisioning, audit } = deps;
   const policy: OutboundPolicy = {
     allowPrivate: config.sso.allowPrivate,
     allowHosts: config.sso.allowHosts,
@@ -247,31 +243,9 @@ export function createSsoServices(deps: {
     if (info.email_verified === false) throw new AppError("sso_failed", "The provider says this email address is not verified.");
     const email = validate(emailSchema, info.email).toLowerCase();
     const name = typeof info.name === "string" && info.name.trim() ? info.name.trim().slice(0, 128) : email.split("@")[0] || email;
-    return { subject: claims.sub, email, name };
-  }
-
-  /** The account the provider's answer signs in, linked and provisioned as needed. */
-  async function accountFor(
-    org: OrgRow,
-    row: OrgSsoRow,
-    person: { subject: string; email: string; name: string },
-    current: Viewer | null,
-  ): Promise<string> {
-    let userId = (await findSsoIdentity(db, org.id, row.issuer, person.subject))?.userId;
-    if (!userId) {
-      const existing = await findUserByEmail(auth, person.email);
-      if (existing && existing.id !== current?.userId) throw new AppError("sso_link_required");
-      userId = existing?.id ?? (await createUserWithoutPassword(auth, { email: person.email, name: person.name })).id;
-    }
-    const id = userId;
-    await writeTx(db, async (tx) => {
-      await linkSsoIdentity(tx, { orgId: org.id, issuer: row.issuer, subject: person.subject, userId: id, now: now() });
-      if ((await findMemberRole(tx, org.id, id)) === undefined) {
-        await upsertMember(tx, { orgId: org.id, userId: id, role: row.defaultRole, now: now() });
-        await addToDefaultTeam(tx, org.id, { userId: id });
-      }
-    });
-    return id;
+    // The groups claim (Okta, Keycloak, Authentik, Entra send `groups` when asked): mapped to teams.
+    const groups = Array.isArray(info.groups) ? info.groups.filter((g): g is string => typeof g === "string").slice(0, 500) : null;
+    return { subject: claims.sub, email, name, groups };
   }
 
   async function signOutNonOwners(orgId: number): Promise<number> {
@@ -316,11 +290,24 @@ export function createSsoServices(deps: {
         required: input.required,
         updatedAt,
       };
-      await writeTx(db, (tx) => upsertOrgSso(tx, row));
+      const hadSaml = (await findOrgSaml(db, org.id)) !== undefined;
+      await writeTx(db, async (tx) => {
+        await upsertOrgSso(tx, row);
+        // One protocol per organization: OpenID Connect replaces SAML.
+        await deleteOrgSaml(tx, org.id);
+      });
       // Turning "Require SSO" on ends the sessions of everyone it now applies to: a password
       // session (or one of someone the provider has since disabled) must not outlive the switch.
       const signedOut = input.required && !stored?.required ? await signOutNonOwners(org.id) : 0;
       log.info({ org: org.slug, issuer, required: input.required, signedOut }, "sso settings changed");
+      await audit.record({
+        orgId: org.id,
+        actorUserId: viewer.userId,
+        actor: viewer.email,
+        action: stored ? "sso.oidc.update" : "sso.oidc.enable",
+        target: issuer,
+        details: { required: input.required, replacedSaml: hadSaml, signedOut },
+      });
       return { ...view(org, row), signedOut };
     },
 
@@ -329,6 +316,14 @@ export function createSsoServices(deps: {
       await writeTx(db, (tx) => deleteOrgSso(tx, org.id));
       discovered.delete(org.id);
       log.info({ org: org.slug }, "sso removed");
+      await audit.record({
+        orgId: org.id,
+        actorUserId: viewer.userId,
+        actor: viewer.email,
+        action: "sso.oidc.remove",
+        target: org.slug,
+        details: null,
+      });
     },
 
     async begin(orgSlug, next) {
@@ -375,21 +370,32 @@ export function createSsoServices(deps: {
         throw new AppError("sso_failed");
       }
       const person = await personOf(cfg, tokens);
-      const userId = await accountFor(org, row, person, current);
-      log.info({ org: org.slug, userId }, "sso sign-in");
-      return { userId, next: st.next };
+      const done = await provisioning.signIn(org, { issuer: row.issuer, defaultRole: row.defaultRole }, person, current?.userId ?? null);
+      log.info({ org: org.slug, userId: done.userId }, "sso sign-in");
+      await audit.record({
+        orgId: org.id,
+        actorUserId: done.userId,
+        actor: person.email,
+        action: "sso.signin",
+        target: person.email,
+        details: { protocol: "oidc", joined: done.joined, ...(done.mapping.role ? { role: done.mapping.role } : {}) },
+      });
+      return { userId: done.userId, next: st.next };
     },
 
     async accountLinks(viewer) {
       if (viewer.scopes) throw new AppError("forbidden", "Single sign-on links are managed in the browser.");
-      return ssoLinksOfUser(db, viewer.userId);
+      // OpenID Connect's and SAML's organizations (one protocol each), by slug.
+      const links = [...(await ssoLinksOfUser(db, viewer.userId)), ...(await samlLinksOfUser(db, viewer.userId))];
+      return links.sort((a, b) => a.slug.localeCompare(b.slug));
     },
 
     async passwordSignInRefusal(email) {
       const user = await findUserByEmail(auth, email);
       if (!user) return null;
       // Owners keep their password: a broken provider must not lock everyone out of the settings.
-      const org = (await ssoRequiredMemberships(db, user.id)).find((m) => m.role !== "owner");
+      const required = [...(await ssoRequiredMemberships(db, user.id)), ...(await samlRequiredMemberships(db, user.id))];
+      const org = required.find((m) => m.role !== "owner");
       if (!org) return null;
       return new AppError("sso_required", `${org.name} requires single sign-on: choose “Sign in with SSO” and enter ${org.slug}.`);
     },

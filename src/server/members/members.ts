@@ -11,6 +11,7 @@ import { emailSchema, nameSchema, passwordSchema, validate } from "../../core/va
 import type { Mailer } from "../../net/mailer";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
+import { idpManagedMembers, isIdpManagedMember } from "../../storage/identity/idp-groups";
 import {
   claimInvitation,
   findInvitation,
@@ -33,11 +34,14 @@ import {
   ssoLinkedMembers,
 } from "../../storage/members/members";
 import { joinInvitedTeams, listTeams } from "../../storage/members/teams";
+import { deletePersonalTokens } from "../../storage/members/token-admin";
+import { findUserProfile } from "../../storage/members/tokens";
 import { upsertMember } from "../../storage/orgs/orgs";
 import { credentialOf, requirePermission } from "../access/access";
 import { type Action, permits, scopesForRole } from "../access/permissions";
 import { type Auth, createUserWithPassword, findUserByEmail, revokeUserSessions } from "../auth/auth";
 import type { LoginThrottle } from "../auth/login-throttle";
+import type { AuditLogServices } from "../identity/audit-log";
 import type { OrgSummary, Role, Viewer } from "../types";
 
 export const ROLES = ["viewer", "member", "admin", "owner"] as const;
@@ -52,6 +56,8 @@ export interface MemberInfo {
   name: string;
   role: Role;
   createdAt: number;
+  /** provisioned by SCIM or given its role by an identity-provider group: changed there, not here */
+  managed?: boolean;
 }
 
 export interface InvitationInfo {
@@ -147,6 +153,8 @@ export interface MemberDeps {
   requireScope(viewer: Viewer, scope: string): void;
   /** Counts wrong invitation links per client address (the sign-in throttle's rule). */
   throttle?: LoginThrottle;
+  /** Role changes and removals go to the organization's audit log. */
+  audit?: AuditLogServices;
 }
 
 const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -240,7 +248,7 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
       recent.sort((a, b) => Number(b.state === "pending") - Number(a.state === "pending") || b.createdAt - a.createdAt);
       return {
         org,
-        members: (await listMembers(db, org.id)).map((m) => ({ ...m })),
+        members: await withManaged(org.id, await listMembers(db, org.id)),
         invitations: recent,
         can: {
           invite: true,
@@ -253,7 +261,7 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
 
     async list(viewer, orgSlug) {
       const org = await authorize(viewer, orgSlug, "member.read");
-      return listMembers(db, org.id);
+      return withManaged(org.id, await listMembers(db, org.id));
     },
 
     async sentryFacts(viewer, orgSlug) {
@@ -331,12 +339,27 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
     async changeRole(viewer, orgSlug, userId, roleInput) {
       const org = await authorize(viewer, orgSlug, "member.admin");
       const role = parseRole(roleInput);
-      await writeTx(db, async (tx) => {
+      const before = await writeTx(db, async (tx) => {
         const current = await findMemberRole(tx, org.id, userId);
         if (!current) throw new AppError("not_found", "Member not found.");
         if (current === "owner" && role !== "owner" && (await countOwners(tx, org.id)) <= 1) throw new AppError("last_owner");
+        if (current !== role && (await isIdpManagedMember(tx, org.id, userId)))
+          throw new AppError(
+            "idp_managed",
+            "This member's role is managed by your identity provider (SCIM or a group mapping): change it there.",
+          );
         await setMemberRole(tx, org.id, userId, role);
+        return current;
       });
+      if (before !== role)
+        await deps.audit?.record({
+          orgId: org.id,
+          actorUserId: viewer.userId,
+          actor: viewer.email,
+          action: "member.role",
+          target: await emailOf(userId),
+          details: { from: before, to: role },
+        });
     },
 
     async remove(viewer, orgSlug, userId) {
@@ -346,11 +369,26 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
         const current = await findMemberRole(tx, org.id, userId);
         if (!current) throw new AppError("not_found", "Member not found.");
         if (current === "owner" && (await countOwners(tx, org.id)) <= 1) throw new AppError("last_owner");
+        if (await isIdpManagedMember(tx, org.id, userId))
+          throw new AppError(
+            "idp_managed",
+            "This member is provisioned by your identity provider: deprovision them there (SCIM removes them at once).",
+          );
         await deleteMember(tx, org.id, userId);
       });
       // Sessions are per user, not per org: ending them all makes the removal take effect on the
-      // next request everywhere (their other organizations only need a new sign-in).
+      // next request everywhere (their other organizations only need a new sign-in). Personal
+      // tokens go too (SPEC §6): a removed person keeps nothing that still acts.
       await revokeUserSessions(auth, userId);
+      const tokens = self ? 0 : await deletePersonalTokens(db, userId);
+      await deps.audit?.record({
+        orgId: org.id,
+        actorUserId: viewer.userId,
+        actor: viewer.email,
+        action: self ? "member.leave" : "member.remove",
+        target: await emailOf(userId),
+        details: self ? null : { personalTokensDeleted: tokens },
+      });
     },
 
     async preview(token, ip) {
@@ -408,6 +446,15 @@ export function createMemberServices(deps: MemberDeps): MemberServices {
       return { orgSlug: org.slug, email: viewer?.email ?? inv.email };
     },
   };
+
+  async function withManaged(orgId: number, members: MemberInfo[]): Promise<MemberInfo[]> {
+    const managed = await idpManagedMembers(db, orgId);
+    return members.map((m) => ({ ...m, managed: managed.has(m.userId) }));
+  }
+
+  async function emailOf(userId: string): Promise<string> {
+    return (await findUserProfile(db, userId))?.email ?? userId;
+  }
 
   async function orgById(orgId: number): Promise<{ slug: string; name: string }> {
     const row = await findOrgById(db, orgId);

@@ -11,6 +11,7 @@ import { pickProjectByRef } from "../../core/project-ref";
 import { nameSchema, slugify, validate } from "../../core/validation";
 import type { Db } from "../../storage/db";
 import { isUniqueViolation, writeTx } from "../../storage/dialect";
+import { isManagedTeamMember, managedTeamMembers } from "../../storage/identity/idp-groups";
 import { listMembers } from "../../storage/members/members";
 import { deleteTeam, insertTeam, listTeams, setTeamMember, setTeamProject } from "../../storage/members/teams";
 import { listProjectsOfOrg } from "../../storage/orgs/projects";
@@ -22,7 +23,7 @@ export interface TeamView {
   id: number;
   slug: string;
   name: string;
-  members: Array<{ userId: string; email: string; name: string; role: string }>;
+  members: Array<{ userId: string; email: string; name: string; role: string; managed?: boolean }>;
   projects: Array<{ id: number; slug: string; name: string }>;
   /** epoch ms */
   createdAt: number;
@@ -64,7 +65,12 @@ export function createTeamServices(deps: {
   }
 
   async function view(org: OrgSummary, viewer: Viewer): Promise<Omit<TeamsPage, "org">> {
-    const [teams, members, projects] = await Promise.all([listTeams(db, org.id), listMembers(db, org.id), listProjectsOfOrg(db, org.id)]);
+    const [teams, members, projects, managed] = await Promise.all([
+      listTeams(db, org.id),
+      listMembers(db, org.id),
+      listProjectsOfOrg(db, org.id),
+      managedTeamMembers(db, org.id),
+    ]);
     const m = members.map((x) => ({ userId: x.userId, email: x.email, name: x.name, role: x.role }));
     const p = projects.map((x) => ({ id: x.id, slug: x.slug, name: x.name }));
     const access = accessScopes(org.role, credentialOf(viewer));
@@ -78,7 +84,7 @@ export function createTeamServices(deps: {
         slug: t.slug,
         name: t.name,
         createdAt: t.createdAt,
-        members: m.filter((x) => t.memberIds.includes(x.userId)),
+        members: m.filter((x) => t.memberIds.includes(x.userId)).map((x) => ({ ...x, managed: managed.get(t.id)?.has(x.userId) ?? false })),
         projects: p.filter((x) => t.projectIds.includes(x.id)),
         forViewer: {
           access,
@@ -136,7 +142,14 @@ export function createTeamServices(deps: {
       const org = await admin(viewer, orgSlug, true);
       const team = await teamOf(org, viewer, teamSlug);
       if (on && !(await listMembers(db, org.id)).some((m) => m.userId === userId)) throw new AppError("not_found", "Member not found.");
-      await writeTx(db, (tx) => setTeamMember(tx, team.id, userId, on));
+      await writeTx(db, async (tx) => {
+        if (!on && (await isManagedTeamMember(tx, team.id, userId)))
+          throw new AppError(
+            "idp_managed",
+            "This team membership comes from an identity-provider group: change the group there, or remove its mapping.",
+          );
+        await setTeamMember(tx, team.id, userId, on);
+      });
       return teamOf(org, viewer, teamSlug);
     },
 

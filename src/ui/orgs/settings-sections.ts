@@ -8,4 +8,5 @@ export const ORG_SETTINGS_SECTIONS = [
   { path: "/tokens", label: "Tokens", needs: "orgtoken.manage" },
   { path: "/sso", label: "Single sign-on", needs: "sso.read" },
   { path: "/import", label: "Import from Sentry", needs: "org.import" },
+  { path: "/audit-log", label: "Audit log", needs: "audit.read" },
 ] as const;

@@ -11,3 +11,19 @@ export function ssoErrorRedirect(err: unknown, org: string, log: Logger): Respon
   const to = `/login?sso_error=${encodeURIComponent(code)}&org=${encodeURIComponent(org)}`;
   return new Response(null, { status: 302, headers: { location: to } });
 }
+
+/**
+ * A refused SAML response: the catalogue status and code (HTTP clients and tests read them), and
+ * for the browser a page that goes on to the sign-in page, which shows the message.
+ */
+export function samlErrorPage(err: unknown, org: string, log: Logger): Response {
+  const code = isAppError(err) ? err.code : "internal_error";
+  if (!isAppError(err)) log.error({ err, org }, "saml: unexpected failure");
+  const status = isAppError(err) ? err.status : 500;
+  const to = `/login?sso_error=${encodeURIComponent(code)}&org=${encodeURIComponent(org)}`;
+  const html = `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${to}"><title>Single sign-on refused</title><p>Single sign-on refused (${code}). <a href="${to}">Back to sign-in</a></p>`;
+  return new Response(html, {
+    status,
+    headers: { "content-type": "text/html; charset=utf-8", "x-errata-error": code, "cache-control": "no-store" },
+  });
+}

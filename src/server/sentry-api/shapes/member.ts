@@ -33,10 +33,10 @@ export const sentryOrg = (o: OrgSummary, publicUrl: string, userAgent: string | 
   features: [] as string[],
 });
 
-/** Sentry's member flags: only `sso:linked` can be true here (no SCIM provisioning, no member limits). */
-const memberFlags = (ssoLinked: boolean) => ({
-  "idp:provisioned": false,
-  "idp:role-restricted": false,
+/** Sentry's member flags: `sso:linked`, and `idp:provisioned` for a member SCIM or a group mapping manages (no member limits). */
+const memberFlags = (ssoLinked: boolean, provisioned: boolean) => ({
+  "idp:provisioned": provisioned,
+  "idp:role-restricted": provisioned,
   "sso:linked": ssoLinked,
   "sso:invalid": false,
   "member-limit:restricted": false,
@@ -54,7 +54,7 @@ export const sentryMember = (m: MemberInfo, f: MemberSentryFacts) => ({
   expired: false,
   inviteStatus: "approved",
   inviterName: f.inviters.get(m.userId) ?? null,
-  flags: memberFlags(f.ssoLinked.has(m.userId)),
+  flags: memberFlags(f.ssoLinked.has(m.userId), m.managed === true),
   dateCreated: new Date(m.createdAt).toISOString(),
   user: { id: m.userId, email: m.email, name: m.name },
 });
@@ -117,7 +117,7 @@ export const sentryInvitedMember = (i: InvitationInfo, members: MemberInfo[]) =>
   inviteStatus: "approved",
   // The inviter's name while they are a member (their email when they set none).
   inviterName: ((m) => (m ? m.name || m.email : null))(members.find((m) => m.userId === i.invitedBy)),
-  flags: memberFlags(false),
+  flags: memberFlags(false, false),
   dateCreated: new Date(i.createdAt).toISOString(),
   user: null,
 });

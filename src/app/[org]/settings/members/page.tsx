@@ -52,7 +52,14 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
                   </div>
                 </td>
                 <td className="px-3 py-1.5" data-label="Role">
-                  {page.can.manage && !(m.role === "owner" && owners <= 1) ? (
+                  {m.managed ? (
+                    <span className="flex flex-wrap items-center gap-1.5">
+                      <span className="badge">{m.role}</span>
+                      <span className="text-[12px] text-fg-muted" data-testid="member-managed">
+                        managed by your identity provider
+                      </span>
+                    </span>
+                  ) : page.can.manage && !(m.role === "owner" && owners <= 1) ? (
                     <RoleSelect action={changeRoleAction} org={org} userId={m.userId} email={m.email} role={m.role} roles={ALL_ROLES} />
                   ) : (
                     <span className="badge" title={m.role === "owner" && owners <= 1 ? "The last owner keeps the role" : undefined}>

@@ -38,14 +38,20 @@ export default async function TeamsPage({ params }: { params: Promise<{ org: str
                           <span className="truncate">
                             {m.name} <span className="text-fg-muted">{m.email}</span>
                           </span>
-                          <TeamRemoveButton
-                            action={teamChangeAction}
-                            org={org}
-                            team={t.slug}
-                            kind="member"
-                            value={m.userId}
-                            label={m.email}
-                          />
+                          {m.managed ? (
+                            <span className="badge shrink-0" title="This membership comes from an identity-provider group; change it there">
+                              managed by your identity provider
+                            </span>
+                          ) : (
+                            <TeamRemoveButton
+                              action={teamChangeAction}
+                              org={org}
+                              team={t.slug}
+                              kind="member"
+                              value={m.userId}
+                              label={m.email}
+                            />
+                          )}
                         </li>
                       ))}
                       {t.members.length === 0 ? <li className="text-[13px] text-fg-muted">Nobody yet.</li> : null}
