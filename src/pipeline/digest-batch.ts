@@ -27,6 +27,7 @@ import type { LifecycleConfig } from "../core/issue-state/types";
 import { annotateNextjs, describeWithNextjs, type NextjsAnnotations } from "../core/nextjs/index";
 import { normalizeEvent, parseTimestamp } from "../core/normalize-event";
 import { OutcomeTally } from "../core/outcomes";
+import { replayIdOfEvent } from "../core/replays/replay-event";
 import { readScrubSettings, type ScrubSettings, scrubEvent } from "../core/scrub/scrub-event";
 import { statTagsOf } from "../core/search/event-tags";
 import { applyUserAgentContexts } from "../core/user-agent";
@@ -51,6 +52,7 @@ import { markDigested, postponeQueued, type QueueItem, queueStore, releaseDigest
 import { eraseDeletedContent } from "../storage/queue/secure-erase";
 import { recordEventDebugIds } from "../storage/releases/artifacts";
 import { recordReleases, type SeenRelease } from "../storage/releases/releases";
+import { linkReplayError } from "../storage/replays/replays";
 import { countsEachEvent } from "./alerts/record-alert-triggers";
 import { recordCrashFreeTriggers, TouchedReleases } from "./alerts/record-crash-free";
 import { IssueCounters } from "./issue-counters";
@@ -63,11 +65,13 @@ import {
   invalidItem,
   invalidRow,
   newExtras,
+  prepareReplayItems,
   publishOutcomes,
   recordEventOutcome,
   storeExtras,
   writeOutcomes,
 } from "./process-items";
+import type { ReplayDeps } from "./replays/prepare-replay";
 
 export interface DigestDeps {
   /** epoch ms; used for logging decisions only — events carry their own receive time */
@@ -87,6 +91,8 @@ export interface DigestDeps {
   groupingTransitionDays?: number;
   /** Told how long the batch's write transaction held the write lock (ms): the worker paces on it. */
   onWriteTx?: (ms: number) => void;
+  /** Session replays: the blob store and limits (src/pipeline/replays/); replay items are filtered without. */
+  replays?: ReplayDeps;
 }
 
 export interface DigestResult {
@@ -115,6 +121,8 @@ interface PreparedEvent {
   nextjs: NextjsAnnotations;
   /** the stored payload, compressed before the write transaction so it holds the lock for SQL only */
   encoded: { blob: Buffer; size: number };
+  /** the session replay the event was captured in (its `replayId` tag or replay context), if any */
+  replayId: string | null;
 }
 
 interface PreparedItem {
@@ -360,6 +368,8 @@ async function prepareItem(item: QueueItem, project: DigestProject, deps: Digest
     headerId = undefined;
     events.push(await prepareOrSalvage(raw, { ...ctx, eventId, sentAt }, project, deps, symbolicate, unusable));
   }
+  // Replay segments: read, scrubbed and in the blob store before the transaction (replays/).
+  await prepareReplayItems(extras, item, normalizeEventId(envelope.headers.event_id), project.scrub, deps.replays);
   return { item, events, extras };
 }
 
@@ -421,7 +431,15 @@ async function prepareEvent(
   };
   // Last step: nothing changes the event after this, and the blob is what gets stored.
   const encoded = encodePayload(event);
-  return { event, grouping, userKey: userKeyOf(event), missingDebugIds: sourcemaps?.missingDebugIds, nextjs, encoded };
+  return {
+    event,
+    grouping,
+    userKey: userKeyOf(event),
+    missingDebugIds: sourcemaps?.missingDebugIds,
+    nextjs,
+    encoded,
+    replayId: replayIdOfEvent(event),
+  };
 }
 
 /** Identifies the end user for exact per-issue user counts: id, then email, username, IP. */
@@ -561,7 +579,7 @@ async function storeItems(
       waiting.push(p.item);
       continue;
     }
-    await storeExtras(tx, p.item, p.extras, tally, deps.now, memo.sessionReleases);
+    await storeExtras(tx, p.item, p.extras, tally, deps.now, memo.sessionReleases, deps.replays?.config.maxReplaySize);
   }
   return out;
 }
@@ -662,6 +680,15 @@ async function recordStored(
   const projectId = item.projectId;
   const seenAt = item.receivedAt;
   const release = event.release ?? null;
+  // An error seen in a session replay: linked both ways (the replay lists it, the issue shows the replay).
+  if (p.replayId)
+    await linkReplayError(tx, {
+      projectId,
+      replayId: p.replayId,
+      eventId: event.event_id,
+      issueId,
+      timestamp: Math.round(event.timestamp * 1000),
+    });
   if (p.missingDebugIds?.length)
     await recordEventDebugIds(tx, { projectId, eventId: event.event_id, debugIds: p.missingDebugIds, receivedAt: item.receivedAt });
   // delete: true for the pair's first stored event of the batch only.

@@ -36,6 +36,7 @@ import * as m0034importedKeys from "./0034-imported-keys";
 import * as m0039ownerRouting from "./0039-owner-routing";
 import * as m0041importLinks from "./0041-import-links";
 import * as m0042issueDaily from "./0042-issue-daily";
+import * as m0047replays from "./0047-replays";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -71,6 +72,7 @@ const steps: Record<string, Step> = {
   "0039-owner-routing": m0039ownerRouting,
   "0041-import-links": m0041importLinks,
   "0042-issue-daily": m0042issueDaily,
+  "0047-replays": m0047replays,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
