@@ -228,3 +228,32 @@ export function segmentEnvelope(
     recordingPayload(segmentId, events, opts.compressed ?? true),
   );
 }
+
+/** Posts an envelope to a DSN's envelope endpoint as the SDK does; throws unless 200. */
+export async function postEnvelope(dsn: URL, body: Buffer): Promise<void> {
+  const res = await fetch(`${dsn.protocol}//${dsn.host}/api/${dsn.pathname.slice(1)}/envelope/`, {
+    method: "POST",
+    headers: { "content-type": "application/x-sentry-envelope", "x-sentry-auth": `Sentry sentry_key=${dsn.username}, sentry_version=7` },
+    body: new Uint8Array(body),
+  });
+  if (res.status !== 200) throw new Error(`replay envelope answered ${res.status}: ${await res.text()}`);
+}
+
+/**
+ * A two-segment session replay through a DSN, naming `errorIds` (as the SDK's replay_event does);
+ * the second segment carries a scripted rage click. Answers the replay id.
+ */
+export async function sendReplay(
+  dsn: URL,
+  o: { errorIds?: string[]; start?: number; user?: Record<string, unknown> } = {},
+): Promise<string> {
+  const replayId = crypto.randomUUID().replace(/-/g, "");
+  const start = o.start ?? Date.now() - 20_000;
+  const urls = ["https://shop.example/checkout"];
+  await postEnvelope(dsn, segmentEnvelope(replayId, 0, start, { start, urls, user: o.user }));
+  await postEnvelope(
+    dsn,
+    segmentEnvelope(replayId, 1, start + 5000, { start, urls, errorIds: o.errorIds, user: o.user, extra: [rageClick(start + 6000)] }),
+  );
+  return replayId;
+}

@@ -231,6 +231,7 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
       shortId: "NOPE-999999",
       eventId: "0".repeat(32),
       attachmentId: "1",
+      replayId: "0".repeat(32),
       member: "no-such-member",
       team: "no-such-team",
       slug: "no-such-monitor",

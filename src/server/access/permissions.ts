@@ -65,6 +65,7 @@ export const PERMISSIONS = {
   "artifact.upload": { role: "member", scopes: WRITE_RELEASES, what: "upload source maps and release files" },
   // Admins: configure.
   "issue.delete": { role: "admin", scopes: ["event:write"], what: "delete issues" },
+  "replay.delete": { role: "admin", scopes: ["event:write"], what: "delete session replays" },
   "project.write": { role: "admin", scopes: ["project:write"], what: "create projects and change their settings" },
   "key.write": { role: "admin", scopes: ["project:write"], what: "create, disable, rename and delete DSN keys" },
   "team.read": { role: "admin", scopes: ["project:read"], what: "see the teams settings" },

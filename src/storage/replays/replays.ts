@@ -190,6 +190,21 @@ export async function storeReplay(tx: Tx, input: StoreReplayInput): Promise<Stor
       .values(event.errorIds.map((id) => ({ project_id: projectId, replay_id: replayId, event_id: id, issue_id: null, timestamp: null })))
       .onConflict((oc) => oc.columns(["replay_id", "event_id"]).doNothing())
       .execute();
+    // Errors the replay names that were digested before it (buffer mode sends the error first): their issues.
+    await tx
+      .updateTable("replay_errors")
+      .set((eb) => ({
+        issue_id: eb
+          .selectFrom("events")
+          .select("events.issue_id")
+          .where("events.project_id", "=", projectId)
+          .whereRef("events.event_id", "=", "replay_errors.event_id")
+          .limit(1),
+      }))
+      .where("replay_id", "=", replayId)
+      .where("issue_id", "is", null)
+      .where("event_id", "in", event.errorIds)
+      .execute();
   }
   const errors = await countReplayErrors(tx, replayId);
   const urls = union(union(parseList(row.urls), event?.urls ?? []), segment && added ? segment.summary.urls : []);
