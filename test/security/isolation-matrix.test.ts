@@ -271,6 +271,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       const fields: Record<string, string> = {
         org: v.org as string,
         project: v.project as string,
+        replayId: v.replayId as string,
         keyId: v.keyId as string,
         label: "pwned",
         op: "disable",

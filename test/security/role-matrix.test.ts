@@ -309,6 +309,7 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
       const fields: Record<string, string> = {
         org: "acme",
         project: "web",
+        replayId: "0".repeat(32),
         slug: "no-such-monitor",
         keyId: "999999",
         channelId: "999999",

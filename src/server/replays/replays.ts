@@ -16,7 +16,7 @@ import type { BlobStore } from "../../storage/blobs/blob-store";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import type { ProjectRow } from "../../storage/orgs/projects";
-import { replayErrorLinks, replayIdsByIssue, replaysByIds, searchReplays } from "../../storage/replays/replay-search";
+import { replayErrorLinks, replayIdsByIssue, replaysByIds, replaysOfEvents, searchReplays } from "../../storage/replays/replay-search";
 import { deleteReplayRows, getReplay, listSegments, type ReplayRow } from "../../storage/replays/replays";
 import { type Access, credentialOf } from "../access/access";
 import { permits } from "../access/permissions";
@@ -76,6 +76,15 @@ export interface ReplayServices {
   detail(viewer: Viewer, orgSlug: string, replayId: string): Promise<ReplayDetailView>;
   /** The replay an event names (its `replayId` tag or replay context), if it names one. */
   forEvent(viewer: Viewer, orgSlug: string, event: { contexts?: Record<string, unknown>; tags?: unknown }): Promise<EventReplay | null>;
+  /**
+   * The first of these error events (in order) that was captured in a stored replay, with its
+   * replay: the digest page and a server error's page show the browser session behind a digest.
+   */
+  forEvents(
+    viewer: Viewer,
+    orgSlug: string,
+    eventIds: string[],
+  ): Promise<{ eventId: string; errorAt: number | null; replay: EventReplay } | null>;
   /** Replays of these issues (their linked errors), newest first, at most `limit` per issue. */
   forIssues(viewer: Viewer, orgSlug: string, issueIds: number[], limit: number): Promise<Map<number, ReplayView[]>>;
   // Sentry's REST API
@@ -234,6 +243,20 @@ export function createReplayServices(deps: ReplayServiceDeps): ReplayServices {
       const row = await getReplay(db, replayId);
       const project = row ? projects.get(Number(row.project_id)) : undefined;
       return { replayId, stored: row && project ? view(row, project) : null };
+    },
+
+    async forEvents(viewer, orgSlug, eventIds) {
+      if (eventIds.length === 0) return null;
+      const { projects } = await readable(viewer, orgSlug);
+      const found = await replaysOfEvents(db, [...projects.keys()], eventIds.slice(0, 200));
+      for (const eventId of eventIds) {
+        const link = found.get(eventId);
+        if (!link) continue;
+        const row = await getReplay(db, link.replayId);
+        const project = row ? projects.get(Number(row.project_id)) : undefined;
+        if (row && project) return { eventId, errorAt: link.timestamp, replay: { replayId: link.replayId, stored: view(row, project) } };
+      }
+      return null;
     },
 
     async forIssues(viewer, orgSlug, issueIds, limit) {

@@ -196,3 +196,22 @@ export async function replayErrorLinks(db: Db, replayId: string): Promise<Replay
     }))
     .sort((a, b) => (a.timestamp ?? Number.MAX_SAFE_INTEGER) - (b.timestamp ?? Number.MAX_SAFE_INTEGER));
 }
+
+/** The replay each of these error events was captured in (replay id and the error's time), where linked. */
+export async function replaysOfEvents(
+  db: Db,
+  projectIds: number[],
+  eventIds: readonly string[],
+): Promise<Map<string, { replayId: string; timestamp: number | null }>> {
+  const out = new Map<string, { replayId: string; timestamp: number | null }>();
+  if (projectIds.length === 0 || eventIds.length === 0) return out;
+  const rows = await db.kysely
+    .selectFrom("replay_errors")
+    .innerJoin("replays", "replays.replay_id", "replay_errors.replay_id")
+    .select(["replay_errors.event_id", "replay_errors.replay_id", "replay_errors.timestamp"])
+    .where("replay_errors.event_id", "in", [...eventIds])
+    .where("replays.project_id", "in", projectIds)
+    .execute();
+  for (const r of rows) out.set(r.event_id, { replayId: r.replay_id, timestamp: r.timestamp === null ? null : Number(r.timestamp) });
+  return out;
+}
