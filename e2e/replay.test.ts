@@ -12,10 +12,11 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as esbuild from "esbuild";
-import { type Browser, chromium, type Frame, type Page } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
 import { postgresAvailable } from "../test/helpers/test-db.js";
+import { playerNumber, replayFrame } from "./helpers/replay-player.js";
 
 const canRun = chromiumAvailable();
 const PASSWORD = "correct horse battery";
@@ -152,16 +153,7 @@ async function signIn(browser: Browser, server: TestServer, email: string): Prom
   return page;
 }
 
-/** The recorded page inside the player (rrweb's sandboxed, same-origin iframe). */
-async function replayFrame(page: Page, scope: string): Promise<Frame> {
-  const handle = await page.locator(`${scope} iframe`).first().elementHandle({ timeout: 30_000 });
-  const frame = await handle?.contentFrame();
-  if (!frame) throw new Error("the player has no iframe");
-  return frame;
-}
-
-const num = async (page: Page, scope: string, attr: string) =>
-  Number(await page.locator(`${scope} [data-testid=replay-player]`).getAttribute(attr));
+const num = playerNumber;
 
 for (const run of RUNS) {
   const skipPg = run.dialect === "postgres" && !(await postgresAvailable());
