@@ -14,6 +14,7 @@ import { expireReplays } from "../../src/pipeline/replays/replay-retention";
 import { type BlobStore, createBlobStore } from "../../src/storage/blobs/blob-store";
 import type { Db } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
+import { listInbox } from "../../src/storage/feedback/inbox";
 import { invalidate } from "../../src/storage/orgs/key-cache";
 import { deleteProjectAndData } from "../../src/storage/orgs/project-delete";
 import { readProjectSettings, writeProjectSettings } from "../../src/storage/orgs/projects";
@@ -198,6 +199,29 @@ describe.each(await dialects())("session replay ingest and storage on %s", (dial
     const link = await db.kysely.selectFrom("replay_errors").selectAll().where("replay_id", "=", replayId).executeTakeFirst();
     expect(link).toMatchObject({ event_id: eventId });
     expect(Number(link?.issue_id)).toBeGreaterThan(0);
+  });
+
+  test("feedback from the SDK's widget keeps the replay it names: the inbox links it", async () => {
+    const replayId = replayIdOf(`feedback-${dialect}`);
+    const feedbackId = replayIdOf(`feedback-event-${dialect}`);
+    const feedback = {
+      event_id: feedbackId,
+      timestamp: NOW / 1000,
+      platform: "javascript",
+      contexts: {
+        feedback: {
+          message: "The pay button does nothing",
+          contact_email: "a@b.example",
+          replay_id: replayId,
+          url: "https://shop.example/checkout",
+        },
+      },
+    };
+    const env = Buffer.from(`${JSON.stringify({ event_id: feedbackId })}\n{"type":"feedback"}\n${JSON.stringify(feedback)}`);
+    expect((await send(h, p.key, p.projectId, env)).status).toBe(200);
+    await drain();
+    const [row] = await listInbox(db, { projectIds: [p.projectId], limit: 10 });
+    expect(row).toMatchObject({ comments: "The pay button does nothing", replayId });
   });
 
   test("bad input: each refusal has its catalogue code and leaves nothing queued, stored or written", async () => {
