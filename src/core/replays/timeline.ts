@@ -16,6 +16,8 @@ export interface TimelineItem {
   detail?: string;
   /** console level, or "error" for a failed request */
   level?: string;
+  /** a navigation read from a performance span (dropped when its breadcrumb is there too) */
+  fromSpan?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -23,7 +25,10 @@ const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.
 const str = (v: unknown, max = 300): string | undefined => (typeof v === "string" && v !== "" ? v.slice(0, max) : undefined);
 
 const NETWORK_OPS = new Set(["resource.fetch", "resource.xhr"]);
-const NAVIGATION_OPS = new Set(["navigation.navigate", "navigation.push", "navigation.reload", "navigation.back_forward"]);
+// `navigation.navigate` (the first page load) is the recording's Meta event already: not repeated.
+const NAVIGATION_OPS = new Set(["navigation.push", "navigation.reload", "navigation.back_forward"]);
+/** A history change is both a breadcrumb and a span: the span goes when a breadcrumb is this close. */
+const SAME_NAVIGATION_MS = 1000;
 
 function fromBreadcrumb(c: Obj, at: number): TimelineItem | undefined {
   const category = str(c.category) ?? "";
@@ -97,5 +102,9 @@ export function timelineOf(events: readonly unknown[]): TimelineItem[] {
       if (item) out.push(item);
     }
   }
-  return out.sort((a, b) => a.at - b.at);
+  const crumbNavs = out.filter((i) => i.kind === "navigation" && !i.fromSpan && i.label !== "Page load").map((i) => i.at);
+  return out
+    .filter((i) => !i.fromSpan || !crumbNavs.some((at) => Math.abs(at - i.at) <= SAME_NAVIGATION_MS))
+    .map(({ fromSpan: _span, ...i }) => i)
+    .sort((a, b) => a.at - b.at);
 }
