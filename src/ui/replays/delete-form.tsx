@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 
-type State = { status: "idle" } | { status: "error"; message: string };
+type State = { status: "idle" } | { status: "error"; code: string; message: string };
 
 /** Deleting a replay: its recording and rows go for good, after a confirmation. */
 export function DeleteReplayForm({
