@@ -116,6 +116,9 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
         speed: 1,
       });
       replayer.current = r;
+      // rrweb's iframe: named for assistive technology, and out of the tab order (the player has the keys).
+      r.iframe.title = "The recorded page, as the user saw it";
+      r.iframe.tabIndex = -1;
       r.on("resize", (d) => {
         const dim = d as { width?: number; height?: number };
         if (dim.width && dim.height) setSize({ width: dim.width, height: dim.height });
