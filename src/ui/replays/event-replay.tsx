@@ -1,10 +1,20 @@
 import Link from "next/link";
+import { preload } from "react-dom";
 import type { EventReplay } from "@/server/replays/replays";
 import { ReplayPlayer } from "./player";
 
 /** Sentry's recording-segments URL of a replay, which the player reads. */
 export function segmentsUrl(org: string, projectSlug: string, replayId: string): string {
   return `/api/0/projects/${encodeURIComponent(org)}/${encodeURIComponent(projectSlug)}/replays/${replayId}/recording-segments/`;
+}
+
+/**
+ * Asks the browser (from the server render) to fetch the first segment while the page's scripts
+ * load: the player's own request for the same URL is then answered from that preload, and its
+ * first frame does not wait for hydration before the recording starts arriving.
+ */
+export function preloadFirstSegment(url: string): void {
+  preload(`${url}?download=true&per_page=1`, { as: "fetch", crossOrigin: "anonymous" });
 }
 
 /** How far before the error the player opens: the last clicks leading to it. */
@@ -30,6 +40,7 @@ export function EventReplaySection({
   title?: string;
 }) {
   const page = `/${encodeURIComponent(org)}/replays/${replay.replayId}`;
+  if (replay.stored) preloadFirstSegment(segmentsUrl(org, replay.stored.projectSlug, replay.replayId));
   return (
     <section aria-labelledby="event-replay-title" className="mt-5" data-testid="event-replay">
       <div className="mb-2 flex items-baseline gap-3">

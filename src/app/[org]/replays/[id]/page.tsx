@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { DeleteReplayForm } from "@/ui/replays/delete-form";
-import { segmentsUrl } from "@/ui/replays/event-replay";
+import { preloadFirstSegment, segmentsUrl } from "@/ui/replays/event-replay";
 import { ReplayFacts } from "@/ui/replays/facts";
 import { ReplayPlayer } from "@/ui/replays/player";
 import { orNotFound, param, requireViewer, services } from "../../../_lib/server";
@@ -34,6 +34,7 @@ export default async function ReplayPage({
       href: e.issueId !== null ? `${orgPath}/issues/${e.issueId}?event=${e.eventId}` : null,
     }));
   const now = Date.now();
+  preloadFirstSegment(segmentsUrl(org, detail.projectSlug, r.id));
   return (
     <main className="mx-auto max-w-[1400px] px-3 py-3 sm:px-4">
       <nav aria-label="Breadcrumb" className="mb-2 text-[12.5px] text-fg-muted">
