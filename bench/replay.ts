@@ -274,9 +274,9 @@ async function playerFirstFrame(): Promise<void> {
         if (i === 1 && process.env.BENCH_TRACE) {
           const t = await page.evaluate(() => {
             const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
-            const res = performance
-              .getEntriesByType("resource")
-              .map((r) => `${Math.round(r.startTime)}→${Math.round(r.responseEnd)} ${r.name.replace(location.origin, "").slice(0, 90)}`);
+            const res = (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).map(
+              (r) => `${Math.round(r.startTime)}→${Math.round(r.responseEnd)} ${r.name.replace(location.origin, "").slice(0, 90)}`,
+            );
             return {
               ttfb: Math.round(nav.responseStart),
               dcl: Math.round(nav.domContentLoadedEventEnd),
