@@ -16,9 +16,10 @@ const SEGMENT = Number(bytesArg ?? 85_000);
 const SECONDS = Number(secondsArg ?? 60);
 const INTERVAL_MS = Number(intervalArg ?? 5000);
 
-// A few distinct bodies per segment number class (0 has the full snapshot), reused by every session.
+// A few distinct bodies per segment number class (0 has the full snapshot), reused by every session;
+// one in eight carries a request with secrets for the scrubber (the digest's full path).
 const first = segmentBody(0, Date.now(), SEGMENT, 1);
-const rest = Array.from({ length: 8 }, (_, i) => segmentBody(1, Date.now(), SEGMENT, i + 2));
+const rest = Array.from({ length: 8 }, (_, i) => segmentBody(1, Date.now(), SEGMENT, i + 2, i === 0));
 let stopping = false;
 process.on("SIGTERM", () => {
   stopping = true;

@@ -44,8 +44,12 @@ function masked(r: () => number, words: number): string {
   return out.join(" ");
 }
 
-/** rrweb events of one segment whose zlib size is about `targetBytes`. */
-export function segmentEvents(segmentId: number, start: number, targetBytes: number, seed = 1): unknown[] {
+/**
+ * rrweb events of one segment whose zlib size is about `targetBytes`; `withSecrets` adds a captured
+ * request with an Authorization header and a password, which the project's scrubbing removes (the
+ * digest's full path: parse, scrub, compress again), as some real segments carry.
+ */
+export function segmentEvents(segmentId: number, start: number, targetBytes: number, seed = 1, withSecrets = false): unknown[] {
   const r = rand(seed * 7919 + segmentId);
   const events: unknown[] = [];
   let id = 1000 + segmentId * 100_000;
@@ -74,6 +78,25 @@ export function segmentEvents(segmentId: number, start: number, targetBytes: num
   }
   let t = start + 10;
   let compressedGuess = 0;
+  if (withSecrets)
+    events.push({
+      type: 5,
+      timestamp: (t + 5) / 1000,
+      data: {
+        tag: "performanceSpan",
+        payload: {
+          op: "resource.fetch",
+          description: "https://shop.example/api/login",
+          startTimestamp: (t + 5) / 1000,
+          endTimestamp: (t + 50) / 1000,
+          data: {
+            method: "POST",
+            statusCode: 200,
+            request: { headers: { authorization: "Bearer eyJhbGciOi.secret" }, body: { password: "hunter2" } },
+          },
+        },
+      },
+    });
   while (compressedGuess < targetBytes) {
     const batch: unknown[] = [];
     for (let i = 0; i < 50; i++) {
@@ -161,8 +184,8 @@ export interface SegmentBody {
   inflated: number;
 }
 
-export function segmentBody(segmentId: number, start: number, targetBytes: number, seed = 1): SegmentBody {
-  const json = Buffer.from(JSON.stringify(segmentEvents(segmentId, start, targetBytes, seed)));
+export function segmentBody(segmentId: number, start: number, targetBytes: number, seed = 1, withSecrets = false): SegmentBody {
+  const json = Buffer.from(JSON.stringify(segmentEvents(segmentId, start, targetBytes, seed, withSecrets)));
   return { recording: Buffer.concat([Buffer.from(`{"segment_id":${segmentId}}\n`), zlib.deflateSync(json)]), inflated: json.length };
 }
 

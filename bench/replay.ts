@@ -6,7 +6,8 @@
  *      process) sends N error events (the 5 KB Node SDK envelope) as fast as Errata takes them,
  *      alone ("baseline") or while bench/replay-load.ts (another process) runs SESSIONS browser
  *      sessions that each send one ~83 KB segment every 5 s (1 MB per minute, as sent: the heavy end
- *      of what the SDK sends; ~10:1 inflated). Errors' ingest/s (accepted over the send time) and
+ *      of what the SDK sends; ~10:1 inflated; one segment in eight carries a request with secrets
+ *      the scrubber removes). Errors' ingest/s (accepted over the send time) and
  *      digested/s (until the last is stored) with replays over without, and the server's peak RSS
  *      with replays minus without. Rounds alternate the two.
  *   2. a 10-minute replay (120 such segments) sent through ingest, then: server time to the first

@@ -130,7 +130,35 @@ interface PreparedItem {
   events: PreparedEvent[];
   /** attachments, feedback, sessions…, and the outcomes decided while parsing (process-items.ts) */
   extras?: ItemExtras;
+  /**
+   * The row's replay segments on their way to the blob store (read, scrubbed, written): awaited
+   * with the others before the transaction, so their writes overlap the batch's other work.
+   */
+  replayWork?: Promise<void>;
 }
+
+/** Replay segments prepared at once per batch: their writes overlap, their memory stays bounded. */
+const REPLAY_CONCURRENCY = 3;
+
+/** At most `limit` of these tasks at once (a digest thread has one; tasks queue in order). */
+class Slots {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+    this.running += 1;
+    try {
+      return await task();
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+const replaySlots = new Slots(REPLAY_CONCURRENCY);
 
 type Outcome = "stored" | "duplicate";
 
@@ -160,6 +188,9 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
     }
   }
 
+  // Every row's replay segments are in the blob store before any row commits; a failure to write
+  // one (not bad input: that was counted) fails the batch, whose rows are claimed again later.
+  await Promise.all(prepared.map((p) => p.replayWork));
   try {
     const tally = new OutcomeTally();
     const txStarted = performance.now();
@@ -368,9 +399,14 @@ async function prepareItem(item: QueueItem, project: DigestProject, deps: Digest
     headerId = undefined;
     events.push(await prepareOrSalvage(raw, { ...ctx, eventId, sentAt }, project, deps, symbolicate, unusable));
   }
-  // Replay segments: read, scrubbed and in the blob store before the transaction (replays/).
-  await prepareReplayItems(extras, item, normalizeEventId(envelope.headers.event_id), project.scrub, deps.replays);
-  return { item, events, extras };
+  // Replay segments: read, scrubbed and in the blob store before the transaction (replays/),
+  // started now and awaited with the batch's others (digestBatch).
+  const replayWork = extras.replay
+    ? replaySlots.run(() => prepareReplayItems(extras, item, normalizeEventId(envelope.headers.event_id), project.scrub, deps.replays))
+    : undefined;
+  // Handled now (digestBatch awaits it later): a failure before then is not an unhandled rejection.
+  replayWork?.catch(() => {});
+  return { item, events, extras, replayWork };
 }
 
 type EventContext = { eventId: string; receivedAt: number; clientIp: string | null; sentAt?: number };

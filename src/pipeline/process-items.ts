@@ -285,6 +285,9 @@ export async function prepareReplayItems(
   try {
     extras.items.push({ kind: "replay", replay: await prepareReplay(raw, row.projectId, headerId, scrub, deps) });
   } catch (err) {
+    // Bad input is counted and dropped; anything else (the blob store failing) is not the item's
+    // fault: it propagates, the batch is not committed, and the row is claimed again later.
+    if (!isAppError(err)) throw err;
     count(extras, row, row.receivedAt, "replay", "invalid", reasonOf(err));
   }
 }

@@ -1,9 +1,10 @@
 import zlib from "node:zlib";
 import { describe, expect, test } from "vitest";
+import { DEFAULT_SCRUB_SETTINGS } from "../scrub/scrub-event";
 import { splitRecording } from "./recording";
 import { readReplayEvent, replayIdOfEvent } from "./replay-event";
 import { parseReplaySearch, parseReplaySort } from "./replay-query";
-import { activityScore, slowClickKind, summarizeSegment } from "./summary";
+import { activityScore, mayNeedScrubbing, scrubSegment, slowClickKind, summarizeSegment, summarizeText } from "./summary";
 import { timelineOf } from "./timeline";
 
 const ID = "41a2d26656d54062b33c5d71f70ee059";
@@ -127,6 +128,52 @@ describe("what a segment says", () => {
       [2400, "navigation", "Navigation", undefined],
       [2500, "rage", "Rage click", undefined],
     ]);
+  });
+});
+
+describe("the fast path: the text tells what parsing would", () => {
+  const benign = [
+    { type: 4, timestamp: T, data: { href: "https://a.example/shop?page=2", width: 1280, height: 720 } },
+    { type: 2, timestamp: T + 1, data: { node: { type: 0, id: 1, childNodes: [{ type: 3, id: 2, textContent: "***** ****" }] } } },
+    crumb("ui.click", {}, T + 2000),
+    { type: 3, timestamp: T + 2500, data: { source: 1, positions: [{ x: 1, y: 2, id: 1, timeOffset: -3 }] } },
+    {
+      type: 5,
+      timestamp: (T + 3000) / 1000,
+      data: { tag: "performanceSpan", payload: { op: "resource.fetch", description: "/api/items" } },
+    },
+    { type: 4, timestamp: T + 4000, data: { href: "https://a.example/cart", width: 1280, height: 720 } },
+    crumb("ui.click", {}, T + 5000),
+  ];
+
+  test("a segment without slow clicks: the same summary from its text as from its events", () => {
+    expect(summarizeText(JSON.stringify(benign))).toEqual(summarizeSegment(benign));
+    const slow = [
+      ...benign,
+      crumb("ui.slowClickDetected", { endReason: "timeout", timeAfterClickMs: 7000, clickCount: 5, node: { tagName: "a" } }),
+    ];
+    expect(summarizeText(JSON.stringify(slow))).toBeNull();
+  });
+
+  test("the scrubbing pre-check: false only where the scrubber would change nothing", () => {
+    expect(mayNeedScrubbing(JSON.stringify(benign), DEFAULT_SCRUB_SETTINGS)).toBe(false);
+    expect(scrubSegment(benign, DEFAULT_SCRUB_SETTINGS)).toBe(benign);
+    const secrets = [
+      { headers: { Authorization: "Bearer abc" } },
+      { url: "/api?session_id=1" },
+      { url: "https://u:p@host/" },
+      { body: { "api-key": "k" } },
+      { card: "4242 4242 4242 4242" },
+      { PRIVATE: "-----BEGIN RSA PRIVATE KEY-----" },
+    ];
+    for (const extra of secrets) {
+      const events = [...benign, { type: 5, timestamp: T + 6000, data: { tag: "custom", payload: extra } }];
+      expect(mayNeedScrubbing(JSON.stringify(events), DEFAULT_SCRUB_SETTINGS), JSON.stringify(extra)).toBe(true);
+      expect(scrubSegment(events, DEFAULT_SCRUB_SETTINGS), JSON.stringify(extra)).not.toBe(events);
+    }
+    const custom = { ...DEFAULT_SCRUB_SETTINGS, extraKeys: ["order_ref"] };
+    expect(mayNeedScrubbing(JSON.stringify([...benign, { "Order-Ref": "x" }]), custom)).toBe(true);
+    expect(mayNeedScrubbing(JSON.stringify(benign), { ...DEFAULT_SCRUB_SETTINGS, enabled: false })).toBe(false);
   });
 });
 

@@ -14,7 +14,7 @@ import type { ReplayConfig } from "../../config";
 import { AppError } from "../../core/errors";
 import { splitRecording } from "../../core/replays/recording";
 import { type ReplayEventFields, readReplayEvent } from "../../core/replays/replay-event";
-import { scrubSegment, summarizeSegment } from "../../core/replays/summary";
+import { mayNeedScrubbing, scrubSegment, summarizeSegment, summarizeText } from "../../core/replays/summary";
 import { type ScrubSettings, scrubData } from "../../core/scrub/scrub-event";
 import { inflateBounded } from "../../ingest/inflate-bounded";
 import type { BlobStore } from "../../storage/blobs/blob-store";
@@ -57,9 +57,19 @@ async function prepareSegment(
   const cap = deps.config.maxSegmentInflated;
   const text = parts.compressed ? ((await inflateBounded(parts.body, cap, true)).data ?? Buffer.alloc(0)) : Buffer.from(parts.body);
   if (text.length > cap) throw new AppError("replay_segment_too_large");
+  const json = text.toString("utf8");
+  const blobKey = segmentKey(projectId, replayId, parts.segmentId);
+  // Fast path (most segments): nothing the scrubber would touch, no slow click to judge — the
+  // summary comes from the text and the SDK's compressed bytes are kept as they are.
+  const quick = parts.compressed && !mayNeedScrubbing(json, scrub) && /\]\s*$/.test(json.slice(-64)) ? summarizeText(json) : null;
+  if (quick) {
+    const stored = Buffer.from(parts.body.buffer, parts.body.byteOffset, parts.body.byteLength);
+    await deps.blobs.put(blobKey, stored);
+    return { segmentId: parts.segmentId, blobKey, size: stored.length, rawSize: text.length, summary: quick };
+  }
   let events: unknown;
   try {
-    events = JSON.parse(text.toString("utf8"));
+    events = JSON.parse(json);
   } catch {
     throw new AppError("replay_invalid_recording", "The replay recording is malformed: its events are not JSON.");
   }
@@ -72,7 +82,6 @@ async function prepareSegment(
     scrubbed === events && parts.compressed
       ? Buffer.from(parts.body.buffer, parts.body.byteOffset, parts.body.byteLength)
       : await deflate(scrubbed === events ? text : Buffer.from(JSON.stringify(scrubbed)));
-  const blobKey = segmentKey(projectId, replayId, parts.segmentId);
   await deps.blobs.put(blobKey, stored);
   return { segmentId: parts.segmentId, blobKey, size: stored.length, rawSize: text.length, summary };
 }
