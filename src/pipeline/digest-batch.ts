@@ -93,6 +93,12 @@ export interface DigestDeps {
   onWriteTx?: (ms: number) => void;
   /** Session replays: the blob store and limits (src/pipeline/replays/); replay items are filtered without. */
   replays?: ReplayDeps;
+  /**
+   * The queue is backlogged (the worker's claim came back full): rows holding only replay items
+   * wait a little behind the errors (REPLAY_DEFERRALS times at most), so a burst of errors is
+   * digested at full speed and its alerts go out first; replays follow seconds later.
+   */
+  deferReplays?: boolean;
 }
 
 export interface DigestResult {
@@ -160,6 +166,24 @@ class Slots {
 
 const replaySlots = new Slots(REPLAY_CONCURRENCY);
 
+/**
+ * How often a replay-only row may be put back behind a backlog of errors (claims count as
+ * attempts; the row keeps enough of them for the retries a failed batch needs), and how long.
+ */
+const REPLAY_DEFERRALS = 2;
+const replayDelayMs = (attempts: number) => 2000 * 4 ** Math.max(0, attempts - 1);
+
+/** An envelope holding replay items and nothing else (cheap: the items' payloads are not parsed). */
+function replayOnly(item: QueueItem, limits: DigestDeps["limits"]): boolean {
+  if (item.kind !== "envelope") return false;
+  try {
+    const { items } = parseEnvelope(item.body, limits);
+    return items.length > 0 && items.every((i) => i.headers.type === "replay_event" || i.headers.type === "replay_recording");
+  } catch {
+    return false;
+  }
+}
+
 type Outcome = "stored" | "duplicate";
 
 export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps): Promise<DigestResult> {
@@ -170,7 +194,13 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
   const dropped: number[] = [];
   /** outcomes of rows dropped while parsing (written with the transaction that deletes them) */
   const rejected = new OutcomeTally();
+  /** replay-only rows put back behind a backlog of errors (deps.deferReplays) */
+  const deferred: QueueItem[] = [];
   for (const item of items) {
+    if (deps.deferReplays && item.attempts <= REPLAY_DEFERRALS && replayOnly(item, deps.limits)) {
+      deferred.push(item);
+      continue;
+    }
     const project = projects.get(item.projectId);
     if (project === undefined) {
       deps.log.warn({ queueId: item.id, projectId: item.projectId }, "digest: project no longer exists; item dropped");
@@ -218,12 +248,30 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
     count(result, outcomes);
     await release(db, digested, deps);
     await postpone(db, waiting, deps);
+    await deferReplayRows(db, deferred, deps);
     return result;
   } catch (err) {
     deps.log.error({ err: errorSummary(err), items: items.length }, "digest: batch transaction failed; retrying item by item");
   }
   await digestOneByOne(db, prepared, dropped, deps, result, rejected);
+  await deferReplayRows(db, deferred, deps);
   return result;
+}
+
+/** Replay-only rows back in the queue for a moment; if this fails they return after their lease. */
+async function deferReplayRows(db: Db, rows: QueueItem[], deps: DigestDeps): Promise<void> {
+  if (rows.length === 0) return;
+  try {
+    await postponeQueued(
+      db,
+      rows.map((r) => ({ id: r.id, availableAt: deps.now + replayDelayMs(r.attempts) })),
+    );
+  } catch (err) {
+    deps.log.warn(
+      { rows: rows.length, err: errorSummary(err) },
+      "digest: deferred replay rows not rescheduled; they return after their lease",
+    );
+  }
 }
 
 /**

@@ -216,7 +216,8 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       const onWriteTx = (ms: number) => {
         lockMs = ms;
       };
-      const result = await digestBatch(db, items, { ...digestOptions(), onWriteTx });
+      // A full claim means a backlog: replay-only rows then wait a moment behind the errors.
+      const result = await digestBatch(db, items, { ...digestOptions(), onWriteTx, deferReplays: items.length >= wanted });
       const took = performance.now() - started;
       backoff = 0;
       opts.onBatch?.(result);

@@ -224,6 +224,29 @@ describe.each(await dialects())("session replay ingest and storage on %s", (dial
     expect(row).toMatchObject({ comments: "The pay button does nothing", replayId });
   });
 
+  test("behind a backlog of errors, replay-only rows wait a moment (twice at most), then are stored", async () => {
+    const replayId = replayIdOf(`deferred-${dialect}`);
+    expect((await send(h, p.key, p.projectId, segmentEnvelope(replayId, 0, NOW - 8000))).status).toBe(200);
+    const eventId = replayIdOf(`deferred-event-${dialect}`);
+    expect(
+      (await send(h, p.key, p.projectId, Buffer.from(`{"event_id":"${eventId}"}\n{"type":"event"}\n{"message":"first"}`))).status,
+    ).toBe(200);
+    const digest = (items: Awaited<ReturnType<typeof claimBatch>>, at: number) =>
+      digestBatch(db, items, { ...baseDeps(at), replays: { blobs, config: h.config.replays }, deferReplays: true });
+    let at = Date.now();
+    const first = await claimBatch(db, at, 50, 60_000);
+    expect((await digest(first, at)).events).toBe(1);
+    expect(await getReplay(db, replayId)).toBeUndefined();
+    expect(await queueDepth(db)).toBe(1);
+    // Deferred again on its second claim, stored on its third whatever the backlog.
+    for (const expected of [undefined, 1]) {
+      at += 60_000;
+      await digest(await claimBatch(db, at, 50, 60_000), at);
+      expect((await getReplay(db, replayId))?.count_segments, `after a claim at +${at - NOW}`).toBe(expected);
+    }
+    expect(await queueDepth(db)).toBe(0);
+  });
+
   test("bad input: each refusal has its catalogue code and leaves nothing queued, stored or written", async () => {
     const known = replayIdOf(`known-${dialect}`);
     expect((await send(h, p.key, p.projectId, segmentEnvelope(known, 0, NOW - 10_000))).status).toBe(200);
