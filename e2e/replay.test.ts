@@ -61,6 +61,7 @@ function pageHtml(dsn: string, mode: "buffer" | "session"): string {
   <button id="dead" type="button">Apply coupon</button>
   <a id="next" href="/step2">Delivery details</a>
   <button id="boom" type="button">Confirm order</button>
+  <img id="promo" src="/missing.png" alt="" onerror="this.setAttribute('data-broken', '1')">
   <script>
     document.getElementById("pay").addEventListener("click", function () {
       fetch("/api/pay", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk_live_secret" }, body: JSON.stringify({ password: "hunter2", item: "book" }) })
@@ -74,8 +75,12 @@ function pageHtml(dsn: string, mode: "buffer" | "session"): string {
       h.id = "step2-heading";
       h.textContent = "Delivery details";
       document.body.appendChild(h);
-      // Logged once the heading is on the page (the recorder sees DOM changes a tick later).
-      setTimeout(function () { console.log("checkout moved to delivery"); }, 100);
+      // Logged once the heading is on the page (the recorder sees DOM changes a tick later). The
+      // second line is HTML as text: the timeline must show it as text, never run it.
+      setTimeout(function () {
+        console.log("checkout moved to delivery");
+        console.warn("<img src=x onerror=alert('xss-from-replay')>");
+      }, 100);
     });
     document.getElementById("boom").addEventListener("click", function () {
       // The page reacts (a DOM change), so this click is not a dead one.
@@ -145,6 +150,11 @@ async function recordSession(browser: Browser, url: string): Promise<void> {
 
 async function signIn(browser: Browser, server: TestServer, email: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  // Recorded content is data: a dialog would mean the recording or its timeline ran as script.
+  page.on("dialog", (d) => {
+    void d.dismiss();
+    throw new Error(`a dialog opened on Errata's page: ${d.message()}`);
+  });
   await page.goto(`${server.url}/login`);
   await page.getByLabel(/email/i).fill(email);
   await page.getByLabel(/password/i).fill(PASSWORD);
@@ -258,6 +268,11 @@ for (const run of RUNS) {
       const payClick = page.locator(`${scope} [data-testid=replay-crumb][data-kind=click]`).first();
       await payClick.click();
       await expect.poll(async () => (await replayFrame(page, scope)).locator("#step2-heading").count()).toBe(0);
+      // The console line with HTML in it is text on the timeline; nothing ran.
+      expect(await page.locator(`${scope} [data-testid=replay-crumb][data-kind=console]`).allInnerTexts()).toEqual(
+        expect.arrayContaining([expect.stringContaining("<img src=x onerror=alert('xss-from-replay')>")]),
+      );
+      expect(await page.evaluate(() => document.querySelectorAll("img[src='x']").length)).toBe(0);
       // The rage click is on the timeline too.
       expect(await page.locator(`${scope} [data-testid=replay-crumb][data-kind=rage]`).count()).toBe(1);
 
