@@ -93,8 +93,8 @@ export function ReplayFacts({ org, detail, now }: { org: string; detail: ReplayD
           Pages ({r.urls.length})
         </h2>
         <ol className="flex flex-col gap-0.5 font-mono text-[12px]">
-          {r.urls.map((u, i) => (
-            <li key={`${i}-${u}`} className="break-all text-fg-muted">
+          {r.urls.map((u) => (
+            <li key={u} className="break-all text-fg-muted">
               {u}
             </li>
           ))}

@@ -48,7 +48,7 @@ export function ReplayFilters({
 }) {
   const field = "flex min-w-0 flex-col gap-1 text-[12px] text-fg-muted";
   return (
-    <form action={action} className="mb-3 flex flex-col gap-2" role="search" aria-label="Filter replays">
+    <form action={action} className="mb-3 flex flex-col gap-2" aria-label="Filter replays">
       <div className="flex gap-2">
         <label htmlFor="replay-query" className="sr-only">
           Search replays

@@ -180,12 +180,12 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
   useEffect(() => {
     const el = outer.current;
     if (!el) return;
-    const fit = () => {
+    const rescale = () => {
       const maxH = compact ? 360 : Math.max(240, Math.min(620, window.innerHeight - 220));
       setScale(Math.min(1, el.clientWidth / size.width, maxH / size.height));
     };
-    fit();
-    const ro = new ResizeObserver(fit);
+    rescale();
+    const ro = new ResizeObserver(rescale);
     ro.observe(el);
     return () => ro.disconnect();
   }, [size, compact]);
@@ -245,20 +245,36 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
     const step = e.shiftKey ? 3 * STEP_MS : STEP_MS;
     const at = replayer.current?.getCurrentTime() ?? current;
     const i = SPEEDS.indexOf(speed as (typeof SPEEDS)[number]);
-    const actions: Record<string, () => void> = {
-      " ": toggle,
-      k: toggle,
-      ArrowLeft: () => seek(at - step),
-      j: () => seek(at - step),
-      ArrowRight: () => seek(at + step),
-      l: () => seek(at + step),
-      Home: () => seek(0),
-      End: () => seek(meta.total),
-      "[": () => changeSpeed(SPEEDS[Math.max(0, i - 1)] as number),
-      "]": () => changeSpeed(SPEEDS[Math.min(SPEEDS.length - 1, i + 1)] as number),
-      s: () => changeSkip(!skip),
-    };
-    const act = actions[e.key];
+    let act: (() => void) | undefined;
+    switch (e.key) {
+      case " ":
+      case "k":
+        act = toggle;
+        break;
+      case "ArrowLeft":
+      case "j":
+        act = () => seek(at - step);
+        break;
+      case "ArrowRight":
+      case "l":
+        act = () => seek(at + step);
+        break;
+      case "Home":
+        act = () => seek(0);
+        break;
+      case "End":
+        act = () => seek(meta.total);
+        break;
+      case "[":
+        act = () => changeSpeed(SPEEDS[Math.max(0, i - 1)] as number);
+        break;
+      case "]":
+        act = () => changeSpeed(SPEEDS[Math.min(SPEEDS.length - 1, i + 1)] as number);
+        break;
+      case "s":
+        act = () => changeSkip(!skip);
+        break;
+    }
     if (!act || e.metaKey || e.ctrlKey || e.altKey) return;
     if (e.target instanceof HTMLButtonElement && (e.key === " " || e.key === "Enter")) return;
     e.preventDefault();
@@ -268,7 +284,6 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
   const ready = status !== "loading" && status !== "failed";
   const pct = meta.total > 0 ? (current / meta.total) * 100 : 0;
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: the player takes its keyboard shortcuts when focused (the ? sheet pattern)
     <section
       className="flex min-w-0 flex-col gap-3 lg:flex-row"
       aria-label="Session replay player"
@@ -278,6 +293,7 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
       data-total={Math.round(meta.total)}
       data-start={meta.start}
       data-complete={complete ? "true" : "false"}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: the player takes its keyboard shortcuts (Space, arrows) when focused
       tabIndex={0}
       onKeyDown={onKey}
     >
@@ -351,9 +367,9 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
             {meta.total > 0
               ? items
                   .filter((it) => it.kind !== "console" && it.kind !== "network")
-                  .map((it, i) => (
+                  .map((it) => (
                     <span
-                      key={`${it.at}-${i}`}
+                      key={`${it.at}-${it.kind}-${it.label}-${it.detail ?? ""}`}
                       className={`absolute top-0 h-2 w-0.5 ${it.kind === "error" || it.kind === "rage" ? "bg-error" : it.kind === "dead" ? "bg-warning" : "bg-border-strong"}`}
                       style={{ left: `${Math.min(100, Math.max(0, ((it.at - meta.start) / meta.total) * 100))}%` }}
                     />
@@ -390,7 +406,7 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
             {items.map((it, i) => {
               const href = it.kind === "error" ? hrefOf.get(`${it.at}:${it.detail}`) : null;
               return (
-                <li key={`${it.at}-${i}`} className={i === activeIndex ? "bg-hover" : undefined}>
+                <li key={`${it.at}-${it.kind}-${it.label}-${it.detail ?? ""}`} className={i === activeIndex ? "bg-hover" : undefined}>
                   <div className="flex items-start gap-2 px-2 py-1.5">
                     <button
                       type="button"

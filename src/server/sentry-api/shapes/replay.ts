@@ -24,7 +24,9 @@ export function tagsOfLines(lines: string): Record<string, string[]> {
     const eq = line.indexOf("=");
     if (eq <= 0) continue;
     const k = line.slice(0, eq);
-    (out[k] ??= []).push(line.slice(eq + 1));
+    const values = out[k] ?? [];
+    values.push(line.slice(eq + 1));
+    out[k] = values;
   }
   return out;
 }
