@@ -235,6 +235,8 @@ for (const run of RUNS) {
       expect(issueId).toBeDefined();
       await page.goto(`${server.url}/acme/issues/${issueId}`);
       const scope = "[data-testid=event-replay]";
+      // The side column lists the issue's session replays.
+      expect(await page.getByTestId("issue-replays").innerText()).toContain("buyer@example.com");
       const player = page.locator(`${scope} [data-testid=replay-player]`);
       await expect.poll(() => player.getAttribute("data-status"), { timeout: 30_000 }).toBe("paused");
       await expect.poll(() => player.getAttribute("data-complete"), { timeout: 30_000 }).toBe("true");

@@ -17,6 +17,7 @@ import { TrendChart } from "@/ui/issues/trend-chart";
 import { absoluteTime } from "@/ui/kit/format";
 import { IssueOwnershipPanel } from "@/ui/ownership/issue-ownership";
 import { EventReplaySection } from "@/ui/replays/event-replay";
+import { IssueReplays } from "@/ui/replays/issue-replays";
 import { TracePanel, traceIdOf } from "@/ui/traces/panel";
 import { currentViewer, errorCode, orNotFound, param, redirectShortId, requireViewer, services } from "../../../_lib/server";
 import {
@@ -96,6 +97,8 @@ export default async function IssuePage({ params, searchParams }: { params: Para
   // The session replay the event was captured in (issue 40): secondary, never fails the page.
   const replay = event && isObj(event.event) ? await s.replays.forEvent(viewer, org, event.event).catch(() => null) : null;
   const errorAt = event && typeof event.event.timestamp === "number" ? Math.round(event.event.timestamp * 1000) : null;
+  // Every session replay that saw one of this issue's errors (the SDK's links), for the side column.
+  const issueReplays = (await s.replays.forIssues(viewer, org, [issueId], 5).catch(() => null))?.get(issueId) ?? [];
   // A server error with no replay of its own: the browser session that hit the same Next.js digest.
   const digestSession =
     replay || digestLinks.length === 0
@@ -216,6 +219,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             />
           ) : null}
           <DigestIssuePanel org={org} issue={issue} latestEvent={event?.event} links={digestLinks} now={now} />
+          {issueReplays.length > 0 ? <IssueReplays org={org} replays={issueReplays} now={now} /> : null}
           <section aria-labelledby="tags-title">
             <h2 id="tags-title" className="section-title mb-2">
               Tags
