@@ -30,7 +30,7 @@ import { chromium } from "playwright-core";
 import { type Db, openDb } from "../src/storage/db";
 import { countEvents } from "../src/storage/events/events";
 import { getReplay } from "../src/storage/replays/replays";
-import { CLI, type ErrataChild, fmtBytes, loadTemplates, ROOT, sampleRss, sleep, startErrata } from "./helpers";
+import { CLI, cpuDelta, cpuOf, type ErrataChild, fmtBytes, loadTemplates, ROOT, sampleRss, sleep, startErrata } from "./helpers";
 import { makeLoader } from "./load";
 import { segmentBody, segmentEnvelope } from "./replay-segments";
 
@@ -115,6 +115,8 @@ interface ErrorRun {
   ingest: number;
   digested: number;
   rss: number;
+  /** Errata's CPU (all threads) per error event over the run, µs: steadier than rates on a busy machine */
+  cpuPerEvent: number;
   replays?: Record<string, unknown>;
 }
 
@@ -131,15 +133,23 @@ async function errorsRun(withReplays: boolean, bodyFile: string): Promise<ErrorR
     // Replays flowing for a few segments before the errors start.
     if (replays) await sleep(7000);
     const sampler = sampleRss(errata.pid);
+    const cpu0 = cpuOf(errata.pid);
     const t0 = performance.now();
     const sent = await loader.run(url, bodyFile, { connections: CONNECTIONS, amount: EVENTS });
     const tSent = performance.now();
     await waitStored(db, warm.ok + sent.ok);
     const tDone = performance.now();
+    const cpuSecs = cpuDelta(cpu0, cpuOf(errata.pid)).reduce((a, c) => a + c.secs, 0);
     const rss = sampler.stop();
     const replayStats = await replays?.stop();
     if (sent.failed > 0) console.log(`!! ${sent.failed} error requests failed`);
-    return { ingest: sent.ok / ((tSent - t0) / 1000), digested: sent.ok / ((tDone - t0) / 1000), rss, replays: replayStats };
+    return {
+      ingest: sent.ok / ((tSent - t0) / 1000),
+      digested: sent.ok / ((tDone - t0) / 1000),
+      rss,
+      cpuPerEvent: (cpuSecs * 1e6) / sent.ok,
+      replays: replayStats,
+    };
   } finally {
     await db.close();
     await errata.stop();
@@ -160,11 +170,13 @@ async function errorsWithAndWithout(): Promise<void> {
       console.log(`round ${r}: ${loadNote()}`);
       const a = await errorsRun(false, body);
       base.push(a);
-      console.log(`  without replays: ingest ${a.ingest.toFixed(0)}/s, digested ${a.digested.toFixed(0)}/s, RSS max ${fmtBytes(a.rss)}`);
+      console.log(
+        `  without replays: ingest ${a.ingest.toFixed(0)}/s, digested ${a.digested.toFixed(0)}/s, RSS max ${fmtBytes(a.rss)}, CPU ${a.cpuPerEvent.toFixed(0)} µs/error`,
+      );
       const b = await errorsRun(true, body);
       withR.push(b);
       console.log(
-        `  with replays:    ingest ${b.ingest.toFixed(0)}/s, digested ${b.digested.toFixed(0)}/s, RSS max ${fmtBytes(b.rss)}; replay load ${JSON.stringify(b.replays)}`,
+        `  with replays:    ingest ${b.ingest.toFixed(0)}/s, digested ${b.digested.toFixed(0)}/s, RSS max ${fmtBytes(b.rss)}, CPU ${b.cpuPerEvent.toFixed(0)} µs/error (replays' work included); replay load ${JSON.stringify(b.replays)}`,
       );
     }
   } finally {
@@ -176,6 +188,10 @@ async function errorsWithAndWithout(): Promise<void> {
   const rssDelta = m(withR, (x) => x.rss) - m(base, (x) => x.rss);
   console.log(
     `medians: ingest ${m(base, (x) => x.ingest).toFixed(0)} → ${m(withR, (x) => x.ingest).toFixed(0)}/s (${(ingestRatio * 100).toFixed(1)} %), digested ${m(base, (x) => x.digested).toFixed(0)} → ${m(withR, (x) => x.digested).toFixed(0)}/s (${(digestRatio * 100).toFixed(1)} %), RSS max ${fmtBytes(m(base, (x) => x.rss))} → ${fmtBytes(m(withR, (x) => x.rss))} (${rssDelta >= 0 ? "+" : ""}${(rssDelta / 1024 / 1024).toFixed(0)} MB)`,
+  );
+  const cpuRatio = m(withR, (x) => x.cpuPerEvent) / m(base, (x) => x.cpuPerEvent);
+  console.log(
+    `Errata CPU per error event ${m(base, (x) => x.cpuPerEvent).toFixed(0)} → ${m(withR, (x) => x.cpuPerEvent).toFixed(0)} µs (${((cpuRatio - 1) * 100).toFixed(1)} % more, the replays' share: on a CPU-bound machine of its own, what the throughput gives up)`,
   );
   console.log(
     `targets: ingest ≥ 90 % ${ingestRatio >= 0.9 ? "ok" : "MISSED"}; digest ≥ 90 % ${digestRatio >= 0.9 ? "ok" : "MISSED"}; RSS within 50 MB ${rssDelta <= 50 * 1024 * 1024 ? "ok" : "MISSED"}`,
