@@ -7,6 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDb } from "../../src/storage/db";
 import { upsertMember } from "../../src/storage/orgs/orgs";
@@ -158,6 +159,19 @@ describe.each(await dialects())("Sentry's replay API on %s", (dialect) => {
     ).toBe(true);
     // The project's scrubbing ran before storage: the fetch's bearer token and password are gone.
     expect(JSON.stringify(download.body)).not.toContain("hunter2");
+    // One segment: its metadata, its events as JSON (Sentry's download), and as stored (zlib) for
+    // Errata's player.
+    const segUrl = `${server.url}/api/0/projects/acme/web/replays/${replayId}/recording-segments/0/`;
+    expect((await s.api("GET", `/api/0/projects/acme/web/replays/${replayId}/recording-segments/0/`)).body).toMatchObject({
+      data: { replayId, segmentId: 0, projectId: s.projectId },
+    });
+    expect((await s.api("GET", `/api/0/projects/acme/web/replays/${replayId}/recording-segments/0/?download`)).body).toEqual(
+      download.body[0],
+    );
+    const raw = await fetch(`${segUrl}?download=true&encoding=zlib`, { headers: { authorization: `Bearer ${s.token}` } });
+    expect(raw.headers.get("content-type")).toBe("application/octet-stream");
+    expect(JSON.parse(zlib.inflateSync(Buffer.from(await raw.arrayBuffer())).toString())).toEqual(download.body[0]);
+    expect((await fetch(`${segUrl.replace("/0/", "/7/")}?download`, { headers: { authorization: `Bearer ${s.token}` } })).status).toBe(404);
     const page1 = await fetch(`${server.url}/api/0/projects/acme/web/replays/${replayId}/recording-segments/?download=true&per_page=1`, {
       headers: { authorization: `Bearer ${s.token}` },
     });

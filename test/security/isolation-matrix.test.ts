@@ -521,6 +521,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       version: "relx-9.9.9",
       digest: "1234567890",
       attachmentId: "1",
+      segmentId: "0",
       all: "session",
       // Routes added by the team, alerts, monitors and compatibility work: ids that exist in
       // neither org or acme's own, so a foreign actor can only ever learn "not found".

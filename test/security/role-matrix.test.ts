@@ -232,6 +232,7 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
       eventId: "0".repeat(32),
       attachmentId: "1",
       replayId: "0".repeat(32),
+      segmentId: "0",
       member: "no-such-member",
       team: "no-such-team",
       slug: "no-such-monitor",

@@ -17,7 +17,7 @@ import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { replayErrorLinks, replayIdsByIssue, replaysByIds, replaysOfEvents, searchReplays } from "../../storage/replays/replay-search";
-import { deleteReplayRows, getReplay, listSegments, type ReplayRow } from "../../storage/replays/replays";
+import { deleteReplayRows, getReplay, getSegment, listSegments, type ReplayRow } from "../../storage/replays/replays";
 import { type Access, credentialOf } from "../access/access";
 import { permits } from "../access/permissions";
 import { timeWindow } from "../sentry-api/issue-list-params";
@@ -103,6 +103,16 @@ export interface ReplayServices {
     page: { cursor: string | null; perPage: number | null },
   ): Promise<SegmentPage>;
   count(viewer: Viewer, orgSlug: string, params: URLSearchParams): Promise<Record<string, number | string[]>>;
+  /** One segment: Sentry's metadata, and its stored bytes (zlib of the rrweb JSON) for the download. */
+  segment(viewer: Viewer, orgSlug: string, projectRef: string, replayId: string, segmentId: string): Promise<StoredSegment>;
+}
+
+export interface StoredSegment {
+  meta: { replayId: string; segmentId: number; projectId: string; dateAdded: string };
+  /** the segment's events, zlib-compressed (HTTP's `deflate` coding) */
+  zlib: Buffer;
+  /** the events as JSON text (inflated in the thread pool), for clients that do not accept deflate */
+  json(): Promise<Buffer>;
 }
 
 export interface SegmentPage {
@@ -329,6 +339,24 @@ export function createReplayServices(deps: ReplayServiceDeps): ReplayServices {
             blobs,
             segs.map((s) => s.blobKey),
           ),
+      };
+    },
+
+    async segment(viewer, orgSlug, projectRef, replayId, segmentId) {
+      const { project, row } = await inProject(viewer, orgSlug, projectRef, replayId, "event.read");
+      const n = /^\d{1,7}$/.test(segmentId) ? Number(segmentId) : Number.NaN;
+      const seg = Number.isSafeInteger(n) ? await getSegment(db, row.replay_id, n) : undefined;
+      const bytes = seg ? await blobs.get(seg.blobKey) : undefined;
+      if (!seg || !bytes) throw new AppError("not_found", "Segment not found.");
+      return {
+        meta: {
+          replayId: row.replay_id,
+          segmentId: seg.segmentId,
+          projectId: String(project.id),
+          dateAdded: new Date(seg.startedAt).toISOString(),
+        },
+        zlib: bytes,
+        json: () => inflate(bytes),
       };
     },
 

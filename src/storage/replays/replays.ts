@@ -308,6 +308,26 @@ export async function listSegments(db: Db, replayId: string, page: { offset: num
   }));
 }
 
+/** One segment of a replay, or undefined. */
+export async function getSegment(db: Db, replayId: string, segmentId: number): Promise<SegmentRow | undefined> {
+  const r = await db.kysely
+    .selectFrom("replay_segments")
+    .select(["segment_id", "blob_key", "size", "raw_size", "started_at", "ended_at"])
+    .where("replay_id", "=", replayId)
+    .where("segment_id", "=", segmentId)
+    .executeTakeFirst();
+  return r
+    ? {
+        segmentId: Number(r.segment_id),
+        blobKey: r.blob_key,
+        size: Number(r.size),
+        rawSize: Number(r.raw_size),
+        startedAt: Number(r.started_at),
+        endedAt: Number(r.ended_at),
+      }
+    : undefined;
+}
+
 /** Removes a replay's rows and answers its blob keys (the caller deletes the blobs after the commit). */
 export async function deleteReplayRows(tx: Tx, replayId: string): Promise<string[]> {
   const keys = await tx.selectFrom("replay_segments").select("blob_key").where("replay_id", "=", replayId).execute();

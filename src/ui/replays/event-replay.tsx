@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { preload } from "react-dom";
 import type { EventReplay } from "@/server/replays/replays";
+import { firstSegmentUrl } from "./load-segments";
 import { ReplayPlayer } from "./player";
 
 /** Sentry's recording-segments URL of a replay, which the player reads. */
@@ -14,7 +15,7 @@ export function segmentsUrl(org: string, projectSlug: string, replayId: string):
  * first frame does not wait for hydration before the recording starts arriving.
  */
 export function preloadFirstSegment(url: string): void {
-  preload(`${url}?download=true&per_page=1`, { as: "fetch", crossOrigin: "anonymous" });
+  preload(firstSegmentUrl(url), { as: "fetch", crossOrigin: "anonymous" });
 }
 
 /** How far before the error the player opens: the last clicks leading to it. */

@@ -33,6 +33,24 @@ export async function fetchSegments(url: string, signal: AbortSignal): Promise<S
 
 type Timed = { timestamp: number };
 
+/** Segment 0's download as stored (zlib), the URL the server render preloads and the player reads first. */
+export function firstSegmentUrl(segmentsUrl: string): string {
+  return `${segmentsUrl}0/?download=true&encoding=zlib`;
+}
+
+/**
+ * One segment's events from its stored bytes (the player's first frame: the server sends the zlib
+ * it keeps, the browser inflates it); null when the replay has no such segment.
+ */
+export async function fetchSegment(url: string, signal: AbortSignal): Promise<unknown[] | null> {
+  const res = await fetch(url, { credentials: "same-origin", signal });
+  if (res.status === 404) return null;
+  if (!res.ok || !res.body) throw new Error(`The recording could not be loaded (HTTP ${res.status}).`);
+  const text = await new Response(res.body.pipeThrough(new DecompressionStream("deflate"))).text();
+  const events = JSON.parse(text) as unknown;
+  return Array.isArray(events) ? events : [];
+}
+
 /**
  * rrweb wants events in time order, in epoch ms. The SDK writes its performance spans' custom
  * events with seconds (as Sentry's own player corrects), and segments may overlap at their edges.

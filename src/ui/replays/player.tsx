@@ -17,9 +17,20 @@ import "@sentry/rrweb/dist/style.css";
 import { type KeyboardEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type TimelineItem, timelineOf } from "@/core/replays/timeline";
 import { formatOffset } from "./format";
-import { byTime, fetchSegments } from "./load-segments";
+import { byTime, fetchSegment, fetchSegments, firstSegmentUrl } from "./load-segments";
 
 type Replayer = import("@sentry/rrweb").Replayer;
+
+/**
+ * The replayer's code, requested when this module loads in the browser (with the page's scripts),
+ * not when the player mounts after hydration: it is on its way while React hydrates the page.
+ */
+let rrweb: Promise<typeof import("@sentry/rrweb")> | undefined;
+function loadRrweb(): Promise<typeof import("@sentry/rrweb")> {
+  rrweb ??= import("@sentry/rrweb");
+  return rrweb;
+}
+if (typeof window !== "undefined") void loadRrweb().catch(() => {});
 
 export interface PlayerError {
   /** epoch ms */
@@ -98,10 +109,12 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
     setProblem(null);
     setComplete(false);
     (async () => {
-      const [{ Replayer }, first] = await Promise.all([
-        import("@sentry/rrweb"),
-        fetchSegments(`${segmentsUrl}?download=true&per_page=1`, ctrl.signal),
-      ]);
+      // Segment 0 alone first (stored zlib, sent as is), the rest after it; a replay without a
+      // segment 0 (lost, or still on its way) starts from its first page instead.
+      const [{ Replayer }, zero] = await Promise.all([loadRrweb(), fetchSegment(firstSegmentUrl(segmentsUrl), ctrl.signal)]);
+      const first = zero
+        ? { events: zero, next: `${segmentsUrl}?download=true&per_page=${REST_PAGE}&cursor=0:1:0` }
+        : await fetchSegments(`${segmentsUrl}?download=true&per_page=1`, ctrl.signal);
       const events = byTime(first.events);
       if (events.length < 2 || !stage.current)
         throw new Error("The recording has no frames yet; its first segment may still be on its way.");
