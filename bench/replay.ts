@@ -257,7 +257,8 @@ async function playerFirstFrame(): Promise<void> {
     }
     const stored = await getReplay(db, replayId);
     console.log(`stored: ${stored?.count_segments} segments, ${fmtBytes(Number(stored?.size_bytes))} compressed; ${loadNote()}`);
-    const segmentsUrl = `${errata.url}/api/0/projects/bench/bench/replays/${replayId}/recording-segments/?download=true&per_page=1`;
+    // What the player asks first: segment 0 as stored.
+    const segmentsUrl = `${errata.url}/api/0/projects/bench/bench/replays/${replayId}/recording-segments/0/?download=true&encoding=zlib`;
     await firstByte(segmentsUrl, token);
     const ttfb: number[] = [];
     for (let i = 0; i < 30; i++) ttfb.push(await firstByte(segmentsUrl, token));
@@ -300,6 +301,7 @@ async function playerFirstFrame(): Promise<void> {
               load: Math.round(nav.loadEventEnd),
               now: Math.round(performance.now()),
               res,
+              marks: performance.getEntriesByType("mark").map((m) => `${m.name} ${Math.round(m.startTime)}`),
             };
           });
           console.log(JSON.stringify(t, null, 1));

@@ -111,7 +111,11 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
     (async () => {
       // Segment 0 alone first (stored zlib, sent as is), the rest after it; a replay without a
       // segment 0 (lost, or still on its way) starts from its first page instead.
-      const [{ Replayer }, zero] = await Promise.all([loadRrweb(), fetchSegment(firstSegmentUrl(segmentsUrl), ctrl.signal)]);
+      performance.mark("replay:start");
+      const [{ Replayer }, zero] = await Promise.all([
+        loadRrweb().then((m) => (performance.mark("replay:rrweb"), m)),
+        fetchSegment(firstSegmentUrl(segmentsUrl), ctrl.signal).then((e) => (performance.mark("replay:segment0"), e)),
+      ]);
       const first = zero
         ? { events: zero, next: `${segmentsUrl}?download=true&per_page=${REST_PAGE}&cursor=0:1:0` }
         : await fetchSegments(`${segmentsUrl}?download=true&per_page=1`, ctrl.signal);
@@ -146,6 +150,8 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
       r.pause(openAt);
       setCurrent(openAt);
       setStatus("paused");
+      // The first frame is drawn: bench:replay reads these marks.
+      performance.mark("replay:first-frame");
       let next = first.next ? restUrl(first.next) : null;
       while (next && !ctrl.signal.aborted) {
         const page = await fetchSegments(next, ctrl.signal);
