@@ -17,7 +17,7 @@ import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { replayErrorLinks, replayIdsByIssue, replaysByIds, replaysOfEvents, searchReplays } from "../../storage/replays/replay-search";
-import { deleteReplayRows, getReplay, getSegment, listSegments, type ReplayRow } from "../../storage/replays/replays";
+import { deleteReplayRows, getReplay, getSegment, listSegments, type ReplayRow, segmentIds } from "../../storage/replays/replays";
 import { type Access, credentialOf } from "../access/access";
 import { permits } from "../access/permissions";
 import { timeWindow } from "../sentry-api/issue-list-params";
@@ -42,6 +42,8 @@ export interface ReplayView {
   projectSlug: string;
   startedAt: number;
   finishedAt: number;
+  /** the stored segments' ids in order, where a player will show it (the player fetches each as stored) */
+  segmentIds?: number[];
 }
 
 export interface ReplayDetailView extends ReplayView {
@@ -241,6 +243,7 @@ export function createReplayServices(deps: ReplayServiceDeps): ReplayServices {
           project,
           links.map((e) => e.eventId),
         ),
+        segmentIds: await segmentIds(db, row.replay_id),
         errors,
         canDelete,
       };
@@ -252,7 +255,7 @@ export function createReplayServices(deps: ReplayServiceDeps): ReplayServices {
       const { projects } = await readable(viewer, orgSlug);
       const row = await getReplay(db, replayId);
       const project = row ? projects.get(Number(row.project_id)) : undefined;
-      return { replayId, stored: row && project ? view(row, project) : null };
+      return { replayId, stored: row && project ? { ...view(row, project), segmentIds: await segmentIds(db, replayId) } : null };
     },
 
     async forEvents(viewer, orgSlug, eventIds) {
@@ -264,7 +267,12 @@ export function createReplayServices(deps: ReplayServiceDeps): ReplayServices {
         if (!link) continue;
         const row = await getReplay(db, link.replayId);
         const project = row ? projects.get(Number(row.project_id)) : undefined;
-        if (row && project) return { eventId, errorAt: link.timestamp, replay: { replayId: link.replayId, stored: view(row, project) } };
+        if (row && project)
+          return {
+            eventId,
+            errorAt: link.timestamp,
+            replay: { replayId: link.replayId, stored: { ...view(row, project), segmentIds: await segmentIds(db, link.replayId) } },
+          };
       }
       return null;
     },

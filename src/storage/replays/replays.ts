@@ -308,6 +308,17 @@ export async function listSegments(db: Db, replayId: string, page: { offset: num
   }));
 }
 
+/** A replay's segment ids in order (the player fetches each as stored). */
+export async function segmentIds(db: Db, replayId: string): Promise<number[]> {
+  const rows = await db.kysely
+    .selectFrom("replay_segments")
+    .select("segment_id")
+    .where("replay_id", "=", replayId)
+    .orderBy("segment_id")
+    .execute();
+  return rows.map((r) => Number(r.segment_id));
+}
+
 /** One segment of a replay, or undefined. */
 export async function getSegment(db: Db, replayId: string, segmentId: number): Promise<SegmentRow | undefined> {
   const r = await db.kysely

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { preload } from "react-dom";
 import type { EventReplay } from "@/server/replays/replays";
-import { firstSegmentUrl } from "./load-segments";
+import { segmentUrl } from "./load-segments";
 import { ReplayPlayer } from "./player";
 
 /** Sentry's recording-segments URL of a replay, which the player reads. */
@@ -14,8 +14,8 @@ export function segmentsUrl(org: string, projectSlug: string, replayId: string):
  * load: the player's own request for the same URL is then answered from that preload, and its
  * first frame does not wait for hydration before the recording starts arriving.
  */
-export function preloadFirstSegment(url: string): void {
-  preload(firstSegmentUrl(url), { as: "fetch", crossOrigin: "anonymous" });
+export function preloadFirstSegment(url: string, segmentIds?: number[]): void {
+  preload(segmentUrl(url, segmentIds?.[0] ?? 0), { as: "fetch", crossOrigin: "anonymous" });
 }
 
 /** How far before the error the player opens: the last clicks leading to it. */
@@ -41,7 +41,7 @@ export function EventReplaySection({
   title?: string;
 }) {
   const page = `/${encodeURIComponent(org)}/replays/${replay.replayId}`;
-  if (replay.stored) preloadFirstSegment(segmentsUrl(org, replay.stored.projectSlug, replay.replayId));
+  if (replay.stored) preloadFirstSegment(segmentsUrl(org, replay.stored.projectSlug, replay.replayId), replay.stored.segmentIds);
   return (
     <section aria-labelledby="event-replay-title" className="mt-5" data-testid="event-replay">
       <div className="mb-2 flex items-baseline gap-3">
@@ -60,6 +60,7 @@ export function EventReplaySection({
       {replay.stored ? (
         <ReplayPlayer
           segmentsUrl={segmentsUrl(org, replay.stored.projectSlug, replay.replayId)}
+          segmentIds={replay.stored.segmentIds}
           startAt={errorAt ? errorAt - LEAD_MS : null}
           errors={errorAt ? [{ at: errorAt, label: errorLabel }] : []}
           compact

@@ -33,9 +33,9 @@ export async function fetchSegments(url: string, signal: AbortSignal): Promise<S
 
 type Timed = { timestamp: number };
 
-/** Segment 0's download as stored (zlib), the URL the server render preloads and the player reads first. */
-export function firstSegmentUrl(segmentsUrl: string): string {
-  return `${segmentsUrl}0/?download=true&encoding=zlib`;
+/** One segment's download as stored (zlib): the player reads each (the first is preloaded by the server render). */
+export function segmentUrl(segmentsUrl: string, segmentId = 0): string {
+  return `${segmentsUrl}${segmentId}/?download=true&encoding=zlib`;
 }
 
 /**

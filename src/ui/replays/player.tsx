@@ -17,7 +17,7 @@ import "@sentry/rrweb/dist/style.css";
 import { type KeyboardEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type TimelineItem, timelineOf } from "@/core/replays/timeline";
 import { formatOffset } from "./format";
-import { byTime, fetchSegment, fetchSegments, firstSegmentUrl } from "./load-segments";
+import { byTime, fetchSegment, fetchSegments, segmentUrl } from "./load-segments";
 
 type Replayer = import("@sentry/rrweb").Replayer;
 
@@ -42,6 +42,11 @@ export interface PlayerError {
 export interface ReplayPlayerProps {
   /** Sentry's recording-segments endpoint of the replay (the same one its clients read) */
   segmentsUrl: string;
+  /**
+   * The stored segments' ids: each is then fetched as stored (zlib, a tenth of the JSON's bytes,
+   * no work on the server), a few at a time; without them the pages of the JSON download are read.
+   */
+  segmentIds?: number[];
   /** epoch ms to open at (a few seconds before an error); the start when absent */
   startAt?: number | null;
   errors?: PlayerError[];
@@ -54,6 +59,8 @@ type Status = "loading" | "paused" | "playing" | "ended" | "failed";
 const SPEEDS = [0.5, 1, 2, 4, 8] as const;
 const STEP_MS = 5000;
 const REST_PAGE = 50;
+/** Segments requested ahead of the one being added. */
+const SEGMENT_WINDOW = 4;
 
 const KIND_LABEL: Record<TimelineItem["kind"], string> = {
   navigation: "Nav",
@@ -79,7 +86,7 @@ function restUrl(next: string): string {
   return `${u.pathname}${u.search}`;
 }
 
-export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact = false }: ReplayPlayerProps) {
+export function ReplayPlayer({ segmentsUrl, segmentIds, startAt = null, errors = [], compact = false }: ReplayPlayerProps) {
   const outer = useRef<HTMLDivElement>(null);
   const stage = useRef<HTMLDivElement>(null);
   const replayer = useRef<Replayer | null>(null);
@@ -101,8 +108,11 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
     setMeta((old) => (old.start === m.startTime && old.total === m.totalTime ? old : { start: m.startTime, total: m.totalTime }));
   }, []);
 
+  // The ids as a string: a new array on each render of the page must not reload the recording.
+  const idsKey = segmentIds?.join(",") ?? "";
   useEffect(() => {
     const ctrl = new AbortController();
+    const storedIds = idsKey ? idsKey.split(",").map(Number) : null;
     let r: Replayer | null = null;
     const all: unknown[] = [];
     setStatus("loading");
@@ -112,12 +122,20 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
       // Segment 0 alone first (stored zlib, sent as is), the rest after it; a replay without a
       // segment 0 (lost, or still on its way) starts from its first page instead.
       performance.mark("replay:start");
+      const ids = storedIds ?? [0];
+      const mark =
+        <T,>(name: string) =>
+        (value: T): T => {
+          performance.mark(name);
+          return value;
+        };
       const [{ Replayer }, zero] = await Promise.all([
-        loadRrweb().then((m) => (performance.mark("replay:rrweb"), m)),
-        fetchSegment(firstSegmentUrl(segmentsUrl), ctrl.signal).then((e) => (performance.mark("replay:segment0"), e)),
+        loadRrweb().then(mark("replay:rrweb")),
+        fetchSegment(segmentUrl(segmentsUrl, ids[0]), ctrl.signal).then(mark("replay:segment0")),
       ]);
+      // Without its first segment (lost, or still on its way) the replay starts from its first page.
       const first = zero
-        ? { events: zero, next: `${segmentsUrl}?download=true&per_page=${REST_PAGE}&cursor=0:1:0` }
+        ? { events: zero, next: storedIds ? null : `${segmentsUrl}?download=true&per_page=${REST_PAGE}&cursor=0:1:0` }
         : await fetchSegments(`${segmentsUrl}?download=true&per_page=1`, ctrl.signal);
       const events = byTime(first.events);
       if (events.length < 2 || !stage.current)
@@ -152,13 +170,27 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
       setStatus("paused");
       // The first frame is drawn: bench:replay reads these marks.
       performance.mark("replay:first-frame");
+      const add = (events: unknown[]) => {
+        const more = byTime(events);
+        for (const e of more) r?.addEvent(e as never);
+        all.push(...more);
+        setCrumbs(timelineOf(all));
+      };
+      if (zero && storedIds) {
+        // The rest as stored, SEGMENT_WINDOW requests ahead, added in order.
+        const rest = storedIds.slice(1);
+        const pending = rest.slice(0, SEGMENT_WINDOW).map((id) => fetchSegment(segmentUrl(segmentsUrl, id), ctrl.signal));
+        for (let k = 0; k < rest.length && !ctrl.signal.aborted; k++) {
+          const events = await pending[k];
+          const ahead = rest[k + SEGMENT_WINDOW];
+          if (ahead !== undefined) pending.push(fetchSegment(segmentUrl(segmentsUrl, ahead), ctrl.signal));
+          if (events) add(events);
+        }
+      }
       let next = first.next ? restUrl(first.next) : null;
       while (next && !ctrl.signal.aborted) {
         const page = await fetchSegments(next, ctrl.signal);
-        const more = byTime(page.events);
-        for (const e of more) r.addEvent(e as never);
-        all.push(...more);
-        setCrumbs(timelineOf(all));
+        add(page.events);
         next = page.next;
       }
       // ADD_EVENT is applied on a microtask: read the totals after it.
@@ -181,7 +213,7 @@ export function ReplayPlayer({ segmentsUrl, startAt = null, errors = [], compact
       r?.destroy();
       replayer.current = null;
     };
-  }, [segmentsUrl, startAt, readMeta]);
+  }, [segmentsUrl, idsKey, startAt, readMeta]);
 
   // The position while playing, ten times a second.
   useEffect(() => {

@@ -34,7 +34,7 @@ export default async function ReplayPage({
       href: e.issueId !== null ? `${orgPath}/issues/${e.issueId}?event=${e.eventId}` : null,
     }));
   const now = Date.now();
-  preloadFirstSegment(segmentsUrl(org, detail.projectSlug, r.id));
+  preloadFirstSegment(segmentsUrl(org, detail.projectSlug, r.id), detail.segmentIds);
   return (
     <main className="mx-auto max-w-[1400px] px-3 py-3 sm:px-4">
       <nav aria-label="Breadcrumb" className="mb-2 text-[12.5px] text-fg-muted">
