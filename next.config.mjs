@@ -26,6 +26,9 @@ const nextConfig = {
     return [
       { source: "/organizations/:org/issues/:path*", destination: "/:org/issues/:path*", permanent: false },
       { source: "/organizations/:org/releases/:path*", destination: "/:org/releases/:path*", permanent: false },
+      // Replays: Sentry prints /explore/replays/{id}/ (and older /replays/{id}/).
+      { source: "/organizations/:org/explore/replays/:path*", destination: "/:org/replays/:path*", permanent: false },
+      { source: "/organizations/:org/replays/:path*", destination: "/:org/replays/:path*", permanent: false },
     ];
   },
 };

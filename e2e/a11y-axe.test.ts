@@ -20,6 +20,7 @@ import path from "node:path";
 import type { AxeResults, Result } from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sendReplay } from "../test/helpers/replay-envelopes.js";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
 import { discoverRoutes, fill } from "../test/security/route-table.js";
 import { checkoutEvent, createTriageTenant, PASSWORD, sendEvent, warningEvent } from "./helpers/triage-fixtures.js";
@@ -145,6 +146,9 @@ describe.skipIf(!canRun)("axe-core on every page, light and dark", () => {
       }),
     }).catch(() => null);
     values.id = uptime ? String(uptime.id) : "1";
+    // A session replay (issue 40) for the replay pages, naming a seeded error.
+    values.replay = await sendReplay(new URL(t.dsn));
+    await eventually(async () => (await api<{ data: unknown[] }>("organizations/acme/replays/")).data.length > 0, 30_000, "the replay");
     const issues = await eventually(
       async () => {
         const list = await api<Array<{ id: string; title: string }>>("projects/acme/web/issues/?query=");
@@ -178,7 +182,11 @@ describe.skipIf(!canRun)("axe-core on every page, light and dark", () => {
   /** The URL of a page pattern: `[slug]` is the monitor's under /monitors, the project's elsewhere. */
   function urlOf(pattern: string): string {
     const slug = pattern.startsWith("/[org]/monitors/") ? "nightly" : "web";
-    const id = pattern.startsWith("/[org]/monitors/uptime/") ? (values.id as string) : (values.issue as string);
+    const id = pattern.startsWith("/[org]/monitors/uptime/")
+      ? (values.id as string)
+      : pattern.startsWith("/[org]/replays/")
+        ? (values.replay as string)
+        : (values.issue as string);
     return fill(pattern, { ...values, slug, id });
   }
 

@@ -4,7 +4,9 @@
  * component throws; the browser gets Next's redacted error and shows the digest (app/error.tsx);
  * the server event (onRequestError → Sentry.captureRequestError) and the browser event
  * (Sentry.captureException in error.tsx) both reach a real Errata, which links them by digest.
- * The app is built once for the file (~35 s on two cores).
+ * The app is built once for the file (~35 s on two cores). Its browser SDK records session replays
+ * on error (issue 40): a client-side exception's issue plays the session that ended on Next's error
+ * page, and the digest page and the server error play the browser session that hit the digest.
  */
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -15,6 +17,7 @@ import { startReceiver } from "../test/alerts/helpers.js";
 import { buildAndStartNextApp, type NextApp } from "../test/helpers/nextjs-app.js";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
 import { expectLinkedRowReadable } from "./helpers/linked-digest-row.js";
+import { playerNumber, replayFrame } from "./helpers/replay-player.js";
 import { liveStreamSearch } from "./helpers/stream-search.js";
 
 const canRun = chromiumAvailable();
@@ -127,7 +130,8 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
       45_000,
       "the server and the browser event on the digest page",
     );
-    await visitor.close();
+    // The visitor's tab stays open until its session's replay is in (step 5b): the SDK sends it
+    // right after the error event, from the page.
     const rows = page.locator("tbody tr");
     // Server first.
     expect(await rows.first().getAttribute("data-side")).toBe("server");
@@ -166,6 +170,21 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
     const stream = await page.locator("main").innerText();
     expect(stream).toContain("Invoice service refused the request");
     expect(stream).toContain(`Server Components render (digest ${digest})`);
+
+    // 5b. Beyond Sentry (issue 40): the digest page and the server error play the browser session
+    // that hit the digest (the browser event's replay, sent by the SDK's replaysOnErrorSampleRate).
+    await eventually(
+      async () => {
+        await page.goto(`${server.url}/acme/digest/${digest}`);
+        return (await page.locator("[data-testid=event-replay] [data-testid=replay-player]").count()) > 0;
+      },
+      45_000,
+      "the browser session's replay on the digest page",
+    );
+    expect(await page.getByTestId("event-replay").innerText()).toMatch(/the browser session that hit this digest/i);
+    await page.goto(serverIssueUrl);
+    expect(await page.getByTestId("event-replay").innerText()).toMatch(/session replay of the browser that hit this digest/i);
+    await visitor.close();
     await page.close();
 
     // 6. ONE notification for the pair: the server error's, naming the browser issue and the digest.
@@ -191,6 +210,44 @@ describe.skipIf(!canRun)("Next.js app with @sentry/nextjs → digest linking", (
     await eventually(async () => alerts().some((m) => m.issue.title.includes("sentinel after the digest pair")), 30_000, "the sentinel");
     expect(alerts().filter((m) => m.nextjs?.digest?.key === digest)).toHaveLength(1);
     expect(hook.received.filter((r) => r.path === "/slack" && r.body.includes(digest))).toHaveLength(1);
+  });
+
+  test("a client-side exception's issue plays the session that ended on Next's error page", async () => {
+    const visitor = await browser.newPage();
+    await visitor.goto(`${appUrl}/client-boom`);
+    await visitor.locator("#checkout").click();
+    await visitor.getByTestId("digest").waitFor();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await signIn(page);
+    // The error event and then its replay (flushed by the SDK right after the error) reach Errata.
+    const scope = "[data-testid=event-replay]";
+    await eventually(
+      async () => {
+        await page.goto(`${server.url}/acme/issues?query=${encodeURIComponent("Cart total went negative")}`);
+        const link = page.getByRole("link", { name: /Cart total went negative/ }).first();
+        if ((await link.count()) === 0) return false;
+        await link.click();
+        await page.waitForURL(/\/acme\/issues\/\d+/);
+        return (await page.locator(`${scope} [data-testid=replay-player]`).count()) > 0;
+      },
+      45_000,
+      "the client-side exception's issue with its replay",
+    );
+    await visitor.close();
+    const player = page.locator(`${scope} [data-testid=replay-player]`);
+    await expect.poll(() => player.getAttribute("data-complete"), { timeout: 30_000 }).toBe("true");
+    // Opened before the error: the cart with its button, as the user saw it.
+    const frame = await replayFrame(page, scope);
+    await expect.poll(() => frame.locator("#checkout").count()).toBe(1);
+    // At its end the session is on Next's error page (app/error.tsx with the digest slot).
+    await player.focus();
+    await page.keyboard.press("End");
+    await expect
+      .poll(async () => (await playerNumber(page, scope, "data-current")) >= (await playerNumber(page, scope, "data-total")) - 100)
+      .toBe(true);
+    await expect.poll(async () => (await replayFrame(page, scope)).locator("[data-testid=digest]").count()).toBe(1);
+    expect(await (await replayFrame(page, scope)).locator("#checkout").count()).toBe(0);
+    await page.close();
   });
 
   test("a deploy-skew burst after a release: one skew message with the release, the count and the advice", async () => {

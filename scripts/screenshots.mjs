@@ -12,6 +12,8 @@
 // WAITING=<slug> a project without events for the onboarding's waiting state. PHONE=1 adds 390 px shots.
 // Uptime: ONLY=uptime shoots the monitors list, its create form open, and an uptime check's page
 // (UPTIME=<name>, default: the first).
+// Replays: ONLY=replays,replay shoots the replays list and the first replay's page with its player,
+// and (replay-issue) the issue page of the replay's first error with its player.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -150,7 +152,9 @@ async function signedInShots() {
 
 // A function, not a const: the shots above run before this part of the module is evaluated.
 function wantsProductShots() {
-  return ["onboarding", "projects", "settings", "releases", "release", "feedback", "uptime"].some(want);
+  return ["onboarding", "projects", "settings", "releases", "release", "feedback", "uptime", "replays", "replay", "replay-issue"].some(
+    want,
+  );
 }
 
 async function productShots() {
@@ -200,6 +204,28 @@ async function productShots() {
         if (release) await at(`/releases/${encodeURIComponent(release)}`, "release", { fullPage: true });
       }
       if (want("feedback")) await at("/feedback", "feedback");
+      if (want("replays")) await at("/replays", "replays");
+      if (want("replay") || want("replay-issue")) {
+        await page.goto(`${base}/${org}/replays`);
+        const first = page.getByTestId("replay-row").first().getByRole("link").first();
+        if ((await first.count()) > 0) {
+          await page.goto(new URL((await first.getAttribute("href")) ?? "", base).toString());
+          const player = page.getByTestId("replay-player").first();
+          await player.waitFor();
+          await page.waitForFunction(() => document.querySelector("[data-testid=replay-player]")?.getAttribute("data-complete") === "true");
+          if (want("replay")) await shot(page, `replay${suffix}-${theme}`, { fullPage: true });
+          const issue = page.getByTestId("replay-errors").getByRole("link").first();
+          if (want("replay-issue") && (await issue.count()) > 0) {
+            await page.goto(new URL((await issue.getAttribute("href")) ?? "", base).toString());
+            await page.waitForFunction(
+              () =>
+                document.querySelector("[data-testid=event-replay] [data-testid=replay-player]")?.getAttribute("data-complete") === "true",
+            );
+            await page.getByTestId("event-replay").scrollIntoViewIfNeeded();
+            await shot(page, `replay-issue${suffix}-${theme}`);
+          }
+        }
+      }
       if (want("uptime")) {
         await at("/monitors", "uptime-list", { fullPage: true });
         const form = page.getByTestId("uptime-create");

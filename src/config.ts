@@ -234,6 +234,22 @@ const EnvSchema = z.object({
   // Test only: the import stops (and waits to be killed) right after writing the object with this
   // progress step name, e.g. "project web", so tests can kill a run half-way. Never set in production.
   ERRATA_TEST_IMPORT_STALL: z.string().optional(),
+
+  // Session replay (issue 40). Replays are kept this many days after their last segment, apart from
+  // events: a minute of replay is 200 KB–1 MB, a hundred events' worth, so they get a shorter
+  // default than events (Sentry keeps 90 days; most teams look at a replay within days of its error).
+  REPLAY_RETENTION_DAYS: int(30),
+  // One replay's stored (compressed) segments may grow to this many bytes; later segments are
+  // refused (413). Sentry caps a replay at 60 minutes, ~60 MB at the SDK's busiest.
+  REPLAY_MAX_SIZE: int(64 * MiB),
+  // One recording segment: compressed as sent (Relay: 10 MiB) and inflated (the SDK stops a replay
+  // whose buffer passes 20 MB; Relay allows 100 MiB). Inflation stops at the cap: a zlib bomb costs
+  // nothing past it and is refused with 413.
+  REPLAY_SEGMENT_MAX_SIZE: int(10 * MiB),
+  REPLAY_SEGMENT_MAX_INFLATED: int(32 * MiB),
+  // Replay segments per window (RATE_LIMIT_WINDOW_SECONDS) per DSN key, their own data category
+  // (`replay`) apart from events; 0 = no limit. The SDK sends one segment every ~5 s per session.
+  RATE_LIMIT_KEY_REPLAYS: int(0),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -297,6 +313,19 @@ export interface Config {
     /** named when the outbound policy refuses a source address */
     settings: { allowPrivate: string; allowHosts: string };
   };
+  replays: ReplayConfig;
+}
+
+export interface ReplayConfig {
+  retentionDays: number;
+  /** stored (compressed) bytes of one replay */
+  maxReplaySize: number;
+  /** one segment as sent (compressed) */
+  maxSegmentSize: number;
+  /** one segment inflated */
+  maxSegmentInflated: number;
+  /** segments per rate-limit window per key; 0 = unlimited */
+  keySegmentsPerWindow: number;
 }
 
 export interface SmtpConfig {
@@ -483,6 +512,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .map((h) => h.trim())
         .filter(Boolean),
       settings: { allowPrivate: "IMPORT_ALLOW_PRIVATE", allowHosts: "IMPORT_ALLOW_HOSTS" },
+    },
+    replays: {
+      retentionDays: Math.max(1, e.REPLAY_RETENTION_DAYS),
+      maxReplaySize: Math.max(1024, e.REPLAY_MAX_SIZE),
+      maxSegmentSize: Math.max(1024, e.REPLAY_SEGMENT_MAX_SIZE),
+      maxSegmentInflated: Math.max(1024, e.REPLAY_SEGMENT_MAX_INFLATED),
+      keySegmentsPerWindow: e.RATE_LIMIT_KEY_REPLAYS,
     },
   };
 }

@@ -198,6 +198,34 @@ export const ERROR_CATALOGUE = {
     status: 409,
     message: "This is managed by your identity provider (SCIM or group mapping): change it there, or remove the mapping first.",
   },
+  // Session replay (src/ingest/replay-check.ts, src/pipeline/replays/): refused before anything is queued.
+  replay_invalid_recording: {
+    status: 400,
+    message:
+      'The replay recording is malformed: it must be a JSON header line ({"segment_id": N}) followed by a zlib-compressed or plain rrweb event array.',
+    outcome: "invalid",
+  },
+  replay_segment_too_large: {
+    status: 413,
+    message:
+      "A replay recording segment is larger than the limit, as sent (REPLAY_SEGMENT_MAX_SIZE) or inflated (REPLAY_SEGMENT_MAX_INFLATED); inflation stopped at the limit.",
+    outcome: "invalid",
+  },
+  replay_too_large: {
+    status: 413,
+    message: "This replay has reached its size cap (REPLAY_MAX_SIZE); its further segments are refused.",
+    outcome: "invalid",
+  },
+  replay_unknown: {
+    status: 404,
+    message: "A recording segment arrived without its replay_event for a replay Errata has not received; send the replay_event with it.",
+    outcome: "invalid",
+  },
+  replay_foreign: {
+    status: 403,
+    message: "This replay id belongs to another project; a DSN key can only add to its own project's replays.",
+    outcome: "invalid",
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

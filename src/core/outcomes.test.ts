@@ -17,7 +17,7 @@ describe("item categories and support", () => {
     expect(itemCategory("something_new")).toBe("default");
   });
 
-  test("stored types are supported (spans and logs to explain errors); replays, profiles, metrics and unknown types are not", () => {
+  test("stored types are supported (spans and logs to explain errors, session replays); profiles, mobile replay video, metrics and unknown types are not", () => {
     for (const t of [
       "event",
       "attachment",
@@ -31,10 +31,12 @@ describe("item categories and support", () => {
       "span",
       "log",
       "check_in",
+      "replay_event",
+      "replay_recording",
     ]) {
       expect(isSupportedItem(t), t).toBe(true);
     }
-    for (const t of ["profile", "profile_chunk", "replay_event", "replay_recording", "statsd", "x"]) {
+    for (const t of ["profile", "profile_chunk", "replay_video", "statsd", "x"]) {
       expect(isSupportedItem(t), t).toBe(false);
     }
   });

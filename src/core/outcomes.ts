@@ -20,6 +20,8 @@ export const REASONS = {
   queueFull: "queue_full",
   diskFull: "disk_full",
   tooOld: "too_old",
+  /** the project turned replay storage off */
+  replaysDisabled: "replays_disabled",
 } as const;
 
 const HOUR_MS = 3_600_000;
@@ -30,9 +32,9 @@ export function hourStart(ms: number): number {
 }
 
 /**
- * Item types Errata stores or counts; everything else (profile, replay_*, statsd, unknown…) is
+ * Item types Errata stores or counts; everything else (profile, replay_video, statsd, unknown…) is
  * answered 200 and counted filtered(unsupported_item). Transactions, spans and logs are kept only to
- * explain errors (src/core/traces.ts).
+ * explain errors (src/core/traces.ts); session replays (replay_event + replay_recording) since issue 40.
  */
 export const SUPPORTED_ITEM_TYPES: ReadonlySet<string> = new Set([
   "event",
@@ -48,6 +50,8 @@ export const SUPPORTED_ITEM_TYPES: ReadonlySet<string> = new Set([
   "raw_security",
   "security",
   "check_in",
+  "replay_event",
+  "replay_recording",
 ]);
 
 export function isSupportedItem(type: string): boolean {

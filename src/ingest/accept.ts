@@ -45,8 +45,12 @@ export interface AcceptedEnvelope {
   empty: boolean;
   /** Types of the items kept in `body`, in order. */
   kept: string[];
+  /** The kept items as parsed (offsets into the received bytes). */
+  items: EnvelopeItem[];
   /** Types of the items cut out (not stored by Errata: answered 200, counted filtered). */
   unsupported: string[];
+  /** Types of the items cut out because the project turned them off (`drop`): counted filtered too. */
+  dropped: string[];
   /** Holds an item subject to rate limits. */
   rateLimited: boolean;
 }
@@ -60,18 +64,28 @@ export function newEventId(): string {
   return randomUUID().replace(/-/g, "");
 }
 
-/** Validates an envelope and settles its event id. Throws AppError (400/413). */
-export function acceptEnvelope(buf: Buffer, limits: EnvelopeLimits): AcceptedEnvelope {
+/**
+ * Validates an envelope and settles its event id. Throws AppError (400/413). Items of the `drop`
+ * types (a project's replays when it turned replay storage off) are cut out like unsupported ones.
+ */
+export function acceptEnvelope(buf: Buffer, limits: EnvelopeLimits, drop?: ReadonlySet<string>): AcceptedEnvelope {
   const env = parseEnvelope(buf, limits);
   let eventPayload: Uint8Array | undefined;
   let eventBound = false;
   let rateLimited = false;
   const keep: EnvelopeItem[] = [];
   const unsupported: string[] = [];
+  const dropped: string[] = [];
+  // A mobile replay (video segments) cannot be played here: its replay_event goes with the video.
+  const video = env.items.some((i) => i.headers.type === "replay_video");
   for (const item of env.items) {
     const type = item.headers.type;
-    if (!isSupportedItem(type)) {
+    if (!isSupportedItem(type) || (video && type === "replay_event")) {
       unsupported.push(type);
+      continue;
+    }
+    if (drop?.has(type)) {
+      dropped.push(type);
       continue;
     }
     keep.push(item);
@@ -90,7 +104,7 @@ export function acceptEnvelope(buf: Buffer, limits: EnvelopeLimits): AcceptedEnv
 
   const newHeader = eventId !== undefined && headerId !== eventId;
   let body = buf;
-  if (unsupported.length > 0) body = rebuild(buf, newHeader ? { ...env.headers, event_id: eventId } : undefined, keep);
+  if (unsupported.length + dropped.length > 0) body = rebuild(buf, newHeader ? { ...env.headers, event_id: eventId } : undefined, keep);
   else if (newHeader) body = withHeaderEventId(buf, env.headers, eventId as string);
   return {
     body,
@@ -98,7 +112,9 @@ export function acceptEnvelope(buf: Buffer, limits: EnvelopeLimits): AcceptedEnv
     dsn: env.headers.dsn,
     empty: env.items.length === 0,
     kept: keep.map((i) => i.headers.type),
+    items: keep,
     unsupported,
+    dropped,
     rateLimited,
   };
 }

@@ -41,7 +41,15 @@ import { checkFeedbackForm, dialogOptions, PAGE_CSP, parseFormBody, renderDialog
 import { createGroupCommitter } from "./group-commit";
 import { createIngestOutcomes } from "./ingest-outcomes";
 import { type EnvelopeLimits, normalizeEventId } from "./parse-envelope";
-import { createBackpressure, createRateLimiter, freeDiskBytes, notKeptHeaders, type RateLimitVerdict } from "./rate-limit";
+import {
+  createBackpressure,
+  createRateLimiter,
+  formatRateLimits,
+  freeDiskBytes,
+  notKeptHeaders,
+  type RateLimitVerdict,
+  REPLAYS_OFF_LIMIT,
+} from "./rate-limit";
 import {
   type BodyLimits,
   ClientGoneError,
@@ -51,6 +59,7 @@ import {
   parseContentEncoding,
   readBody,
 } from "./read-body";
+import { createReplayGate, REPLAY_TYPES, type ReplayCheck } from "./replay-check";
 import { sendAccepted, sendBody, sendError, sendOk } from "./respond";
 import { parseSecurityBody } from "./security";
 
@@ -110,6 +119,8 @@ interface RequestState {
   keyId: number;
   /** the project's own per-minute limit, once the key is known */
   projectPerMinute?: number | null;
+  /** the project stores replays (false: its replay items are cut out), once the key is known */
+  replaysEnabled?: boolean;
   /** data categories of the items at stake (one `default` item when unknown) */
   categories: string[] | undefined;
   /** outcomes already recorded (success, or counted where decided) */
@@ -188,7 +199,8 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
     outcomes.committed(counts);
     deps.onCommit?.();
   }, config.groupCommit);
-  const limiter = createRateLimiter(config.rateLimits);
+  const limiter = createRateLimiter({ ...config.rateLimits, keyReplays: config.replays.keySegmentsPerWindow });
+  const replays = createReplayGate(db, config.replays);
   const backpressure = createBackpressure(
     config.backpressure,
     {
@@ -232,20 +244,31 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
     let body: Buffer;
     let eventId: string | undefined;
     let extraHeaders: readonly string[] = [];
+    let replay: ReplayCheck | undefined;
     if (isEnvelope) {
-      const env = acceptEnvelope(raw, envelopeLimits);
-      st.categories = env.kept.map(itemCategory);
+      let env = acceptEnvelope(raw, envelopeLimits, st.replaysEnabled === false ? REPLAY_TYPES : undefined);
+      st.categories = categoriesOf(env.kept);
       // Always reconciled: a tunnel's header dsn must agree with the request's key (header mismatch).
       const authKey = resolveEnvelopeAuth(reqKey, env.dsn, projectId);
       if (st.keyId === -1) await authenticate(st, authKey);
+      // Authenticated by the envelope's own dsn: only now is the project's replay setting known.
+      if (st.replaysEnabled === false && env.kept.some((t) => REPLAY_TYPES.has(t))) {
+        env = acceptEnvelope(raw, envelopeLimits, REPLAY_TYPES);
+        st.categories = categoriesOf(env.kept);
+      }
       // Headers only: legal and empty; nothing to store.
       if (env.empty) return succeed(res, st, env.eventId);
       // Cut-out items are filtered whatever happens to the rest (rate limit, failed commit).
       for (const type of env.unsupported)
         outcomes.add(st.projectId, st.keyId, now(), itemCategory(type), "filtered", REASONS.unsupportedItem);
+      if (env.dropped.length > 0) outcomes.add(st.projectId, st.keyId, now(), "replay", "filtered", REASONS.replaysDisabled);
+      if (env.kept.some((t) => REPLAY_TYPES.has(t))) {
+        takeReplayLimit(st);
+        replay = await replays.check(st.projectId, env.items, env.eventId);
+      }
       if (env.rateLimited) takeRateLimit(st);
-      const notKept = notKeptHeaders(env.unsupported);
-      // Only types Errata does not store (a replay, a profile…): 200, nothing to queue.
+      const notKept = rateLimitHeaders(env.unsupported, env.dropped.length > 0);
+      // Only types Errata does not store (a profile…) or the project turned off: 200, nothing to queue.
       if (env.kept.length === 0) return succeed(res, st, env.eventId, 200, notKept);
       body = env.body;
       eventId = env.eventId;
@@ -258,6 +281,7 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
       eventId = ev.eventId;
     }
     await commit(st, req, isEnvelope ? "envelope" : "store", body);
+    if (replay) replays.accepted(st.projectId, replay);
     succeed(res, st, eventId, 200, extraHeaders);
   }
 
@@ -417,6 +441,7 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
     }
     st.keyId = key.keyId;
     st.projectPerMinute = key.projectEventsPerMinute;
+    st.replaysEnabled = key.replaysEnabled;
     if (!key.active) throw new AppError("project_disabled");
     const pressure = backpressure.check();
     if (pressure) {
@@ -431,6 +456,14 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
     if (!verdict) return;
     st.rateLimit = verdict;
     throw new AppError("rate_limited", `Rate limit of this ${verdict.scope} reached; retry in ${verdict.retryAfter} s.`);
+  }
+
+  /** Replay segments count against the key's replay limit (their own category), never the events'. */
+  function takeReplayLimit(st: RequestState): void {
+    const verdict = limiter.takeReplay(st.keyId, now());
+    if (!verdict) return;
+    st.rateLimit = verdict;
+    throw new AppError("rate_limited", `Replay rate limit of this key reached; retry in ${verdict.retryAfter} s.`);
   }
 
   async function commit(st: RequestState, req: IncomingMessage, kind: "envelope" | "store", body: Buffer): Promise<void> {
@@ -576,6 +609,30 @@ export function createIngestHandler(deps: IngestHandlerDeps): IngestHandler {
       keys.close();
     },
   };
+}
+
+/**
+ * Data categories of an envelope's items, for outcomes: a replay's `replay_event` and
+ * `replay_recording` travel together and count as one `replay`, as Sentry counts them.
+ */
+function categoriesOf(kept: readonly string[]): string[] {
+  const out: string[] = [];
+  let replay = false;
+  for (const t of kept) {
+    if (REPLAY_TYPES.has(t)) {
+      if (!replay) out.push("replay");
+      replay = true;
+    } else out.push(itemCategory(t));
+  }
+  return out;
+}
+
+/** `X-Sentry-Rate-Limits` for cut-out items: types never kept, and replays a project turned off. */
+function rateLimitHeaders(unsupported: readonly string[], replaysOff: boolean): readonly string[] {
+  const notKept = notKeptHeaders(unsupported);
+  if (!replaysOff) return notKept;
+  const off = formatRateLimits(REPLAYS_OFF_LIMIT);
+  return ["X-Sentry-Rate-Limits", notKept.length > 0 ? `${notKept[1]}, ${off}` : off];
 }
 
 /** OPTIONS on an ingest path: the CORS preflight (browsers with custom transport headers). */

@@ -32,16 +32,26 @@ export function formatRateLimits(v: RateLimitVerdict): string {
 }
 
 /**
- * Item types Errata never keeps (replays, profiles): an envelope carrying one is answered 200 with
- * a rate limit for their categories, so the SDK stops spending its users' bandwidth on them for an
- * hour (the SDKs honour `X-Sentry-Rate-Limits` on any status).
+ * Item types Errata never keeps (profiles): an envelope carrying one is answered 200 with a rate
+ * limit for their categories, so the SDK stops spending its users' bandwidth on them for an hour
+ * (the SDKs honour `X-Sentry-Rate-Limits` on any status). `replay_video` (mobile replays) is not
+ * kept either but shares the `replay` category with the browser replays Errata stores: it is only
+ * counted filtered, never answered with a limit.
  */
-const NOT_KEPT_TYPES = new Set(["replay_event", "replay_recording", "replay_video", "profile", "profile_chunk"]);
+const NOT_KEPT_TYPES = new Set(["profile", "profile_chunk"]);
 const NOT_KEPT_LIMIT: RateLimitVerdict = {
   retryAfter: 3600,
-  categories: ["replay", "profile", "profile_chunk"],
+  categories: ["profile", "profile_chunk"],
   scope: "organization",
   reason: "not_kept",
+};
+
+/** A project that turned replay storage off: its SDKs stop sending replays for an hour. */
+export const REPLAYS_OFF_LIMIT: RateLimitVerdict = {
+  retryAfter: 3600,
+  categories: ["replay"],
+  scope: "project",
+  reason: "replays_disabled",
 };
 
 /** Extra response headers for an accepted envelope whose cut-out items included types Errata never keeps. */
@@ -55,6 +65,8 @@ export interface RateLimitConfig {
   /** events per window per project; 0 = unlimited */
   projectEvents: number;
   windowSeconds: number;
+  /** replay segments per window per DSN key (data category `replay`); 0 = unlimited */
+  keyReplays?: number;
 }
 
 /** Counts per id in fixed windows aligned to multiples of the window length. */
@@ -117,6 +129,8 @@ export interface RateLimiter {
    * installation's per-project and per-key limits, and the project's own per-minute limit.
    */
   take(keyId: number, projectId: number, now: number, projectPerMinute?: number | null): RateLimitVerdict | undefined;
+  /** Counts one replay segment for the key: replays are their own category, apart from events. */
+  takeReplay(keyId: number, now: number): RateLimitVerdict | undefined;
 }
 
 export function createRateLimiter(cfg: RateLimitConfig): RateLimiter {
@@ -124,6 +138,7 @@ export function createRateLimiter(cfg: RateLimitConfig): RateLimiter {
   const keys = new FixedWindow(cfg.keyEvents, windowMs);
   const projects = new FixedWindow(cfg.projectEvents, windowMs);
   const ownLimits = new PerMinuteWindow();
+  const replayKeys = new FixedWindow(cfg.keyReplays ?? 0, windowMs);
   const verdict = (ms: number, scope: "key" | "project", reason: string): RateLimitVerdict => ({
     retryAfter: Math.max(1, Math.ceil(ms / 1000)),
     categories: LIMITED_CATEGORIES,
@@ -142,6 +157,13 @@ export function createRateLimiter(cfg: RateLimitConfig): RateLimiter {
       if (projectPerMinute) ownLimits.take(projectId, now);
       projects.take(projectId, now);
       keys.take(keyId, now);
+      return undefined;
+    },
+    takeReplay(keyId, now) {
+      const k = replayKeys.full(keyId, now);
+      if (k !== undefined)
+        return { retryAfter: Math.max(1, Math.ceil(k / 1000)), categories: ["replay"], scope: "key", reason: "key_quota" };
+      replayKeys.take(keyId, now);
       return undefined;
     },
   };

@@ -32,6 +32,7 @@ import type { LifecycleConfig } from "../core/issue-state/types";
 import { annotateNextjs, describeWithNextjs, type NextjsAnnotations } from "../core/nextjs/index";
 import { normalizeEvent, parseTimestamp } from "../core/normalize-event";
 import { OutcomeTally } from "../core/outcomes";
+import { replayIdOfEvent } from "../core/replays/replay-event";
 import { readScrubSettings, type ScrubSettings, scrubEvent } from "../core/scrub/scrub-event";
 import { statTagsOf } from "../core/search/event-tags";
 import { applyUserAgentContexts } from "../core/user-agent";
@@ -49,6 +50,7 @@ import { markDigested, postponeQueued, type QueueItem, queueStore, releaseDigest
 import { eraseDeletedContent } from "../storage/queue/secure-erase";
 import { recordEventDebugIds } from "../storage/releases/artifacts";
 import { recordReleases, type SeenRelease } from "../storage/releases/releases";
+import { linkReplayError } from "../storage/replays/replays";
 import { countsEachEvent } from "./alerts/record-alert-triggers";
 import { recordCrashFreeTriggers, TouchedReleases } from "./alerts/record-crash-free";
 import { IssueCounters } from "./issue-counters";
@@ -61,11 +63,13 @@ import {
   invalidItem,
   invalidRow,
   newExtras,
+  prepareReplayItems,
   publishOutcomes,
   recordEventOutcome,
   storeExtras,
   writeOutcomes,
 } from "./process-items";
+import type { ReplayDeps } from "./replays/prepare-replay";
 
 export interface DigestDeps {
   /** epoch ms; used for logging decisions only — events carry their own receive time */
@@ -92,6 +96,14 @@ export interface DigestDeps {
   pauseAfterMatch?: () => Promise<void>;
   /** How long a Next.js digest alert waits for its other side, a skew alert for its burst (default 30 s each). */
   nextjsHold?: { pairMs: number; burstMs: number };
+  /** Session replays: the blob store and limits (src/pipeline/replays/); replay items are filtered without. */
+  replays?: ReplayDeps;
+  /**
+   * The queue is backlogged (the worker's claim came back full): rows holding only replay items
+   * wait a little behind the errors (REPLAY_DEFERRALS times at most), so a burst of errors is
+   * digested at full speed and its alerts go out first; replays follow seconds later.
+   */
+  deferReplays?: boolean;
 }
 
 export interface DigestResult {
@@ -120,6 +132,8 @@ interface PreparedEvent {
   nextjs: NextjsAnnotations;
   /** the stored payload, compressed before the write transaction so it holds the lock for SQL only */
   encoded: { blob: Buffer; size: number };
+  /** the session replay the event was captured in (its `replayId` tag or replay context), if any */
+  replayId: string | null;
 }
 
 interface PreparedItem {
@@ -127,6 +141,52 @@ interface PreparedItem {
   events: PreparedEvent[];
   /** attachments, feedback, sessions…, and the outcomes decided while parsing (process-items.ts) */
   extras?: ItemExtras;
+  /**
+   * The row's replay segments on their way to the blob store (read, scrubbed, written): awaited
+   * with the others before the transaction, so their writes overlap the batch's other work.
+   */
+  replayWork?: Promise<void>;
+}
+
+/** Replay segments prepared at once per batch: their writes overlap, their memory stays bounded. */
+const REPLAY_CONCURRENCY = 3;
+
+/** At most `limit` of these tasks at once (a digest thread has one; tasks queue in order). */
+class Slots {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+    this.running += 1;
+    try {
+      return await task();
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+const replaySlots = new Slots(REPLAY_CONCURRENCY);
+
+/**
+ * How often a replay-only row may be put back behind a backlog of errors (claims count as
+ * attempts; the row keeps enough of them for the retries a failed batch needs), and how long.
+ */
+const REPLAY_DEFERRALS = 2;
+const replayDelayMs = (attempts: number) => 2000 * 4 ** Math.max(0, attempts - 1);
+
+/** An envelope holding replay items and nothing else (cheap: the items' payloads are not parsed). */
+function replayOnly(item: QueueItem, limits: DigestDeps["limits"]): boolean {
+  if (item.kind !== "envelope") return false;
+  try {
+    const { items } = parseEnvelope(item.body, limits);
+    return items.length > 0 && items.every((i) => i.headers.type === "replay_event" || i.headers.type === "replay_recording");
+  } catch {
+    return false;
+  }
 }
 
 type Outcome = "stored" | "duplicate";
@@ -139,7 +199,13 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
   const dropped: number[] = [];
   /** outcomes of rows dropped while parsing (written with the transaction that deletes them) */
   const rejected = new OutcomeTally();
+  /** replay-only rows put back behind a backlog of errors (deps.deferReplays) */
+  const deferred: QueueItem[] = [];
   for (const item of items) {
+    if (deps.deferReplays && item.attempts <= REPLAY_DEFERRALS && replayOnly(item, deps.limits)) {
+      deferred.push(item);
+      continue;
+    }
     const project = projects.get(item.projectId);
     if (project === undefined) {
       deps.log.warn({ queueId: item.id, projectId: item.projectId }, "digest: project no longer exists; item dropped");
@@ -157,6 +223,9 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
     }
   }
 
+  // Every row's replay segments are in the blob store before any row commits; a failure to write
+  // one (not bad input: that was counted) fails the batch, whose rows are claimed again later.
+  await Promise.all(prepared.map((p) => p.replayWork));
   // Which issues own the batch's hashes, read outside the write transaction (SQLite's writer lock
   // is held for writing only); the transaction locks them and reads the owners again.
   const candidates = await matchIssues(db, prepared);
@@ -189,12 +258,30 @@ export async function digestBatch(db: Db, items: QueueItem[], deps: DigestDeps):
     count(result, done.outcomes);
     await release(db, done.digested, deps);
     await postpone(db, done.waiting, deps);
+    await deferReplayRows(db, deferred, deps);
     return result;
   } catch (err) {
     deps.log.error({ err: errorSummary(err), items: items.length }, "digest: batch transaction failed; retrying item by item");
   }
   await digestOneByOne(db, prepared, dropped, deps, result, rejected);
+  await deferReplayRows(db, deferred, deps);
   return result;
+}
+
+/** Replay-only rows back in the queue for a moment; if this fails they return after their lease. */
+async function deferReplayRows(db: Db, rows: QueueItem[], deps: DigestDeps): Promise<void> {
+  if (rows.length === 0) return;
+  try {
+    await postponeQueued(
+      db,
+      rows.map((r) => ({ id: r.id, availableAt: deps.now + replayDelayMs(r.attempts) })),
+    );
+  } catch (err) {
+    deps.log.warn(
+      { rows: rows.length, err: errorSummary(err) },
+      "digest: deferred replay rows not rescheduled; they return after their lease",
+    );
+  }
 }
 
 /**
@@ -409,7 +496,14 @@ async function prepareItem(item: QueueItem, project: DigestProject, deps: Digest
     headerId = undefined;
     events.push(await prepareOrSalvage(raw, { ...ctx, eventId, sentAt }, project, deps, symbolicate, unusable));
   }
-  return { item, events, extras };
+  // Replay segments: read, scrubbed and in the blob store before the transaction (replays/),
+  // started now and awaited with the batch's others (digestBatch).
+  const replayWork = extras.replay
+    ? replaySlots.run(() => prepareReplayItems(extras, item, normalizeEventId(envelope.headers.event_id), project.scrub, deps.replays))
+    : undefined;
+  // Handled now (digestBatch awaits it later): a failure before then is not an unhandled rejection.
+  replayWork?.catch(() => {});
+  return { item, events, extras, replayWork };
 }
 
 type EventContext = { eventId: string; receivedAt: number; clientIp: string | null; sentAt?: number };
@@ -470,7 +564,15 @@ async function prepareEvent(
   };
   // Last step: nothing changes the event after this, and the blob is what gets stored.
   const encoded = encodePayload(event);
-  return { event, grouping, userKey: userKeyOf(event), missingDebugIds: sourcemaps?.missingDebugIds, nextjs, encoded };
+  return {
+    event,
+    grouping,
+    userKey: userKeyOf(event),
+    missingDebugIds: sourcemaps?.missingDebugIds,
+    nextjs,
+    encoded,
+    replayId: replayIdOfEvent(event),
+  };
 }
 
 /** Identifies the end user for exact per-issue user counts: id, then email, username, IP. */
@@ -696,7 +798,7 @@ async function storeItems(
       waiting.push(p.item);
       continue;
     }
-    await storeExtras(tx, p.item, p.extras, tally, deps.now, memo.sessionReleases);
+    await storeExtras(tx, p.item, p.extras, tally, deps.now, memo.sessionReleases, deps.replays?.config.maxReplaySize);
   }
   return out;
 }
@@ -818,6 +920,15 @@ async function recordStored(
   const projectId = item.projectId;
   const seenAt = item.receivedAt;
   const release = event.release ?? null;
+  // An error seen in a session replay: linked both ways (the replay lists it, the issue shows the replay).
+  if (p.replayId)
+    await linkReplayError(tx, {
+      projectId,
+      replayId: p.replayId,
+      eventId: event.event_id,
+      issueId,
+      timestamp: Math.round(event.timestamp * 1000),
+    });
   if (p.missingDebugIds?.length)
     await recordEventDebugIds(tx, { projectId, eventId: event.event_id, debugIds: p.missingDebugIds, receivedAt: item.receivedAt });
   // delete: true for the pair's first stored event of the batch only.

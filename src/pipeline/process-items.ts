@@ -58,9 +58,11 @@ import {
   putSessionState,
   type SessionBucketKey,
 } from "../storage/releases/sessions";
+import { type NewSegment, type StoreReplayResult, storeReplay } from "../storage/replays/replays";
 import type { TouchedReleases } from "./alerts/record-crash-free";
 import { MONITOR_WAIT_ATTEMPTS, storeCheckIn } from "./monitor-checkins";
 import { checkInTime } from "./monitor-clock";
+import { type PreparedReplay, prepareReplay, type RawReplay, type ReplayDeps } from "./replays/prepare-replay";
 
 const HOUR_MS = 3_600_000;
 
@@ -83,6 +85,8 @@ interface FeedbackItem {
   comments: string;
   url: string | null;
   source: FeedbackSource;
+  /** the session replay the feedback widget names (contexts.feedback.replay_id) */
+  replayId?: string | null;
 }
 
 interface SessionItem {
@@ -112,13 +116,21 @@ interface LogsItem {
   logs: StoredLog[];
 }
 
-type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem | SpansItem | LogsItem | CheckInItem;
+/** A replay envelope's data, read, scrubbed and with its segments in the blob store (replays/prepare-replay.ts). */
+interface ReplayItem {
+  kind: "replay";
+  replay: PreparedReplay;
+}
+
+type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem | SpansItem | LogsItem | CheckInItem | ReplayItem;
 
 /** Non-event items of one queue row, parsed, plus the outcomes already decided while parsing. */
 export interface ItemExtras {
   items: OtherItem[];
   /** invalid / unsupported / client-discard counts of this row, written with its transaction */
   outcomes: OutcomeCount[];
+  /** replay items as collected; prepareReplayItems() reads them (asynchronously) into a `replay` item */
+  replay?: RawReplay;
 }
 
 export function newExtras(): ItemExtras {
@@ -194,6 +206,14 @@ export function collectItem(
         aggregates,
       }));
       return undefined;
+    case "replay_event":
+      extras.replay ??= { events: [], recordings: [] };
+      extras.replay.events.push(parseJsonObject(entry.payload, type));
+      return undefined;
+    case "replay_recording":
+      extras.replay ??= { events: [], recordings: [] };
+      extras.replay.recordings.push(entry.payload);
+      return undefined;
     case "span":
     case "transaction":
     case "log":
@@ -244,6 +264,34 @@ function sessionOf<T>(extras: ItemExtras, row: QueueItem, parsed: Parsed<T>, wra
   count(extras, row, row.receivedAt, "session", parsed.reason === "too_old" ? "filtered" : "invalid", parsed.reason);
 }
 
+/**
+ * The row's replay items, read and stored in the blob store before the transaction; a replay that
+ * cannot be used is counted invalid(<catalogue code>) once, as one `replay`.
+ */
+export async function prepareReplayItems(
+  extras: ItemExtras,
+  row: QueueItem,
+  headerId: string | undefined,
+  scrub: ScrubSettings,
+  deps: ReplayDeps | undefined,
+): Promise<void> {
+  const raw = extras.replay;
+  if (!raw) return;
+  extras.replay = undefined;
+  if (!deps) {
+    count(extras, row, row.receivedAt, "replay", "filtered", REASONS.unsupportedItem);
+    return;
+  }
+  try {
+    extras.items.push({ kind: "replay", replay: await prepareReplay(raw, row.projectId, headerId, scrub, deps) });
+  } catch (err) {
+    // Bad input is counted and dropped; anything else (the blob store failing) is not the item's
+    // fault: it propagates, the batch is not committed, and the row is claimed again later.
+    if (!isAppError(err)) throw err;
+    count(extras, row, row.receivedAt, "replay", "invalid", reasonOf(err));
+  }
+}
+
 /** Counts an item whose payload could not be used: invalid(<catalogue code>). */
 export function invalidItem(extras: ItemExtras, row: QueueItem, entry: EnvelopeItem, err: unknown): void {
   count(extras, row, row.receivedAt, itemCategory(entry.headers.type), "invalid", reasonOf(err));
@@ -277,6 +325,7 @@ export async function storeExtras(
   tally: OutcomeTally,
   now: number,
   touched?: TouchedReleases,
+  maxReplaySize = Number.POSITIVE_INFINITY,
 ): Promise<void> {
   if (!extras) return;
   tally.addAll(extras.outcomes);
@@ -304,6 +353,7 @@ export async function storeExtras(
           comments: it.comments,
           url: it.url,
           source: it.source,
+          replayId: it.replayId ?? null,
           createdAt: row.receivedAt,
         });
         tally.add(row.projectId, row.keyId, row.receivedAt, it.category, "accepted");
@@ -325,6 +375,9 @@ export async function storeExtras(
         else tally.add(row.projectId, row.keyId, row.receivedAt, "monitor", "filtered", outcome);
         break;
       }
+      case "replay":
+        await storeReplayItem(tx, row, it.replay, tally, maxReplaySize);
+        break;
       case "spans":
         await insertSpans(tx, row.projectId, row.receivedAt, it.spans);
         tally.add(row.projectId, row.keyId, row.receivedAt, it.category, "accepted", "", it.category === "span" ? it.spans.length : 1);
@@ -421,8 +474,44 @@ function feedbackOf(p: Record<string, unknown>, headerEventId: string | undefine
     comments: str(fb.message, MAX_COMMENTS),
     url: str(fb.url, MAX_URL) || null,
     source: "feedback",
+    replayId: normalizeEventId(fb.replay_id) ?? null,
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Replays
+
+/** One envelope's replay rows; its outcome is one `replay`: accepted, a duplicate, or refused. */
+async function storeReplayItem(tx: Tx, row: QueueItem, r: PreparedReplay, tally: OutcomeTally, maxReplaySize: number): Promise<void> {
+  const segments: Array<NewSegment | null> = r.segments.length > 0 ? r.segments : [null];
+  let result: StoreReplayResult = "duplicate";
+  for (const [i, segment] of segments.entries()) {
+    const one = await storeReplay(tx, {
+      projectId: row.projectId,
+      replayId: r.replayId,
+      receivedAt: row.receivedAt,
+      // The replay_event goes with the first segment; any further one adds only its recording.
+      event: i === 0 ? r.event : null,
+      segment,
+      maxReplaySize,
+    });
+    if (one !== "stored" && one !== "duplicate") {
+      result = one;
+      break;
+    }
+    if (one === "stored") result = "stored";
+  }
+  const at = row.receivedAt;
+  if (result === "stored") tally.add(row.projectId, row.keyId, at, "replay", "accepted");
+  else if (result === "duplicate") tally.add(row.projectId, row.keyId, at, "replay", "filtered", REASONS.duplicate);
+  else tally.add(row.projectId, row.keyId, at, "replay", "invalid", REPLAY_REFUSALS[result]);
+}
+
+const REPLAY_REFUSALS: Record<"foreign" | "too_large" | "unknown", ErrorCode> = {
+  foreign: "replay_foreign",
+  too_large: "replay_too_large",
+  unknown: "replay_unknown",
+};
 
 // ---------------------------------------------------------------------------------------------
 // Sessions

@@ -14,6 +14,7 @@
 import type { RetentionConfig } from "../config";
 import { dueAt, type LifecycleConfig, onTick } from "../core/issue-state/index";
 import type { Logger } from "../log";
+import type { BlobStore } from "../storage/blobs/blob-store";
 import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
 import {
@@ -41,6 +42,7 @@ import { createTriageClaims } from "../storage/issues/triage-runs";
 import { claimJobRun, type InstallationJob, type LockedRun, withJobLock } from "../storage/job-lock";
 import { deleteUnusedBundles } from "../storage/releases/artifacts";
 import { trimMonitorHistory } from "./monitor-retention";
+import { expireReplays } from "./replays/replay-retention";
 import { trimTraceData } from "./trace-retention";
 
 const DAY = 24 * 3600 * 1000;
@@ -287,6 +289,8 @@ export async function runLifecycleSweep(db: Db, o: SweepOptions): Promise<number
 export interface MaintenanceOptions {
   db: Db;
   config: { retention: RetentionConfig; lifecycle: LifecycleConfig };
+  /** session replays: their own retention (REPLAY_RETENTION_DAYS) and where their segments are */
+  replays?: { days: number; blobs: BlobStore };
   log: Logger;
   signal: AbortSignal;
   now?: () => number;
@@ -351,7 +355,16 @@ export async function runMaintenance(o: MaintenanceOptions): Promise<void> {
             signal,
           });
           const bundles = r.artifactDays > 0 ? await expireBundles(db, started - r.artifactDays * DAY, yieldBetween, signal) : 0;
-          return { ...res, bundles };
+          const replays = o.replays
+            ? await expireReplays(db, o.replays.blobs, {
+                now: started,
+                days: o.replays.days,
+                batchSize: r.batchSize,
+                pause: yieldBetween,
+                signal,
+              })
+            : undefined;
+          return { ...res, bundles, replays: replays?.replays ?? 0, replayOrphans: replays?.orphans ?? 0 };
         });
         if (run.ran) log.info({ ...run.value, ms: now() - started }, "retention run");
       } catch (err) {

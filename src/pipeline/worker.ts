@@ -11,6 +11,7 @@
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import { trimNativeHeap } from "../native-heap";
+import { createBlobStore } from "../storage/blobs/blob-store";
 import type { Db } from "../storage/db";
 import { claimBatch } from "../storage/queue/queue";
 import { runDeliveryLoop } from "./alerts/delivery-loop";
@@ -72,7 +73,12 @@ export interface WorkerOptions {
   db: Db;
   /** with `retention` and `lifecycle`, the maintenance jobs (retention, lifecycle sweep) run alongside */
   config: Pick<Config, "worker" | "limits"> &
-    Partial<Pick<Config, "retention" | "lifecycle" | "sourcemaps" | "alerts" | "smtp" | "publicUrl" | "monitors" | "uptime">>;
+    Partial<
+      Pick<
+        Config,
+        "retention" | "lifecycle" | "sourcemaps" | "alerts" | "smtp" | "publicUrl" | "monitors" | "uptime" | "replays" | "dataDir"
+      >
+    >;
   log: Logger;
   signal: AbortSignal;
   waker?: Waker;
@@ -155,6 +161,8 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   const { lifecycle } = config;
   const primary = opts.digestOnly !== true;
   const jobs = primary ? startPeriodicJobs(opts) : undefined;
+  // Session replays: segments go to the blob store (files beside SQLite, the blobs table on PostgreSQL).
+  const replays = config.replays && config.dataDir ? { blobs: createBlobStore(db, config.dataDir), config: config.replays } : undefined;
   const digestOptions = () => ({
     now: now(),
     limits: config.limits,
@@ -163,6 +171,7 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
     lifecycle,
     symbolicate: sourcemaps.symbolicate,
     nextjsHold: config.alerts?.nextjsHold,
+    replays,
   });
   while (!signal.aborted) {
     try {
@@ -208,7 +217,8 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
       const onWriteTx = (ms: number) => {
         lockMs = ms;
       };
-      const result = await digestBatch(db, items, { ...digestOptions(), onWriteTx });
+      // A full claim means a backlog: replay-only rows then wait a moment behind the errors.
+      const result = await digestBatch(db, items, { ...digestOptions(), onWriteTx, deferReplays: items.length >= wanted });
       const took = performance.now() - started;
       backoff = 0;
       opts.onBatch?.(result);
@@ -262,7 +272,10 @@ async function startPeriodicJobs(opts: WorkerOptions): Promise<void> {
   const { db, config, log, signal } = opts;
   const now = opts.now ?? Date.now;
   const { retention, lifecycle } = config;
-  const maintenance = retention && lifecycle ? runMaintenance({ db, config: { retention, lifecycle }, log, signal, now }) : undefined;
+  const replays =
+    config.replays && config.dataDir ? { days: config.replays.retentionDays, blobs: createBlobStore(db, config.dataDir) } : undefined;
+  const maintenance =
+    retention && lifecycle ? runMaintenance({ db, config: { retention, lifecycle }, replays, log, signal, now }) : undefined;
   // Alert delivery (issue 11): the outbox the digest fills, sent alongside it.
   const { alerts, smtp, publicUrl } = config;
   const delivery =

@@ -7,6 +7,7 @@ import type { Config } from "../config";
 import { WEBHOOK_POLICY_SETTINGS } from "../core/alerts/types";
 import type { Logger } from "../log";
 import { createMailer } from "../net/mailer";
+import { createBlobStore } from "../storage/blobs/blob-store";
 import type { Db } from "../storage/db";
 import type { TriageHooks } from "../storage/issues/triage-runs";
 import { createAccess } from "./access/access";
@@ -55,6 +56,7 @@ import { createOwnershipServices } from "./ownership/ownership";
 import { createArtifactServices } from "./releases/artifacts";
 import { createReleaseApi } from "./releases/release-api";
 import { createReleaseServices } from "./releases/screens";
+import { createReplayServices } from "./replays/replays";
 import type { AppServices } from "./services";
 
 export type { OperatorServices };
@@ -101,6 +103,8 @@ export function createServices(deps: {
     toDetail: issueDetail,
     toEventDetail,
   });
+  // Replay segments (and later other big bodies): files beside SQLite, the blobs table on PostgreSQL.
+  const blobs = createBlobStore(db, config.dataDir);
   const admin = createProjectAdmin({
     db,
     config,
@@ -109,6 +113,7 @@ export function createServices(deps: {
     projectOrThrow: access.projectOrThrow,
     requireScope,
     projectSummary,
+    blobs,
   });
   const imports = createImportServices({
     db,
@@ -146,6 +151,7 @@ export function createServices(deps: {
     keys: admin.keys,
     releases: createReleaseServices({ db, now, membershipOrThrow, projectsOf: projectMap, toSummary: toIssueSummary }),
     feedback: createFeedbackServices({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
+    replays: createReplayServices({ db, access, blobs, now }),
     monitors: createMonitorServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
     uptime: createUptimeServices({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap }),
     imports,

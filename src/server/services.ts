@@ -40,6 +40,7 @@ import type { OwnershipServices } from "./ownership/ownership";
 import type { ArtifactServices } from "./releases/artifacts";
 import type { ReleaseApiServices } from "./releases/release-api";
 import type { ReleaseServices } from "./releases/screens";
+import type { ReplayServices } from "./replays/replays";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, Page, Viewer } from "./types";
 
 export interface SetupInput {
@@ -83,6 +84,8 @@ export interface AppServices {
   releases: ReleaseServices;
   /** The user-feedback inbox — src/server/feedback/inbox.ts */
   feedback: FeedbackServices;
+  /** Session replays: list, detail, segments, delete, counts, an event's replay — src/server/replays/replays.ts */
+  replays: ReplayServices;
   issues: {
     list(viewer: Viewer, orgSlug: string, q: IssueListQuery): Promise<Page<ListedIssue> & { directHit?: boolean }>;
     get(viewer: Viewer, orgSlug: string, issueId: number): Promise<IssueDetail>;

@@ -324,6 +324,8 @@ export interface UserFeedbackTable {
   /** user_report | feedback | crash_report_dialog */
   source: string;
   created_at: number;
+  /** the session replay a feedback widget report names (migration 0047) */
+  replay_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Release health: sessions per project, release, environment and hour they started. */
@@ -835,6 +837,80 @@ export interface PasswordResetsTable {
   used_at: number | null;
 }
 
+/** Session replays (0047): one row per replay, folded from its segments' replay_events. */
+export interface ReplaysTable {
+  id: Generated<number>;
+  project_id: number;
+  replay_id: string;
+  started_at: number;
+  finished_at: number;
+  received_at: number;
+  replay_type: string | null;
+  platform: string | null;
+  release: string | null;
+  environment: string | null;
+  dist: string | null;
+  user_id: string | null;
+  user_email: string | null;
+  user_username: string | null;
+  user_ip: string | null;
+  user_name: string | null;
+  browser_name: string | null;
+  browser_version: string | null;
+  os_name: string | null;
+  os_version: string | null;
+  device_name: string | null;
+  device_brand: string | null;
+  device_family: string | null;
+  device_model: string | null;
+  sdk_name: string | null;
+  sdk_version: string | null;
+  /** JSON array of URLs in visiting order */
+  urls: string;
+  /** JSON array */
+  trace_ids: string;
+  /** "\nkey=value\n" lines (searchable with LIKE in both dialects) */
+  tags: string;
+  count_segments: number;
+  count_errors: number;
+  count_urls: number;
+  count_clicks: number;
+  count_dead_clicks: number;
+  count_rage_clicks: number;
+  activity: number;
+  size_bytes: number;
+}
+
+/** One recording segment: its blob (storage/blobs/) and what the list and player need without reading it. */
+export interface ReplaySegmentsTable {
+  project_id: number;
+  replay_id: string;
+  segment_id: number;
+  blob_key: string;
+  size: number;
+  raw_size: number;
+  started_at: number;
+  ended_at: number;
+  received_at: number;
+}
+
+/** Error events a replay saw: named by its replay_events (`error_ids`) or carrying its id. */
+export interface ReplayErrorsTable {
+  project_id: number;
+  replay_id: string;
+  event_id: string;
+  issue_id: number | null;
+  timestamp: number | null;
+}
+
+/** The blob store on PostgreSQL (storage/blobs/pg-blobs.ts). */
+export interface BlobsTable {
+  key: string;
+  size: number;
+  data: Buffer;
+  created_at: number;
+}
+
 export interface Database {
   installation: InstallationTable;
   organizations: OrganizationsTable;
@@ -914,6 +990,10 @@ export interface Database {
   idp_groups: IdpGroupsTable;
   idp_group_members: IdpGroupMembersTable;
   audit_log: AuditLogTable;
+  replays: ReplaysTable;
+  replay_segments: ReplaySegmentsTable;
+  replay_errors: ReplayErrorsTable;
+  blobs: BlobsTable;
 }
 
 /** SAML 2.0 settings of an organization (0051). */

@@ -21,8 +21,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sendReplay } from "../helpers/replay-envelopes.js";
 import { ATTACHMENT_TEXT, RELEASE, type Seeded, seedAcme, TITLE, USER_EMAIL, USER_NAME } from "../helpers/sentry-clients.js";
-import { ROOT, startServer, type TestServer } from "../helpers/server.js";
+import { eventually, ROOT, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
 
 const MCP_BIN = `${ROOT}/node_modules/@sentry/mcp-server/dist/index.js`;
@@ -90,11 +91,19 @@ describe.each(await dialects())("Sentry's MCP server against Errata on %s", (dia
   let s: Seeded;
   let mcp: Client;
   let experimental: Client;
+  let replayId: string;
   const exec = (name: string, args: Record<string, unknown>) => ok(experimental, "execute_tool", { name, arguments: args });
 
   beforeAll(async () => {
     server = await startServer({ dialect });
     s = await seedAcme(server);
+    // A session replay that saw the seeded error (issue 40), digested before the tools ask.
+    replayId = await sendReplay(s.dsn, { errorIds: [s.eventId], user: { id: "u1", email: "shopper@example.com" } });
+    await eventually(
+      async () => (await s.api("GET", `/api/0/organizations/acme/replays/${replayId}/`)).body?.data?.count_segments === 2,
+      30_000,
+      "the replay",
+    );
     [mcp, experimental] = await Promise.all([connect(server, s.token), connect(server, s.token, ["--experimental"])]);
   }, 300_000);
   afterAll(async () => {
@@ -277,10 +286,39 @@ describe.each(await dialects())("Sentry's MCP server against Errata on %s", (dia
     );
   });
 
-  test("Seer, replays and profiles: a sentence saying they are not available, not a crash", async () => {
+  test("replays: get_replay_details by id and by its URL, an issue's related replays, search_events over replays", async () => {
+    const detail = await ok(mcp, "get_replay_details", { organizationSlug: "acme", replayId });
+    expect(detail).toContain(`# Replay ${replayId} in **acme**`);
+    for (const line of ["**Errors**: 1", "**Rage Clicks**: 1", "**Dead Clicks**: 1", "**Recording Segments**: 2", "**Browser**: Chrome"])
+      expect(detail).toContain(line);
+    expect(detail).toContain("**User**: shopper@example.com");
+    expect(detail).toContain("**URLs**: https://shop.example/checkout");
+    // The activity comes from the downloaded segments; the related issue from the replay's error ids.
+    expect(detail).toMatch(/ui\.slowClickDetected|ui\.click/);
+    expect(detail).toContain(`**${s.shortId}**`);
+    const url = /\*\*Replay URL\*\*: (\S+)/.exec(detail)?.[1] as string;
+    expect(await ok(mcp, "get_replay_details", { replayUrl: url })).toContain(`# Replay ${replayId} in **acme**`);
+    // The link it prints opens Errata's replay page.
+    const hop = await fetch(url, { redirect: "manual" });
+    expect(new URL(hop.headers.get("location") ?? "", server.url).pathname.replace(/\/$/, "")).toBe(`/acme/replays/${replayId}`);
+    const issue = await exec("get_issue_details", { organizationSlug: "acme", issueId: s.shortId });
+    expect(issue).toContain("## Session Replay");
+    expect(issue).toContain("**Related Replay Count**: 1");
+    expect(issue).toContain(replayId);
+    const found = await ok(mcp, "search_events", {
+      organizationSlug: "acme",
+      dataset: "replays",
+      query: "count_rage_clicks:>0",
+      sort: "-count_errors",
+      statsPeriod: "24h",
+    });
+    expect(found).toContain("Found **1** replay");
+    expect(found).toContain(replayId);
+  });
+
+  test("Seer and profiles: a sentence saying they are not available, not a crash", async () => {
     for (const [name, args] of [
       ["analyze_issue_with_seer", { organizationSlug: "acme", issueId: s.shortId }],
-      ["get_replay_details", { organizationSlug: "acme", replayId: "7e07485f12f9416b8b1426260799b51f" }],
       ["get_profile_details", { organizationSlug: "acme", projectSlugOrId: "web", profileId: "7e07485f12f9416b8b1426260799b51f" }],
     ] as const) {
       const r = await call(mcp, name, args);

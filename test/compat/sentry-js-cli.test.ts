@@ -6,7 +6,7 @@
  * SENTRY_URL and SENTRY_AUTH_TOKEN; its telemetry, update check and response cache are off.
  *
  * Each command's output is checked for the data, and each write through the REST API.
- * Not run: `token list` (org auth tokens), `alert`, `dashboard`, `integration`, `replay`, `span`
+ * Not run: `token list` (org auth tokens), `alert`, `dashboard`, `integration`, `span`
  * and `snapshots` (Errata has no such API; they print Sentry's 404 sentence); `explore`,
  * `log list`, `trace list` and `project delete` wait for issue-28a (the skipped block below).
  */
@@ -16,8 +16,9 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sendReplay } from "../helpers/replay-envelopes.js";
 import { modernNode, RELEASE, type Seeded, seedAcme, TITLE, USER_EMAIL, USER_NAME } from "../helpers/sentry-clients.js";
-import { ROOT, startServer, type TestServer } from "../helpers/server.js";
+import { eventually, ROOT, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
 
 const execFileP = promisify(execFile);
@@ -68,6 +69,7 @@ describe.skipIf(!node).each(await dialects())("the sentry npm CLI against Errata
   let server: TestServer;
   let s: Seeded;
   let cli: ReturnType<typeof cliFor>;
+  let replayId: string;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "errata-sentry-js-"));
   const issueStatus = async () => (await s.api("GET", `/api/0/organizations/acme/issues/${s.issueId}/`)).body.status;
 
@@ -75,10 +77,41 @@ describe.skipIf(!node).each(await dialects())("the sentry npm CLI against Errata
     server = await startServer({ dialect });
     s = await seedAcme(server);
     cli = cliFor(server, s.token, home);
+    // A session replay that saw the seeded error (issue 40).
+    replayId = await sendReplay(s.dsn, { errorIds: [s.eventId], user: { id: "u1", email: "shopper@example.com" } });
+    await eventually(
+      async () => (await s.api("GET", `/api/0/organizations/acme/replays/${replayId}/`)).body?.data?.count_segments === 2,
+      30_000,
+      "the replay",
+    );
   }, 300_000);
   afterAll(async () => {
     await server?.stop();
     fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  test("replay list, view and download: the replay, its errors, clicks and activity, its rrweb events; an issue's replays", async () => {
+    const list = await cli.ok("replay", "list", "acme/web");
+    expect(list).toMatch(new RegExp(`│ ${replayId} │ .* │ +1 │ +2 │ shopper@`));
+    const view = await cli.ok("replay", "view", `acme/${replayId}`);
+    expect(view).toMatch(/Errors +│ 1 /);
+    expect(view).toMatch(/Rage Clicks +│ 1 /);
+    expect(view).toMatch(/Dead Clicks +│ 1 /);
+    expect(view).toContain("https://shop.example/checkout");
+    expect(view).toContain(s.eventId);
+    // The activity is read from the downloaded segments: clicks, the scrubbed fetch, the dead click.
+    expect(view).toContain("ui.slowClickDetected");
+    expect(view).toContain("api?token=[Filtered]");
+    const out = path.join(home, "replay.json");
+    expect(await cli.ok("replay", "download", `acme/${replayId}`, "--output", out)).toContain(`Downloaded replay ${replayId}`);
+    const events = JSON.parse(fs.readFileSync(out, "utf8")) as Array<{ type: number }>;
+    expect(events[0]).toMatchObject({ type: 4, data: { href: "https://shop.example/checkout" } });
+    expect(events.length).toBe(7);
+    const issue = JSON.parse(await cli.ok("issue", "view", s.shortId, "--json", "--fields", "shortId,replayIds")) as Record<
+      string,
+      unknown
+    >;
+    expect(issue).toEqual({ shortId: s.shortId, replayIds: [replayId] });
   });
 
   test("auth whoami, org list and org view", async () => {

@@ -106,12 +106,13 @@ describe.each(await dialects())("ingest endpoints on %s", (dialect) => {
     const url = `/api/${p.projectId}/envelope/?sentry_key=${p.key}`;
     const before = await queueDepth(db);
     const txId = newId();
-    const onlyTracing = `{"event_id":"${txId}"}\n{"type":"profile"}\n{}\n{"type":"profile_chunk"}\n{}\n{"type":"replay_recording","length":3}\nabc`;
+    const onlyTracing = `{"event_id":"${txId}"}\n{"type":"profile"}\n{}\n{"type":"profile_chunk"}\n{}\n{"type":"replay_video","length":3}\nabc`;
     const r = await request(s.base, url, onlyTracing);
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ id: txId });
-    // Replays and profiles are never kept: the SDK is told to stop sending them for an hour.
-    expect(r.headers["x-sentry-rate-limits"]).toBe("3600:replay;profile;profile_chunk:organization:not_kept");
+    // Profiles are never kept: the SDK is told to stop sending them for an hour. Mobile replay video
+    // is not kept either, but its category is the browser replays' too: counted, never limited.
+    expect(r.headers["x-sentry-rate-limits"]).toBe("3600:profile;profile_chunk:organization:not_kept");
     expect(await queueDepth(db)).toBe(before);
     const id = newId();
     const mixed = `{"event_id":"${id}"}\n{"type":"statsd"}\n{}\n{"type":"event"}\n{"message":"kept"}\n{"type":"something_new"}\n{}\n{"type":"attachment","length":5}\na\nb\nc`;

@@ -97,7 +97,7 @@ describe.each(await dialects())("envelope items through the digest on %s", (dial
           spans: [],
         },
       ],
-      [{ type: "replay_recording" }, Buffer.from("{}\n\x78\x9c")],
+      [{ type: "replay_video" }, Buffer.from("{}\n\x78\x9c")],
       [{ type: "brand_new_type" }, "?"],
     );
     await enqueueMany(db, [row(projectId, body)]);

@@ -38,6 +38,7 @@ import { writeTx } from "../../src/storage/dialect.js";
 import { insertTeam, setTeamMember, setTeamProject } from "../../src/storage/members/teams.js";
 import { insertToken } from "../../src/storage/members/tokens.js";
 import { upsertMember } from "../../src/storage/orgs/orgs.js";
+import { postEnvelope, segmentEnvelope } from "../helpers/replay-envelopes.js";
 import { eventually, ROOT, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
 import { discoverActions, discoverRoutes, fill, type HttpRoute, type ServerAction } from "./route-table.js";
@@ -290,6 +291,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       const fields: Record<string, string> = {
         org: v.org as string,
         project: v.project as string,
+        replayId: v.replayId as string,
         keyId: v.keyId as string,
         label: "pwned",
         op: "disable",
@@ -489,6 +491,12 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     });
     await server.cli("send-test-event", "--dsn", dsnH, "--message", "HIDDENSECRET ops-only failure");
     await server.cli("send-test-event", "--dsn", dsnA, "--message", "ACMESECRET first failure");
+    // Session replays (issue 40): acme's and the hidden project's, their secrets in the URLs they visited.
+    const replayA = crypto.randomUUID().replace(/-/g, "");
+    const replayH = crypto.randomUUID().replace(/-/g, "");
+    const t0 = Date.now() - 10_000;
+    await postEnvelope(new URL(dsnA), segmentEnvelope(replayA, 0, t0, { start: t0, urls: ["https://acme.example/ACMESECRET"] }));
+    await postEnvelope(new URL(dsnH), segmentEnvelope(replayH, 0, t0, { start: t0, urls: ["https://acme.example/HIDDENSECRET"] }));
     await server.cli("send-test-event", "--dsn", dsnB, "--message", "globex own failure");
     fixtureToken = await makeToken(SECRET_EMAIL, SCOPES);
     const issues = await eventually(
@@ -514,6 +522,11 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     );
     const ih = String(hiddenIssue.id);
     const hiddenLatest = await api<{ eventID?: string; id?: string }>(`organizations/acme/issues/${ih}/events/latest/`);
+    await eventually(
+      async () => (await db.kysely.selectFrom("replays").select("id").where("replay_id", "in", [replayA, replayH]).execute()).length === 2,
+      30_000,
+      "both replays",
+    );
     const hiddenKey = await db.kysely.selectFrom("project_keys").select("id").where("project_id", "=", hiddenId).executeTakeFirstOrThrow();
     const latest = await api<{ eventID?: string; id?: string }>(`organizations/acme/issues/${i1}/events/latest/`);
     // Short ids stand wherever an issue id does (issue 28): acme's own, and the hidden project's.
@@ -528,6 +541,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       version: "relx-9.9.9",
       digest: "1234567890",
       attachmentId: "1",
+      segmentId: "0",
       all: "session",
       // Routes added by the team, alerts, monitors and compatibility work: ids that exist in
       // neither org or acme's own, so a foreign actor can only ever learn "not found".
@@ -551,6 +565,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
         shortId,
         keyId: String(key.id),
         ...common,
+        replayId: replayA,
       },
     };
     hidden = {
@@ -567,11 +582,23 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
         ...common,
         eventId: String(hiddenLatest.eventID ?? hiddenLatest.id),
         team: "hiddenweb",
+        replayId: replayH,
       },
     };
     mixed = {
       name: "globex-slug+acme-ids",
-      values: { org: "globex", slug: "gweb", project: "gweb", id: i1, id2: i2, issueId: i1, shortId, keyId: String(key.id), ...common },
+      values: {
+        org: "globex",
+        slug: "gweb",
+        project: "gweb",
+        id: i1,
+        id2: i2,
+        issueId: i1,
+        shortId,
+        keyId: String(key.id),
+        ...common,
+        replayId: replayA,
+      },
     };
     actors.push({ name: "anonymous", side: "anonymous" });
     actors.push({ name: "acme owner", side: "acme", role: "owner", cookie: await signIn(SECRET_EMAIL) });

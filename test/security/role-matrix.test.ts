@@ -252,6 +252,8 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
       shortId: "NOPE-999999",
       eventId: "0".repeat(32),
       attachmentId: "1",
+      replayId: "0".repeat(32),
+      segmentId: "0",
       member: "no-such-member",
       team: "no-such-team",
       slug: "no-such-monitor",
@@ -374,6 +376,7 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
       const fields: Record<string, string> = {
         org: "acme",
         project: "web",
+        replayId: "0".repeat(32),
         slug: "no-such-monitor",
         keyId: "999999",
         channelId: "999999",

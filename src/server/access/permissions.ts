@@ -73,6 +73,7 @@ export const PERMISSIONS = {
   "release.delete": { role: "member", scopes: WRITE_RELEASES, what: "delete releases" },
   // Admins: configure.
   "issue.delete": { role: "admin", scopes: ["event:write"], what: "delete issues" },
+  "replay.delete": { role: "admin", scopes: ["event:write"], what: "delete session replays" },
   "project.write": { role: "admin", scopes: ["project:write"], what: "create projects and change their settings" },
   "key.write": { role: "admin", scopes: ["project:write"], what: "create, disable, rename and delete DSN keys" },
   "team.read": { role: "admin", scopes: ["project:read"], what: "see the teams settings" },

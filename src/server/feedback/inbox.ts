@@ -22,6 +22,8 @@ export interface FeedbackItem {
   createdAt: number;
   /** the issue of the reported event, when that event is stored */
   issue: { id: number; shortId: string; title: string; level: string } | null;
+  /** the session replay the report names (the feedback widget sends the user's replay) */
+  replayId: string | null;
 }
 
 export interface FeedbackServices {
@@ -78,6 +80,7 @@ export function createFeedbackServices(deps: FeedbackServiceDeps): FeedbackServi
             url: r.url,
             source: r.source,
             createdAt: r.createdAt,
+            replayId: r.replayId,
             issue: r.issue
               ? { id: r.issue.id, shortId: `${slug.toUpperCase()}-${r.issue.shortId}`, title: r.issue.title, level: r.issue.level }
               : null,

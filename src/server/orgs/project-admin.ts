@@ -25,6 +25,7 @@ import {
 import { type GroupingPreview, previewGrouping } from "../../core/grouping/preview";
 import { readScrubSettings, type ScrubSettings } from "../../core/scrub/scrub-event";
 import { nameSchema, slugify, slugSchema, validate } from "../../core/validation";
+import type { BlobStore } from "../../storage/blobs/blob-store";
 import type { Db } from "../../storage/db";
 import { isUniqueViolation, type Tx, writeTx } from "../../storage/dialect";
 import { listRecentProjectEvents } from "../../storage/events/events";
@@ -45,6 +46,7 @@ import {
   updateProjectIdentity,
   writeProjectSettings,
 } from "../../storage/orgs/projects";
+import { projectReplayPrefix } from "../../storage/replays/replays";
 import type { Access } from "../access/access";
 import { permits } from "../access/permissions";
 import { projectIdentityPatch } from "../sentry-api/project-update-body";
@@ -97,6 +99,8 @@ export interface ProjectSettingsView {
     /** what the installation enforces for every key and project (0 = unlimited) */
     installation: { keyEvents: number; projectEvents: number; windowSeconds: number };
   };
+  /** session replay storage and the installation's replay retention */
+  replays: { enabled: boolean; retentionDays: number };
 }
 
 /** A settings change: only the fields present change; null resets to the default. */
@@ -106,6 +110,8 @@ export interface SettingsPatch {
   scrubbing?: Partial<ScrubSettings>;
   groupingVersion?: string;
   rateLimit?: { eventsPerMinute: number | null } | null;
+  /** session replay storage (on by default); off drops the project's replays at ingest */
+  replays?: { enabled: boolean };
   /** Sentry's rule texts; "" or null removes them */
   fingerprintingRules?: string | null;
   groupingEnhancements?: string | null;
@@ -247,17 +253,20 @@ const patchSchema = z
       .strict()
       .nullable()
       .optional(),
+    replays: z.object({ enabled: z.boolean() }).strict().optional(),
   })
   .strict();
 
 export interface ProjectAdminDeps {
   db: Db;
-  config: Pick<Config, "publicIngestUrl" | "retention" | "rateLimits" | "smtp">;
+  config: Pick<Config, "publicIngestUrl" | "retention" | "rateLimits" | "smtp" | "replays">;
   now: () => number;
   authorize: Access["authorize"];
   projectOrThrow: Access["projectOrThrow"];
   requireScope(viewer: Viewer, scope: string): void;
   projectSummary(p: ProjectRow): Promise<ProjectSummary>;
+  /** Where replay segments are kept: their files go with the project (PostgreSQL rows go in its transaction). */
+  blobs?: BlobStore;
 }
 
 /** The ids of the named teams of the org; an unknown one, or none in an org that has teams, is refused by field. */
@@ -327,6 +336,10 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       rateLimit: {
         eventsPerMinute: positive(rl && typeof rl === "object" ? rl.eventsPerMinute : undefined),
         installation: { ...config.rateLimits },
+      },
+      replays: {
+        enabled: (s.replays as { enabled?: unknown } | undefined)?.enabled !== false,
+        retentionDays: config.replays.retentionDays,
       },
     };
   }
@@ -398,6 +411,7 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
       await writeTx(db, (tx) => deleteProjectAndData(tx, project.id));
       // The ingest's cached key answers would accept events for a few more seconds.
       invalidate();
+      if (deps.blobs?.kind === "files") await deps.blobs.deletePrefix(projectReplayPrefix(project.id));
     },
 
     async rename(viewer, orgSlug, projectSlug, patch) {
@@ -444,11 +458,13 @@ export function createProjectAdmin(deps: ProjectAdminDeps): { projects: ProjectA
         if (v.scrubbing) next.scrubbing = { ...readScrubSettings(current), ...v.scrubbing };
         if (v.rateLimit !== undefined)
           setOrReset("rateLimit", v.rateLimit === null || v.rateLimit.eventsPerMinute === null ? null : v.rateLimit);
+        // On is the default: only "off" is written down.
+        if (v.replays !== undefined) setOrReset("replays", v.replays.enabled ? null : { enabled: false });
         await writeProjectSettings(tx, project.id, next);
         if (v.groupingVersion !== undefined) await switchGroupingVersion(tx, project.id, v.groupingVersion, now());
       });
-      // Ingest caches keys with their project's rate limit: make a new limit apply at once.
-      if (v.rateLimit !== undefined) invalidate();
+      // Ingest caches keys with their project's rate limit and replay setting: make a change apply at once.
+      if (v.rateLimit !== undefined || v.replays !== undefined) invalidate();
       const fresh = (await findProjectBySlug(db, org.id, project.slug)) ?? project;
       return settingsView(org, fresh);
     },

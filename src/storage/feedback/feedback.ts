@@ -18,6 +18,8 @@ export interface NewFeedback {
   url: string | null;
   source: FeedbackSource;
   createdAt: number;
+  /** the session replay a feedback widget report names */
+  replayId?: string | null;
 }
 
 export interface FeedbackRow extends NewFeedback {
@@ -37,6 +39,7 @@ export async function upsertFeedback(tx: Tx, f: NewFeedback): Promise<void> {
       url: f.url,
       source: f.source,
       created_at: f.createdAt,
+      replay_id: f.replayId ?? null,
     })
     .onConflict((oc) =>
       oc.columns(["project_id", "feedback_id"]).doUpdateSet((eb) => ({
@@ -44,6 +47,7 @@ export async function upsertFeedback(tx: Tx, f: NewFeedback): Promise<void> {
         email: eb.ref("excluded.email"),
         comments: eb.ref("excluded.comments"),
         url: eb.ref("excluded.url"),
+        replay_id: eb.ref("excluded.replay_id"),
       })),
     )
     .execute();
@@ -57,7 +61,7 @@ export async function listFeedback(
   if (q.projectIds.length === 0) return [];
   let query = db.kysely
     .selectFrom("user_feedback")
-    .select(["id", "project_id", "feedback_id", "event_id", "name", "email", "comments", "url", "source", "created_at"])
+    .select(["id", "project_id", "feedback_id", "event_id", "name", "email", "comments", "url", "source", "created_at", "replay_id"])
     .where("project_id", "in", q.projectIds);
   if (q.eventId !== undefined) query = query.where("event_id", "=", q.eventId);
   if (q.range) query = query.where("created_at", ">=", q.range.start).where("created_at", "<=", q.range.end);
@@ -77,5 +81,6 @@ export async function listFeedback(
     url: r.url,
     source: r.source as FeedbackSource,
     createdAt: Number(r.created_at),
+    replayId: r.replay_id,
   }));
 }

@@ -23,6 +23,8 @@ export interface InboxRow {
   createdAt: number;
   /** the issue of the reported event, when that event is stored */
   issue: { id: number; shortId: number; title: string; level: string } | null;
+  /** the session replay the feedback widget named */
+  replayId: string | null;
 }
 
 export async function listInbox(db: Db, q: { projectIds: number[]; cursor?: InboxCursor | null; limit: number }): Promise<InboxRow[]> {
@@ -41,6 +43,7 @@ export async function listInbox(db: Db, q: { projectIds: number[]; cursor?: Inbo
       "f.url",
       "f.source",
       "f.created_at",
+      "f.replay_id",
       "i.id as issue_id",
       "i.short_id as issue_short_id",
       "i.title as issue_title",
@@ -63,6 +66,7 @@ export async function listInbox(db: Db, q: { projectIds: number[]; cursor?: Inbo
     url: r.url,
     source: r.source as FeedbackSource,
     createdAt: Number(r.created_at),
+    replayId: r.replay_id ?? null,
     issue:
       r.issue_id === null || r.issue_id === undefined
         ? null

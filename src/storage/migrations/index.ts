@@ -39,6 +39,7 @@ import * as m0042issueDaily from "./0042-issue-daily";
 import * as m0043orgTokenCi from "./0043-org-token-ci";
 import * as m0045issueClaims from "./0045-issue-claims";
 import * as m0046loginFailureOrigin from "./0046-login-failure-origin";
+import * as m0047replays from "./0047-replays";
 import * as m0051saml from "./0051-saml";
 import * as m0052scim from "./0052-scim";
 import * as m0053auditLog from "./0053-audit-log";
@@ -80,6 +81,7 @@ const steps: Record<string, Step> = {
   "0043-org-token-ci": m0043orgTokenCi,
   "0045-issue-claims": m0045issueClaims,
   "0046-login-failure-origin": m0046loginFailureOrigin,
+  "0047-replays": m0047replays,
   "0051-saml": m0051saml,
   "0052-scim": m0052scim,
   "0053-audit-log": m0053auditLog,

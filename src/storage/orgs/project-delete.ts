@@ -55,6 +55,9 @@ const PROJECT_TABLES = [
   "session_users",
   "team_projects",
   "user_feedback",
+  "replay_segments",
+  "replay_errors",
+  "replays",
   "project_keys",
 ] as const;
 
@@ -63,5 +66,8 @@ export async function deleteProjectAndData(tx: Tx, projectId: number): Promise<v
   for (const table of PROJECT_TABLES) await tx.deleteFrom(table).where("project_id", "=", projectId).execute();
   // PostgreSQL keeps each event's dedupe key apart (0025); its rows go with the events.
   if (isPostgres(tx)) await tx.deleteFrom("event_keys").where("project_id", "=", projectId).execute();
+  // Replay blobs in PostgreSQL's blob table go in this transaction; files (SQLite) right after the
+  // commit (server/orgs/project-admin.ts), a crash in between left to the replay orphan sweep.
+  await tx.deleteFrom("blobs").where("key", "like", `replays/${projectId}/%`).execute();
   await tx.deleteFrom("projects").where("id", "=", projectId).execute();
 }

@@ -39,6 +39,8 @@ export interface IngestKey {
   dsnProjectId: number | null;
   /** The project's own limit (project settings), on top of the installation's; null = none. */
   projectEventsPerMinute: number | null;
+  /** The project stores session replays (settings `replays.enabled`, on unless turned off). */
+  replaysEnabled: boolean;
 }
 
 export async function findIngestKey(db: Db, publicKey: string): Promise<IngestKey | undefined> {
@@ -63,7 +65,18 @@ export async function findIngestKey(db: Db, publicKey: string): Promise<IngestKe
     active: Number(row.active) === 1,
     dsnProjectId: row.dsn_project_id === null ? null : Number(row.dsn_project_id),
     projectEventsPerMinute: projectEventsPerMinute(row.settings),
+    replaysEnabled: replaysEnabled(row.settings),
   };
+}
+
+/** Replay storage is on unless the project's settings say `replays.enabled: false`. */
+export function replaysEnabled(settings: string | null): boolean {
+  if (!settings) return true;
+  try {
+    return (JSON.parse(settings) as { replays?: { enabled?: unknown } | null }).replays?.enabled !== false;
+  } catch {
+    return true;
+  }
 }
 
 /** The project's own rate limit from its settings JSON (`rateLimit.eventsPerMinute`), if any. */

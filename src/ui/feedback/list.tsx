@@ -64,6 +64,15 @@ export function FeedbackList({ org, items, now }: { org: string; items: Feedback
                   <span className="max-w-[420px] truncate font-mono">{f.url}</span>
                 )
               ) : null}
+              {f.replayId ? (
+                <Link
+                  href={`/${encodeURIComponent(org)}/replays/${f.replayId}`}
+                  className="inline-flex items-center gap-1 hover:text-fg"
+                  data-testid="feedback-replay"
+                >
+                  ▶ Replay of what they saw
+                </Link>
+              ) : null}
             </div>
           </li>
         );

@@ -7,6 +7,7 @@ import { ThemeToggle } from "./theme-toggle";
 
 const SECTIONS = [
   ["issues", "Issues"],
+  ["replays", "Replays"],
   ["releases", "Releases"],
   ["feedback", "Feedback"],
   ["monitors", "Monitors"],

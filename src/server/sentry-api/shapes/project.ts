@@ -3,7 +3,7 @@
  * `GET /api/0/organizations/{org}/projects/` and `GET /api/0/projects/{org}/{project}/`.
  * The detail adds the owning teams and `firstEvent` (ProjectReads.ownership) and the settings;
  * lists leave the teams empty. `has*` flags come from what Errata keeps (ProjectFacts); features
- * Errata does not have (insights, profiles, replays, trace metrics, Seer, dynamic sampling) answer
+ * Errata does not have (insights, profiles, trace metrics, Seer, dynamic sampling) answer
  * Sentry's own "not available": false, or null where Sentry would send a computed value.
  */
 import { createHash } from "node:crypto";
@@ -51,9 +51,10 @@ export function sentryProject(p: ProjectSummary, org: OrgSummary, ctx: SentryPro
     hasUserReports: f.hasUserReports,
     hasLogs: f.accepted.has("log_item") || f.accepted.has("log_byte"),
     hasSessions: f.accepted.has("session"),
-    // Errata keeps no profiles, replays, trace metrics or insights modules.
+    // Sentry's has_replays flag: a replay was ever accepted (clients such as the MCP server gate on it).
+    hasReplays: f.accepted.has("replay"),
+    // Errata keeps no profiles, trace metrics or insights modules.
     hasProfiles: false,
-    hasReplays: false,
     hasTraceMetrics: false,
     hasInsightsHttp: false,
     hasInsightsDb: false,

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import type { DigestLookup } from "@/server/types";
 import { DigestEventList } from "@/ui/digests/events";
+import { EventReplaySection } from "@/ui/replays/event-replay";
 import { orNotFound, queryErrorOf, requireViewer, services } from "../../../_lib/server";
 
 type Params = Promise<{ org: string; digest: string }>;
@@ -38,6 +39,16 @@ export default async function DigestPage({ params }: { params: Params }) {
   const now = Date.now();
   const events = result.lookup?.events ?? [];
   const servers = events.filter((e) => e.side === "server").length;
+  // The browser session that hit the digest (issue 40): the replay of its newest client event that has one.
+  const clients = events.filter((e) => e.side === "client");
+  const session = await s.replays
+    .forEvents(
+      viewer,
+      org,
+      clients.map((e) => e.eventId),
+    )
+    .catch(() => null);
+  const sessionEvent = session ? clients.find((e) => e.eventId === session.eventId) : undefined;
   return (
     <main className="mx-auto max-w-[1200px] px-4 py-4">
       <nav aria-label="Breadcrumb" className="mb-3 text-[12.5px] text-fg-muted">
@@ -73,6 +84,15 @@ export default async function DigestPage({ params }: { params: Params }) {
               {result.lookup?.truncated ? " · showing the newest 100" : ""}
             </p>
             <DigestEventList org={org} events={events} now={now} />
+            {session ? (
+              <EventReplaySection
+                org={org}
+                replay={session.replay}
+                errorAt={session.errorAt}
+                errorLabel={sessionEvent?.issueTitle ?? "Error"}
+                title="The browser session that hit this digest"
+              />
+            ) : null}
           </>
         )}
       </div>

@@ -16,6 +16,8 @@ import { IssueTrackersPanel } from "@/ui/issues/trackers";
 import { TrendChart } from "@/ui/issues/trend-chart";
 import { absoluteTime } from "@/ui/kit/format";
 import { IssueOwnershipPanel } from "@/ui/ownership/issue-ownership";
+import { EventReplaySection } from "@/ui/replays/event-replay";
+import { IssueReplays } from "@/ui/replays/issue-replays";
 import { TracePanel, traceIdOf } from "@/ui/traces/panel";
 import { currentViewer, errorCode, orNotFound, param, redirectShortId, requireViewer, services } from "../../../_lib/server";
 import {
@@ -92,6 +94,22 @@ export default async function IssuePage({ params, searchParams }: { params: Para
   const traceId = event ? traceIdOf(event.event) : null;
   // A secondary panel like the digest links: it never fails the issue page.
   const trace = traceId ? await s.traces.forIssue(viewer, org, issueId, traceId).catch(() => null) : null;
+  // The session replay the event was captured in (issue 40): secondary, never fails the page.
+  const replay = event && isObj(event.event) ? await s.replays.forEvent(viewer, org, event.event).catch(() => null) : null;
+  const errorAt = event && typeof event.event.timestamp === "number" ? Math.round(event.event.timestamp * 1000) : null;
+  // Every session replay that saw one of this issue's errors (the SDK's links), for the side column.
+  const issueReplays = (await s.replays.forIssues(viewer, org, [issueId], 5).catch(() => null))?.get(issueId) ?? [];
+  // A server error with no replay of its own: the browser session that hit the same Next.js digest.
+  const digestSession =
+    replay || digestLinks.length === 0
+      ? null
+      : await s.replays
+          .forEvents(
+            viewer,
+            org,
+            digestLinks.filter((l) => l.side === "client").map((l) => l.eventId),
+          )
+          .catch(() => null);
   const now = Date.now();
   const eventTags = new Map(event && isObj(event.event) ? [...readFacts(event.event), ...readTags(event.event, new Problems())] : []);
   const href = (eid: string | null) => (eid && eid !== event?.eventId ? `${issuePath}?event=${eid}` : null);
@@ -160,6 +178,16 @@ export default async function IssuePage({ params, searchParams }: { params: Para
               </p>
             )}
           </div>
+          {replay ? <EventReplaySection org={org} replay={replay} errorAt={errorAt} errorLabel={issue.title} /> : null}
+          {digestSession ? (
+            <EventReplaySection
+              org={org}
+              replay={digestSession.replay}
+              errorAt={digestSession.errorAt}
+              errorLabel={digestLinks.find((l) => l.eventId === digestSession.eventId)?.issueTitle ?? "Browser error"}
+              title="Session replay of the browser that hit this digest"
+            />
+          ) : null}
           {traceId ? <TracePanel traceId={traceId} trace={trace} /> : null}
           <section id="activity" aria-labelledby="activity-title" className="mt-8 scroll-mt-24">
             <h2 id="activity-title" className="section-title mb-2">
@@ -191,6 +219,7 @@ export default async function IssuePage({ params, searchParams }: { params: Para
             />
           ) : null}
           <DigestIssuePanel org={org} issue={issue} latestEvent={event?.event} links={digestLinks} now={now} />
+          {issueReplays.length > 0 ? <IssueReplays org={org} replays={issueReplays} now={now} /> : null}
           <section aria-labelledby="tags-title">
             <h2 id="tags-title" className="section-title mb-2">
               Tags

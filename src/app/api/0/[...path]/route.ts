@@ -4,7 +4,6 @@ import { apiRoute } from "@/server/http/api-route";
 // Sentry features Errata does not have: a sentence the clients print, not a crash.
 const NOT_AVAILABLE: Array<[RegExp, string]> = [
   [/\/(autofix|seer)(\/|$)/, "Seer (autofix and issue analysis) is not available on this Errata installation."],
-  [/\/replays?(\/|$)|replay-count/, "Session replays are not available on this Errata installation."],
   [/\/profil(es|ing)(\/|$)/, "Profiling is not available on this Errata installation."],
   // Sentry removed its metrics product; Grafana's data source still has a Metrics query type.
   [/\/metrics\/(data|meta|query)(\/|$)/, "Metrics (Sentry's release-health metrics API) are not available on this Errata installation."],

@@ -15,7 +15,7 @@ function target(data: FormData) {
   return { org, project, path: `/${org}/projects/${project}/settings` };
 }
 
-/** One settings section (`section`: retention | rateLimit | grouping | scrubbing). */
+/** One settings section (`section`: retention | rateLimit | grouping | scrubbing | replays). */
 // permission: project.write
 export async function updateSettingsAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
@@ -32,6 +32,9 @@ export async function updateSettingsAction(_prev: FormResult, data: FormData): P
     }
     case "grouping":
       patch = { groupingVersion: text(data, "groupingVersion", 20) };
+      break;
+    case "replays":
+      patch = { replays: { enabled: data.get("replaysEnabled") === "on" } };
       break;
     case "groupingRules":
       patch = {

@@ -117,6 +117,31 @@ export default async function GeneralSettingsPage({ params }: { params: Promise<
       </SettingsSection>
 
       <SettingsSection
+        id="replays"
+        title="Session replay"
+        description={
+          <>
+            Recordings the SDK&apos;s Replay integration sends, masked as the SDK masks them, scrubbed with this project&apos;s data
+            scrubbing, kept {v.replays.retentionDays} days (<code>REPLAY_RETENTION_DAYS</code>). Off: this project&apos;s replays are
+            refused at ingest and the SDKs are told to stop sending them; those already stored stay until they expire.
+          </>
+        }
+      >
+        <SettingsForm
+          action={updateSettingsAction}
+          hidden={hidden("replays")}
+          canManage={v.canManage}
+          fieldLabels={{ replays: "Session replay" }}
+          testId="replays-form"
+        >
+          <label className="flex items-center gap-2">
+            <input type="checkbox" name="replaysEnabled" defaultChecked={v.replays.enabled} />
+            Store session replays for this project
+          </label>
+        </SettingsForm>
+      </SettingsSection>
+
+      <SettingsSection
         id="grouping"
         title="Grouping"
         description={
