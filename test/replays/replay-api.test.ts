@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDb } from "../../src/storage/db";
 import { upsertMember } from "../../src/storage/orgs/orgs";
 import { postEnvelope, segmentEnvelope, sendReplay } from "../helpers/replay-envelopes";
-import { type Seeded, seedAcme } from "../helpers/sentry-clients";
+import { type Seeded, seedAcme, sendEnvelope } from "../helpers/sentry-clients";
 import { eventually, startServer, type TestServer } from "../helpers/server";
 import { dialects } from "../helpers/test-db";
 
@@ -196,6 +196,35 @@ describe.each(await dialects())("Sentry's replay API on %s", (dialect) => {
     expect(ids.body).toEqual({ [s.issueId]: [replayId] });
     const byReplay = await s.api("GET", `/api/0/organizations/acme/replay-count/?query=replay_id:[${replayId},${"a".repeat(32)}]`);
     expect(byReplay.body).toEqual({ [replayId]: 1 });
+  });
+
+  test("merging and deleting issues take their replays along: the survivor counts both sessions", async () => {
+    const otherEvent = await sendEnvelope(s.dsn, { fingerprint: ["replay-merge-other"], message: "another failure" });
+    const other = await eventually(
+      async () => {
+        const r = await s.api("GET", `/api/0/projects/acme/web/events/${otherEvent}/`);
+        return r.status === 200 ? String(r.body.groupID) : undefined;
+      },
+      30_000,
+      "the other error digested",
+    );
+    const otherReplay = await sendReplay(s.dsn, { errorIds: [otherEvent] });
+    const count = async (issue: string) =>
+      (await s.api("GET", `/api/0/organizations/acme/replay-count/?query=issue.id:[${issue}]&returnIds=true&statsPeriod=90d`)).body?.[
+        issue
+      ] ?? [];
+    await eventually(async () => (await count(other)).length === 1, 30_000, "the other replay linked to its issue");
+    const merged = await s.api("PUT", `/api/0/projects/acme/web/issues/?id=${s.issueId}&id=${other}`, { merge: 1 });
+    expect(merged.status).toBe(200);
+    const parent = String(merged.body.merge.parent);
+    const child = parent === other ? s.issueId : other;
+    expect((await count(parent)).sort()).toEqual([replayId, otherReplay].sort());
+    expect(await count(child)).toEqual([]);
+    // Deleting the issue leaves the replays, which still list their errors, under no issue.
+    expect((await s.api("DELETE", `/api/0/organizations/acme/issues/${parent}/`)).status).toBe(202);
+    expect(await count(parent)).toEqual([]);
+    const replay = await s.api("GET", `/api/0/organizations/acme/replays/${otherReplay}/`);
+    expect(replay.body.data.error_ids).toContain(otherEvent);
   });
 
   test("another organization learns nothing; a viewer may read but not delete; an admin deletes it and its blobs", async () => {

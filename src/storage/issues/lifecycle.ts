@@ -193,7 +193,7 @@ export async function clearDueAt(tx: Tx, issueId: number, dueAt: number | null):
 /** Moves up to `limit` events of the merged issues to the survivor (chunks keep transactions short). */
 export async function moveEventsChunk(tx: Tx, fromIssueIds: number[], toIssueId: number, limit: number): Promise<number> {
   if (fromIssueIds.length === 0) return 0;
-  const ids = await tx.selectFrom("events").select("id").where("issue_id", "in", fromIssueIds).limit(limit).execute();
+  const ids = await tx.selectFrom("events").select(["id", "event_id"]).where("issue_id", "in", fromIssueIds).limit(limit).execute();
   if (ids.length === 0) return 0;
   await tx
     .updateTable("events")
@@ -204,7 +204,25 @@ export async function moveEventsChunk(tx: Tx, fromIssueIds: number[], toIssueId:
       ids.map((r) => Number(r.id)),
     )
     .execute();
+  await moveReplayErrorLinks(
+    tx,
+    fromIssueIds,
+    toIssueId,
+    ids.map((r) => r.event_id),
+  );
   return ids.length;
+}
+
+/**
+ * The replays an error appears in are found by its issue (replay_errors.issue_id, written when the
+ * error is digested): events that change issue take their links along in the same transaction,
+ * so an issue's replay list and count never miss a session after a merge or unmerge.
+ */
+export async function moveReplayErrorLinks(tx: Tx, fromIssueIds: number[], toIssueId: number, eventIds?: string[]): Promise<void> {
+  if (fromIssueIds.length === 0 || eventIds?.length === 0) return;
+  let q = tx.updateTable("replay_errors").set({ issue_id: toIssueId }).where("issue_id", "in", fromIssueIds);
+  if (eventIds) q = q.where("event_id", "in", eventIds);
+  await q.execute();
 }
 
 /** What a merge's activity entry says of each merged issue (read under the merge's locks). */
@@ -273,6 +291,7 @@ export async function mergeIssueRows(tx: Tx, primaryId: number, others: number[]
     }),
   );
   await tx.updateTable("issue_hashes").set({ issue_id: primaryId }).where("issue_id", "in", others).execute();
+  await moveReplayErrorLinks(tx, others, primaryId);
   await tx.updateTable("events").set({ issue_id: primaryId }).where("issue_id", "in", others).execute();
   await tx
     .insertInto("issue_users")
@@ -340,6 +359,8 @@ export async function deleteIssueCompletely(tx: Tx, issueId: number): Promise<vo
   await tx.deleteFrom("issue_users").where("issue_id", "=", issueId).execute();
   await tx.deleteFrom("activity").where("issue_id", "=", issueId).execute();
   await deleteIssueStats(tx, [issueId]);
+  // The replays keep listing the error (Sentry's error_ids); it no longer has an issue.
+  await tx.updateTable("replay_errors").set({ issue_id: null }).where("issue_id", "=", issueId).execute();
   await tx.deleteFrom("issues").where("id", "=", issueId).execute();
 }
 

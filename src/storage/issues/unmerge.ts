@@ -7,6 +7,7 @@
  */
 import { sql } from "kysely";
 import type { Tx } from "../dialect";
+import { moveReplayErrorLinks } from "./lifecycle";
 import { decodePayload } from "../events/events";
 import { IssueStatsBatch, writeIssueStats } from "./stats";
 
@@ -73,6 +74,12 @@ export async function moveEventsForSplit(
   for (let i = 0; i < events.length; i += 500) {
     const ids = events.slice(i, i + 500).map((e) => e.id);
     await tx.updateTable("events").set({ issue_id: move.toIssueId }).where("id", "in", ids).execute();
+    await moveReplayErrorLinks(
+      tx,
+      [move.fromIssueId],
+      move.toIssueId,
+      events.slice(i, i + 500).map((e) => e.eventId),
+    );
   }
   const added = new IssueStatsBatch();
   const removed = new IssueStatsBatch();
