@@ -7,8 +7,8 @@
  */
 import { sql } from "kysely";
 import type { Tx } from "../dialect";
-import { moveReplayErrorLinks } from "./lifecycle";
 import { decodePayload } from "../events/events";
+import { moveReplayErrorLinks } from "./lifecycle";
 import { IssueStatsBatch, writeIssueStats } from "./stats";
 
 export interface IssueEventForSplit {
