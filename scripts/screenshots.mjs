@@ -199,7 +199,7 @@ async function productShots() {
         if (!release) {
           await page.goto(`${base}/${org}/releases`);
           const first = page.getByTestId("release-row").first().getByRole("link").first();
-          release = (await first.count()) > 0 ? (await first.innerText()).trim() : undefined;
+          release = (await first.count()) > 0 ? ((await first.textContent()) ?? "").trim() : undefined;
         }
         if (release) await at(`/releases/${encodeURIComponent(release)}`, "release", { fullPage: true });
       }

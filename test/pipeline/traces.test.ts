@@ -36,6 +36,7 @@ const SDK_SCRIPT = [
   "    await new Promise((r) => setTimeout(r, 5));",
   "  });",
   '  Sentry.logger.info("checkout started", { cart: 42, password: "hunter2-very-secret" });',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the test app's source, written as text
   '  Sentry.logger.error(Sentry.logger.fmt`payment failed for ${"user-1"}`);',
   '  Sentry.captureException(new Error("card declined"));',
   "});",
