@@ -38,6 +38,8 @@ export interface IssueRow {
   ignore: IgnoreCondition | null;
   resolvedAt: number | null;
   assigneeUserId: string | null;
+  /** the first event's platform (Sentry's issue `platform`); null: the project's */
+  platform: string | null;
 }
 
 export interface NewIssue {
@@ -52,6 +54,8 @@ export interface NewIssue {
   release: string | null;
   hashes: string[];
   groupingVersion: string;
+  /** the first event's platform */
+  platform?: string | null;
 }
 
 export interface IssueEventUpdate {
@@ -152,6 +156,7 @@ export async function insertIssue(tx: Tx, issue: NewIssue): Promise<{ id: number
       first_release: cleanOrNull(issue.release),
       last_release: cleanOrNull(issue.release),
       last_release_seen: issue.release ? issue.seenAt : null,
+      platform: cleanOrNull(issue.platform ?? null),
     })
     .returning("id")
     .executeTakeFirstOrThrow();
@@ -344,6 +349,7 @@ export const issueColumns = [
   "status_changed_at",
   "assignee_user_id",
   "assignee_team_id",
+  "platform",
 ] as const;
 
 export interface IssueSelect {
@@ -371,6 +377,7 @@ export interface IssueSelect {
   status_changed_at: number | null;
   assignee_user_id: string | null;
   assignee_team_id: number | null;
+  platform: string | null;
 }
 
 function parseMetadata(s: string): Record<string, unknown> {
@@ -402,6 +409,7 @@ export function toIssue(r: IssueSelect): IssueRow {
     lastEventId: r.last_event_id,
     firstRelease: r.first_release,
     lastRelease: r.last_release,
+    platform: r.platform ?? null,
     ...lifecycleOf(r),
   };
 }

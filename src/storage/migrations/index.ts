@@ -38,6 +38,7 @@ import * as m0041importLinks from "./0041-import-links";
 import * as m0042issueDaily from "./0042-issue-daily";
 import * as m0043orgTokenCi from "./0043-org-token-ci";
 import * as m0046loginFailureOrigin from "./0046-login-failure-origin";
+import * as m0050tracesMetrics from "./0050-traces-metrics";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -75,6 +76,7 @@ const steps: Record<string, Step> = {
   "0042-issue-daily": m0042issueDaily,
   "0043-org-token-ci": m0043orgTokenCi,
   "0046-login-failure-origin": m0046loginFailureOrigin,
+  "0050-traces-metrics": m0050tracesMetrics,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
