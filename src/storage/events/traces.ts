@@ -114,7 +114,7 @@ export async function readTrace(db: Db, projectId: number, traceId: string, limi
   };
 }
 
-export type TraceTable = "spans" | "log_records";
+export type TraceTable = "spans" | "log_records" | "trace_metrics";
 
 /** Deletes up to `limit` rows of a project received before `cutoff`; returns how many. */
 export async function deleteTraceRowsBefore(tx: Tx, table: TraceTable, projectId: number, cutoff: number, limit: number): Promise<number> {
