@@ -245,3 +245,37 @@ export function waterfall(spans: SpanRecord[]): { rows: WaterfallRow[]; start: n
   }
   return { rows, start, end };
 }
+
+/**
+ * The segment (transaction) each span belongs to: its nearest ancestor that is a segment root — a
+ * span without a kept parent, or whose parent is another project's (a service's entry span in a
+ * distributed trace). Iterative: a trace of thousands of nested spans recurses nowhere.
+ */
+export function segmentRoots(spans: ReadonlyArray<{ spanId: string; parentSpanId: string | null; projectId: number }>): Map<string, string> {
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const isRoot = (s: { parentSpanId: string | null; projectId: number }) => {
+    const parent = s.parentSpanId ? byId.get(s.parentSpanId) : undefined;
+    return !parent || parent.projectId !== s.projectId;
+  };
+  const rootOf = new Map<string, string>();
+  for (const s of spans) {
+    const path: string[] = [];
+    let cur: (typeof spans)[number] | undefined = s;
+    let root: string | undefined;
+    while (cur) {
+      const known = rootOf.get(cur.spanId);
+      if (known) {
+        root = known;
+        break;
+      }
+      path.push(cur.spanId);
+      if (isRoot(cur) || path.length > spans.length) {
+        root = cur.spanId;
+        break;
+      }
+      cur = cur.parentSpanId ? byId.get(cur.parentSpanId) : undefined;
+    }
+    for (const id of path) rootOf.set(id, root ?? s.spanId);
+  }
+  return rootOf;
+}

@@ -24,6 +24,8 @@ import { createEventApi } from "./events/event-api";
 import { createIngestDataServices } from "./events/ingest-data";
 import { createStatsApi } from "./events/stats-api";
 import { createTraceServices } from "./events/traces";
+import { createTraceApi } from "./traces/trace-api";
+import { createTracePageServices } from "./traces/trace-page";
 import { createFeedbackServices } from "./feedback/inbox";
 import { createUserFeedbackApi } from "./feedback/user-feedback-api";
 import { createImportRunServices } from "./import/import-runs";
@@ -165,6 +167,8 @@ export function createServices(deps: {
       requireScope,
       issueProject: async (viewer, orgSlug, issueId) => (await access.issueInOrg(viewer, orgSlug, issueId)).issue.projectId,
     }),
+    tracePages: createTracePageServices({ db, now, membershipOrThrow, projectsOf: projectMap }),
+    traceApi: createTraceApi({ db, now, membershipOrThrow, projectsOf: projectMap, projectOrThrow: access.projectOrThrow }),
     issueRedirects: createIssueRedirects({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
     issueUnmerge: createIssueUnmerge({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap, log: deps.log }),
 

@@ -15,6 +15,8 @@ import type { EventApiServices } from "./events/event-api";
 import type { IngestDataServices } from "./events/ingest-data";
 import type { StatsApi } from "./events/stats-api";
 import type { TraceServices } from "./events/traces";
+import type { TraceApi } from "./traces/trace-api";
+import type { TracePageServices } from "./traces/trace-page";
 import type { FeedbackServices } from "./feedback/inbox";
 import type { UserFeedbackApi } from "./feedback/user-feedback-api";
 import type { ImportRunServices } from "./import/import-runs";
@@ -123,6 +125,10 @@ export interface AppServices {
   };
   /** Spans and logs of an error's trace, for its issue page — src/server/events/traces.ts */
   traces: TraceServices;
+  /** The trace page and list across the viewer's projects (src/server/traces/trace-page.ts) */
+  tracePages: TracePageServices;
+  /** Sentry's trace endpoints: trace, trace-meta, trace-logs, trace-items (src/server/traces/trace-api.ts) */
+  traceApi: TraceApi;
   /** Outcome counters per project (admins) — src/server/events/ingest-data.ts */
   outcomes: IngestDataServices["outcomes"];
   /** Event attachments: list and download with authorization — src/server/events/ingest-data.ts */
