@@ -251,7 +251,9 @@ export function waterfall(spans: SpanRecord[]): { rows: WaterfallRow[]; start: n
  * span without a kept parent, or whose parent is another project's (a service's entry span in a
  * distributed trace). Iterative: a trace of thousands of nested spans recurses nowhere.
  */
-export function segmentRoots(spans: ReadonlyArray<{ spanId: string; parentSpanId: string | null; projectId: number }>): Map<string, string> {
+export function segmentRoots(
+  spans: ReadonlyArray<{ spanId: string; parentSpanId: string | null; projectId: number }>,
+): Map<string, string> {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   const isRoot = (s: { parentSpanId: string | null; projectId: number }) => {
     const parent = s.parentSpanId ? byId.get(s.parentSpanId) : undefined;

@@ -24,8 +24,6 @@ import { createEventApi } from "./events/event-api";
 import { createIngestDataServices } from "./events/ingest-data";
 import { createStatsApi } from "./events/stats-api";
 import { createTraceServices } from "./events/traces";
-import { createTraceApi } from "./traces/trace-api";
-import { createTracePageServices } from "./traces/trace-page";
 import { createFeedbackServices } from "./feedback/inbox";
 import { createUserFeedbackApi } from "./feedback/user-feedback-api";
 import { createImportRunServices } from "./import/import-runs";
@@ -55,6 +53,8 @@ import { createArtifactServices } from "./releases/artifacts";
 import { createReleaseApi } from "./releases/release-api";
 import { createReleaseServices } from "./releases/screens";
 import type { AppServices } from "./services";
+import { createTraceApi } from "./traces/trace-api";
+import { createTracePageServices } from "./traces/trace-page";
 
 export type { OperatorServices };
 

@@ -15,8 +15,6 @@ import type { EventApiServices } from "./events/event-api";
 import type { IngestDataServices } from "./events/ingest-data";
 import type { StatsApi } from "./events/stats-api";
 import type { TraceServices } from "./events/traces";
-import type { TraceApi } from "./traces/trace-api";
-import type { TracePageServices } from "./traces/trace-page";
 import type { FeedbackServices } from "./feedback/inbox";
 import type { UserFeedbackApi } from "./feedback/user-feedback-api";
 import type { ImportRunServices } from "./import/import-runs";
@@ -41,6 +39,8 @@ import type { OwnershipServices } from "./ownership/ownership";
 import type { ArtifactServices } from "./releases/artifacts";
 import type { ReleaseApiServices } from "./releases/release-api";
 import type { ReleaseServices } from "./releases/screens";
+import type { TraceApi } from "./traces/trace-api";
+import type { TracePageServices } from "./traces/trace-page";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, Page, Viewer } from "./types";
 
 export interface SetupInput {

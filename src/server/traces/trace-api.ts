@@ -27,7 +27,12 @@ import type { OrgSummary, Viewer } from "../types";
 import { errorSpanId, errorTransaction, loadTrace, TRACE_LIMITS, type TraceDeps, traceIdOf, traceScope } from "./load-trace";
 
 export interface TraceApiDeps extends TraceDeps {
-  projectOrThrow(viewer: Viewer, orgSlug: string, projectRef: string, action: "event.read"): Promise<{ org: OrgSummary; project: ProjectRow }>;
+  projectOrThrow(
+    viewer: Viewer,
+    orgSlug: string,
+    projectRef: string,
+    action: "event.read",
+  ): Promise<{ org: OrgSummary; project: ProjectRow }>;
 }
 
 export interface TraceApi {
@@ -64,7 +69,9 @@ function logFilter(query: string): (l: { level: string; body: string; attributes
         const v = attrs[t.key] ?? attrs[`sentry.${t.key}`];
         actual = v === undefined || v === null ? "" : String(v).toLowerCase();
       }
-      const hit = values.some((v) => (v.includes("*") ? new RegExp(`^${v.split("*").map(escape).join(".*")}$`).test(actual) : actual === v));
+      const hit = values.some((v) =>
+        v.includes("*") ? new RegExp(`^${v.split("*").map(escape).join(".*")}$`).test(actual) : actual === v,
+      );
       if (hit === t.negated) return false;
     }
     return true;
@@ -85,7 +92,11 @@ export function createTraceApi(deps: TraceApiDeps): TraceApi {
         transaction: errorTransaction(row),
         spanId: errorSpanId(row),
       }));
-      const extra = q.getAll("additional_attributes").flatMap((a) => a.split(",")).filter((a) => a !== "").slice(0, 50);
+      const extra = q
+        .getAll("additional_attributes")
+        .flatMap((a) => a.split(","))
+        .filter((a) => a !== "")
+        .slice(0, 50);
       return sentryTraceTree(t.spans, errors, slugOf, extra);
     },
 
@@ -101,7 +112,10 @@ export function createTraceApi(deps: TraceApiDeps): TraceApi {
 
     async traceLogs(viewer, orgSlug, q) {
       const scope = await traceScope(deps, viewer, orgSlug);
-      const raw = q.getAll("traceId").flatMap((v) => v.split(",")).filter((v) => v !== "");
+      const raw = q
+        .getAll("traceId")
+        .flatMap((v) => v.split(","))
+        .filter((v) => v !== "");
       if (raw.length === 0) throw AppError.field("traceId", "required", "traceId is required: the trace whose logs to list.");
       const traceIds = [...new Set(raw.slice(0, MAX_TRACE_IDS).map((v) => traceIdOf(v, "traceId")))];
       const perPage = Math.min(MAX_LOGS_PER_PAGE, Math.max(1, Number(q.get("per_page") ?? 50) || 50));

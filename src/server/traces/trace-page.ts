@@ -7,8 +7,8 @@
  */
 import { AppError } from "../../core/errors";
 import { type SpanRecord, segmentRoots, waterfall } from "../../core/traces";
-import { errorCountsOf, listTraceRoots, summarizeTraces, traceLogs, tracesWithErrors } from "../../storage/events/trace-reads";
 import { metricNames, scanMetrics, traceMetrics } from "../../storage/events/trace-metrics";
+import { errorCountsOf, listTraceRoots, summarizeTraces, traceLogs, tracesWithErrors } from "../../storage/events/trace-reads";
 import type { Viewer } from "../types";
 import { errorSpanId, loadTrace, TRACE_LIMITS, type TraceDeps, traceScope } from "./load-trace";
 

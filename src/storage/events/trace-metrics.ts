@@ -43,7 +43,19 @@ export interface MetricRow extends MetricRecord {
   receivedAt: number;
 }
 
-const columns = ["id", "project_id", "trace_id", "span_id", "name", "type", "unit", "value", "timestamp", "attributes", "received_at"] as const;
+const columns = [
+  "id",
+  "project_id",
+  "trace_id",
+  "span_id",
+  "name",
+  "type",
+  "unit",
+  "value",
+  "timestamp",
+  "attributes",
+  "received_at",
+] as const;
 
 function toMetric(r: {
   id: number;

@@ -113,7 +113,18 @@ function toLog(r: {
   };
 }
 
-const logColumns = ["id", "project_id", "trace_id", "span_id", "timestamp", "level", "body", "attributes", "dedupe", "received_at"] as const;
+const logColumns = [
+  "id",
+  "project_id",
+  "trace_id",
+  "span_id",
+  "timestamp",
+  "level",
+  "body",
+  "attributes",
+  "dedupe",
+  "received_at",
+] as const;
 
 /** The trace's logs in these projects, by time (newest first with `desc`), paged by offset. */
 export async function traceLogs(
@@ -123,7 +134,11 @@ export async function traceLogs(
   q: { limit: number; offset?: number; desc?: boolean; start?: number; end?: number },
 ): Promise<TraceLogRow[]> {
   if (projectIds.length === 0 || traceIds.length === 0) return [];
-  let query = db.kysely.selectFrom("log_records").select(logColumns).where("project_id", "in", projectIds).where("trace_id", "in", traceIds);
+  let query = db.kysely
+    .selectFrom("log_records")
+    .select(logColumns)
+    .where("project_id", "in", projectIds)
+    .where("trace_id", "in", traceIds);
   if (q.start !== undefined) query = query.where("timestamp", ">=", q.start);
   if (q.end !== undefined) query = query.where("timestamp", "<=", q.end);
   const dir = q.desc ? "desc" : "asc";
@@ -260,7 +275,8 @@ export async function listTraceRoots(db: Db, q: TraceListQuery): Promise<TraceLi
     .where("parent_span_id", "is", null)
     .where("start_ms", ">=", q.start)
     .where("start_ms", "<=", q.end);
-  if (q.transaction) query = query.where((eb) => eb.or([eb("segment_name", "=", q.transaction as string), eb("name", "=", q.transaction as string)]));
+  if (q.transaction)
+    query = query.where((eb) => eb.or([eb("segment_name", "=", q.transaction as string), eb("name", "=", q.transaction as string)]));
   if (q.minDuration !== undefined) query = query.where(sql<boolean>`end_ms - start_ms >= ${q.minDuration}`);
   if (q.traceIds) query = query.where("trace_id", "in", q.traceIds);
   const rows = await query.orderBy("start_ms", "desc").orderBy("id", "desc").limit(q.limit).offset(q.offset).execute();
@@ -319,7 +335,12 @@ export async function errorCountsOf(db: Db, projectIds: number[], traceIds: stri
 }
 
 /** Traces with errors in a window (newest events first): the "has errors" filter. */
-export async function tracesWithErrors(db: Db, projectIds: number[], range: { start: number; end: number }, limit: number): Promise<string[]> {
+export async function tracesWithErrors(
+  db: Db,
+  projectIds: number[],
+  range: { start: number; end: number },
+  limit: number,
+): Promise<string[]> {
   if (projectIds.length === 0) return [];
   const rows = await db.kysely
     .selectFrom("events")

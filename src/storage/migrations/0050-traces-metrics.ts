@@ -34,11 +34,7 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
   await db.schema.createIndex("trace_metrics_project_name").on("trace_metrics").columns(["project_id", "name", "timestamp"]).execute();
   await db.schema.createIndex("trace_metrics_project_trace").on("trace_metrics").columns(["project_id", "trace_id"]).execute();
   await db.schema.createIndex("trace_metrics_received").on("trace_metrics").columns(["received_at"]).execute();
-  await db.schema
-    .createIndex("trace_metrics_project_received")
-    .on("trace_metrics")
-    .columns(["project_id", "received_at"])
-    .execute();
+  await db.schema.createIndex("trace_metrics_project_received").on("trace_metrics").columns(["project_id", "received_at"]).execute();
 
   await db.schema.alterTable("issues").addColumn("platform", "text").execute();
 }
