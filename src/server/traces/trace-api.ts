@@ -70,7 +70,7 @@ function logFilter(query: string): (l: { level: string; body: string; attributes
         actual = v === undefined || v === null ? "" : String(v).toLowerCase();
       }
       const hit = values.some((v) =>
-        v.includes("*") ? new RegExp(`^${v.split("*").map(escape).join(".*")}$`).test(actual) : actual === v,
+        v.includes("*") ? new RegExp(`^${v.split("*").map(escapeRegExp).join(".*")}$`).test(actual) : actual === v,
       );
       if (hit === t.negated) return false;
     }
@@ -78,7 +78,7 @@ function logFilter(query: string): (l: { level: string; body: string; attributes
   };
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export function createTraceApi(deps: TraceApiDeps): TraceApi {
   return {
