@@ -26,6 +26,8 @@ const nextConfig = {
     return [
       { source: "/organizations/:org/issues/:path*", destination: "/:org/issues/:path*", permanent: false },
       { source: "/organizations/:org/releases/:path*", destination: "/:org/releases/:path*", permanent: false },
+      // Explore links (traces, logs, discover): /{org}/explore/… resolves each to a trace or a list.
+      { source: "/organizations/:org/explore/:path*", destination: "/:org/explore/:path*", permanent: false },
     ];
   },
 };

@@ -152,7 +152,7 @@ export function createTraceApi(deps: TraceApiDeps): TraceApi {
       const id = itemId.replace(/-/g, "").toLowerCase();
       if (type === "logs") {
         if (!/^[0-9a-f]{32}$/.test(id)) throw AppError.field("item_id", "format", "A log's id is 32 hex characters.");
-        const log = await findTraceLog(deps.db, project.id, traceId, id);
+        const log = await findTraceLog(deps.db, [project.id], traceId, id);
         if (!log) throw new AppError("not_found", "Log not found.");
         return sentryLogItem(log, project.slug);
       }

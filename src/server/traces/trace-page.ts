@@ -8,7 +8,14 @@
 import { AppError } from "../../core/errors";
 import { type SpanRecord, segmentRoots, waterfall } from "../../core/traces";
 import { metricNames, scanMetrics, traceMetrics } from "../../storage/events/trace-metrics";
-import { errorCountsOf, listTraceRoots, summarizeTraces, traceLogs, tracesWithErrors } from "../../storage/events/trace-reads";
+import {
+  errorCountsOf,
+  findTraceLog,
+  listTraceRoots,
+  summarizeTraces,
+  traceLogs,
+  tracesWithErrors,
+} from "../../storage/events/trace-reads";
 import type { Viewer } from "../types";
 import { errorSpanId, loadTrace, TRACE_LIMITS, type TraceDeps, traceScope } from "./load-trace";
 
@@ -115,6 +122,8 @@ export interface TracePageServices {
   /** The trace page's model; not_found when the viewer sees nothing of the trace. */
   trace(viewer: Viewer, orgSlug: string, traceId: string, opts?: { span?: string | null }): Promise<TracePage>;
   list(viewer: Viewer, orgSlug: string, filters: TraceListFilters, metric?: string | null): Promise<TraceList>;
+  /** The trace a log belongs to, by the log's public id (Sentry's `logsPinned=`); null when not found. */
+  findLog(viewer: Viewer, orgSlug: string, itemId: string): Promise<{ traceId: string; key: string } | null>;
 }
 
 const PAGE = 50;
@@ -135,6 +144,14 @@ function replayIdOf(v: unknown): string | null {
 
 export function createTracePageServices(deps: TraceDeps): TracePageServices {
   return {
+    async findLog(viewer, orgSlug, itemId) {
+      const scope = await traceScope(deps, viewer, orgSlug);
+      const id = itemId.replace(/-/g, "").toLowerCase();
+      if (!/^[0-9a-f]{32}$/.test(id)) return null;
+      const log = await findTraceLog(deps.db, scope.projectIds, null, id);
+      return log?.traceId ? { traceId: log.traceId, key: String(log.id) } : null;
+    },
+
     async trace(viewer, orgSlug, rawTraceId, opts = {}) {
       const t = await loadTrace(deps, viewer, orgSlug, rawTraceId);
       const slug = (projectId: number) => t.projects.get(projectId)?.slug ?? "unknown";

@@ -223,12 +223,13 @@ export async function findTraceSpan(db: Db, projectId: number, traceId: string, 
   return r ? toSpan(r) : undefined;
 }
 
-/** One log of a project by its public id (the first 32 hex characters of its content hash). */
-export async function findTraceLog(db: Db, projectId: number, traceId: string | null, itemId: string): Promise<TraceLogRow | undefined> {
+/** One log of some projects by its public id (the first 32 hex characters of its content hash). */
+export async function findTraceLog(db: Db, projectIds: number[], traceId: string | null, itemId: string): Promise<TraceLogRow | undefined> {
+  if (projectIds.length === 0) return undefined;
   let q = db.kysely
     .selectFrom("log_records")
     .select(logColumns)
-    .where("project_id", "=", projectId)
+    .where("project_id", "in", projectIds)
     .where("dedupe", ">=", itemId)
     .where("dedupe", "<", `${itemId}g`);
   if (traceId) q = q.where("trace_id", "=", traceId);

@@ -7,6 +7,7 @@ import { ThemeToggle } from "./theme-toggle";
 
 const SECTIONS = [
   ["issues", "Issues"],
+  ["traces", "Traces"],
   ["releases", "Releases"],
   ["feedback", "Feedback"],
   ["monitors", "Monitors"],
