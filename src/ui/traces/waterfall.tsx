@@ -12,21 +12,21 @@ import { durationMs, FAILED_STATUS } from "./trace-format";
 export function Waterfall({ rows, total, spanHref }: { rows: TracePageRow[]; total: number; spanHref: (spanId: string) => string }) {
   return (
     <ScrollRegion label="Span waterfall" className="rounded-md border border-border">
-      <div className="min-w-[680px] text-[12.5px]" role="table" aria-label="Spans" data-testid="waterfall">
+      <div className="min-w-[680px] text-[12.5px]" data-testid="waterfall">
         <div
-          role="row"
+          aria-hidden="true"
           className="sticky top-0 grid grid-cols-[minmax(0,5fr)_96px_minmax(0,6fr)_72px] gap-2 border-b border-border bg-subtle px-2 py-1 text-fg-muted"
         >
-          <span role="columnheader">Span</span>
-          <span role="columnheader">Service</span>
-          <span role="columnheader">Timeline ({durationMs(total)})</span>
-          <span role="columnheader" className="text-right">
-            Duration
-          </span>
+          <span>Span</span>
+          <span>Service</span>
+          <span>Timeline ({durationMs(total)})</span>
+          <span className="text-right">Duration</span>
         </div>
-        {rows.map((r) => (
-          <SpanRow key={r.spanId} row={r} href={spanHref(r.spanId)} />
-        ))}
+        <ol aria-label={`Spans, ${durationMs(total)} in all`}>
+          {rows.map((r) => (
+            <SpanRow key={r.spanId} row={r} href={spanHref(r.spanId)} />
+          ))}
+        </ol>
       </div>
     </ScrollRegion>
   );
@@ -35,14 +35,13 @@ export function Waterfall({ rows, total, spanHref }: { rows: TracePageRow[]; tot
 function SpanRow({ row: r, href }: { row: TracePageRow; href: string }) {
   const failed = r.errors > 0 || (r.status !== null && r.status !== "ok" && FAILED_STATUS.test(r.status));
   return (
-    <div
-      role="row"
+    <li
       id={`span-${r.spanId}`}
       data-span={r.spanId}
       data-errors={r.errors || undefined}
       className={`grid scroll-mt-24 grid-cols-[minmax(0,5fr)_96px_minmax(0,6fr)_72px] items-center gap-2 border-b border-border px-2 py-[3px] last:border-b-0 target:bg-hover hover:bg-hover ${r.root ? "font-medium" : ""}`}
     >
-      <span role="cell" className="truncate" style={{ paddingLeft: `${Math.min(r.depth, 16) * 12}px` }}>
+      <span className="truncate" style={{ paddingLeft: `${Math.min(r.depth, 16) * 12}px` }}>
         <a href={href} className="hover:underline" title={r.name}>
           {r.op ? <span className="mr-1.5 font-mono font-normal text-fg-muted">{r.op}</span> : null}
           {r.name}
@@ -54,18 +53,14 @@ function SpanRow({ row: r, href }: { row: TracePageRow; href: string }) {
         ) : null}
         {r.logs > 0 ? <span className="ml-1.5 text-[11px] text-fg-muted">{r.logs === 1 ? "1 log" : `${r.logs} logs`}</span> : null}
       </span>
-      <span role="cell" className="truncate font-mono text-[11.5px] text-fg-muted">
-        {r.projectSlug}
-      </span>
-      <span role="cell" className="relative h-3" title={`starts at +${durationMs(r.offset)}`}>
+      <span className="truncate font-mono text-[11.5px] text-fg-muted">{r.projectSlug}</span>
+      <span className="relative h-3" title={`starts at +${durationMs(r.offset)}`}>
         <span
           className={`absolute top-0 h-3 rounded-sm ${failed ? "bg-error" : r.root ? "bg-fg-muted" : "bg-info"} opacity-80`}
           style={{ left: `${(r.left * 100).toFixed(2)}%`, width: `max(2px, ${(r.width * 100).toFixed(2)}%)` }}
         />
       </span>
-      <span role="cell" className="text-right font-mono tabular-nums text-fg-muted">
-        {durationMs(r.duration)}
-      </span>
-    </div>
+      <span className="text-right font-mono tabular-nums text-fg-muted">{durationMs(r.duration)}</span>
+    </li>
   );
 }

@@ -201,16 +201,8 @@ export const TRACE_LOG_META = {
     timestamp_precise: "integer",
     message: "string",
   },
-  units: {
-    id: null,
-    "project.id": null,
-    trace: null,
-    severity_number: null,
-    severity: null,
-    timestamp: null,
-    timestamp_precise: "nanosecond",
-    message: null,
-  },
+  // Only the columns that have a unit (the `sentry` CLI reads units as strings).
+  units: { timestamp_precise: "nanosecond" },
 };
 
 export function sentryTraceLog(l: TraceLogRow) {
