@@ -89,3 +89,57 @@ export async function sendDistributedTrace(
   );
   return { traceId };
 }
+
+/**
+ * One small trace in one project through the envelope endpoint (no SDK: fixtures of the security
+ * matrices): an error event in it, two spans (`v2` span container) and a log, each naming `marker`
+ * so a read that leaks them to someone else is seen.
+ */
+export async function sendTraceEnvelope(dsn: URL, marker: string): Promise<{ traceId: string; spanId: string; eventId: string }> {
+  const traceId = crypto.randomUUID().replace(/-/g, "");
+  const eventId = crypto.randomUUID().replace(/-/g, "");
+  const rootId = traceId.slice(0, 16);
+  const spanId = traceId.slice(16);
+  const now = Date.now() / 1000;
+  const event = {
+    event_id: eventId,
+    timestamp: now,
+    platform: "javascript",
+    level: "error",
+    transaction: `${marker} /checkout`,
+    contexts: { trace: { trace_id: traceId, span_id: spanId } },
+    exception: { values: [{ type: "Error", value: `${marker} failure in a trace` }] },
+  };
+  const span = (id: string, parent: string | null, name: string) => ({
+    trace_id: traceId,
+    span_id: id,
+    parent_span_id: parent,
+    name,
+    start_timestamp: now - 1,
+    end_timestamp: now,
+    status: "ok",
+    attributes: { "sentry.op": { type: "string", value: parent ? "db" : "http.server" }, marker: { type: "string", value: marker } },
+  });
+  const spans = { version: 2, items: [span(rootId, null, `${marker} /checkout`), span(spanId, rootId, `${marker} query`)] };
+  const logs = {
+    version: 2,
+    items: [{ timestamp: now, trace_id: traceId, span_id: spanId, level: "error", body: `${marker} log line`, attributes: {} }],
+  };
+  const lines = [
+    JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString() }),
+    JSON.stringify({ type: "event" }),
+    JSON.stringify(event),
+    JSON.stringify({ type: "span", item_count: 2, content_type: "application/vnd.sentry.items.span.v2+json" }),
+    JSON.stringify(spans),
+    JSON.stringify({ type: "log", item_count: 1, content_type: "application/vnd.sentry.items.log+json" }),
+    JSON.stringify(logs),
+    "",
+  ];
+  const res = await fetch(`${dsn.protocol}//${dsn.host}/api/${dsn.pathname.slice(1)}/envelope/`, {
+    method: "POST",
+    headers: { "content-type": "application/x-sentry-envelope", "x-sentry-auth": `Sentry sentry_key=${dsn.username}, sentry_version=7` },
+    body: lines.join("\n"),
+  });
+  if (res.status !== 200) throw new Error(`envelope answered ${res.status}: ${await res.text()}`);
+  return { traceId, spanId, eventId };
+}

@@ -37,6 +37,7 @@ import { writeTx } from "../../src/storage/dialect.js";
 import { insertTeam, setTeamMember, setTeamProject } from "../../src/storage/members/teams.js";
 import { insertToken } from "../../src/storage/members/tokens.js";
 import { upsertMember } from "../../src/storage/orgs/orgs.js";
+import { sendTraceEnvelope } from "../helpers/sdk-trace.js";
 import { eventually, ROOT, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
 import { discoverActions, discoverRoutes, fill, type HttpRoute, type ServerAction } from "./route-table.js";
@@ -500,6 +501,17 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     // Short ids stand wherever an issue id does (issue 28): acme's own, and the hidden project's.
     const shortOf = async (id: string) => (await api<{ shortId: string }>(`organizations/acme/issues/${id}/`)).shortId;
     const [shortId, hiddenShortId] = [await shortOf(i1), await shortOf(ih)];
+    // A trace in each acme project (spans, a log, an error naming its marker): the trace routes' ids.
+    const traceOf = async (dsn: string, marker: string) => {
+      const t = await sendTraceEnvelope(new URL(dsn), marker);
+      const log = await eventually(
+        async () => (await api<{ data: Array<{ id: string }> }>(`organizations/acme/trace-logs/?traceId=${t.traceId}`)).data[0]?.id,
+        30_000,
+        `${marker}'s trace`,
+      );
+      return { traceId: t.traceId, itemId: log };
+    };
+    const [acmeTrace, hiddenTrace] = [await traceOf(dsnA, "ACMESECRET"), await traceOf(dsnH, "HIDDENSECRET")];
     await api("organizations/acme/releases/", { method: "POST", body: JSON.stringify({ version: "relx-9.9.9", projects: ["secretweb"] }) });
     await api(`organizations/acme/issues/${i1}/comments/`, { method: "POST", body: JSON.stringify({ text: "ACMESECRET comment" }) });
     const key = await db.kysely.selectFrom("project_keys").select(["id", "label"]).orderBy("id").executeTakeFirstOrThrow();
@@ -532,6 +544,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
         shortId,
         keyId: String(key.id),
         ...common,
+        ...acmeTrace,
       },
     };
     hidden = {
@@ -548,11 +561,23 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
         ...common,
         eventId: String(hiddenLatest.eventID ?? hiddenLatest.id),
         team: "hiddenweb",
+        ...hiddenTrace,
       },
     };
     mixed = {
       name: "globex-slug+acme-ids",
-      values: { org: "globex", slug: "gweb", project: "gweb", id: i1, id2: i2, issueId: i1, shortId, keyId: String(key.id), ...common },
+      values: {
+        org: "globex",
+        slug: "gweb",
+        project: "gweb",
+        id: i1,
+        id2: i2,
+        issueId: i1,
+        shortId,
+        keyId: String(key.id),
+        ...common,
+        ...acmeTrace,
+      },
     };
     actors.push({ name: "anonymous", side: "anonymous" });
     actors.push({ name: "acme owner", side: "acme", role: "owner", cookie: await signIn(SECRET_EMAIL) });

@@ -84,6 +84,8 @@ export function createTraceApi(deps: TraceApiDeps): TraceApi {
   return {
     async trace(viewer, orgSlug, traceId, q) {
       const t = await loadTrace(deps, viewer, orgSlug, traceId);
+      // Nothing of it in the viewer's projects: the same answer as a trace that does not exist.
+      if (t.spans.length === 0 && t.errors.length === 0) throw new AppError("not_found", "Trace not found.");
       const slugOf = (id: number) => t.projects.get(id)?.slug ?? "unknown";
       const errors = t.errors.map((row) => ({
         row,
@@ -107,6 +109,7 @@ export function createTraceApi(deps: TraceApiDeps): TraceApi {
         traceCounts(deps.db, scope.projectIds, traceId),
         traceSpans(deps.db, scope.projectIds, traceId, TRACE_LIMITS.spans),
       ]);
+      if (counts.spans + counts.errors + counts.logs + counts.metrics === 0) throw new AppError("not_found", "Trace not found.");
       return sentryTraceMeta(counts, spans.slice(0, TRACE_LIMITS.spans), q.get("include_uptime") === "1");
     },
 
@@ -145,11 +148,12 @@ export function createTraceApi(deps: TraceApiDeps): TraceApi {
 
     async traceItem(viewer, orgSlug, projectRef, itemId, q) {
       const { project } = await deps.projectOrThrow(viewer, orgSlug, projectRef, "event.read");
-      const type = q.get("item_type") ?? "spans";
+      const id = itemId.replace(/-/g, "").toLowerCase();
+      // Sentry's clients always say which; without it the id's length does (logs 32, spans 16).
+      const type = q.get("item_type") ?? (id.length === 32 ? "logs" : "spans");
       if (type !== "spans" && type !== "logs") throw AppError.field("item_type", "enum", "item_type must be spans or logs.");
       const rawTrace = q.get("trace_id");
       const traceId = rawTrace ? traceIdOf(rawTrace) : null;
-      const id = itemId.replace(/-/g, "").toLowerCase();
       if (type === "logs") {
         if (!/^[0-9a-f]{32}$/.test(id)) throw AppError.field("item_id", "format", "A log's id is 32 hex characters.");
         const log = await findTraceLog(deps.db, [project.id], traceId, id);
