@@ -27,6 +27,11 @@ export interface SpanRecord {
   end: number;
   /** JSON object of attributes / data, size-capped */
   attributes: string;
+  /**
+   * Starts a segment (a transaction, or a service's entry span): the trace list's rows. A
+   * transaction's root, a v2 span the SDK marks `is_segment`, or a span without a parent.
+   */
+  segment?: boolean;
 }
 
 export interface LogRecord {
@@ -136,6 +141,7 @@ function spanOf(raw: unknown, fallback: { traceId?: string | null; segmentName?:
     start,
     end,
     attributes: attributesJson(attrs),
+    segment: raw.is_segment === true || hexId(raw.parent_span_id, 16) === null,
   };
 }
 
@@ -170,7 +176,13 @@ export function spansOfTransaction(event: unknown): Parsed<SpanRecord> {
   );
   const children = Array.isArray(event.spans) ? event.spans : [];
   const capped = children.slice(0, TRACE_LIMITS.perItem - 1);
-  const records = [root, ...capped.map((s) => spanOf(s, { traceId, segmentName }))].filter((s): s is SpanRecord => s !== null);
+  // The transaction's root starts its segment even when it continues another service's trace.
+  const top: SpanRecord | null = root ? { ...root, segment: true } : null;
+  const rest = capped.map((s): SpanRecord | null => {
+    const span = spanOf(s, { traceId, segmentName });
+    return span ? { ...span, segment: false } : null;
+  });
+  const records = [top, ...rest].filter((s): s is SpanRecord => s !== null);
   return { records, dropped: 1 + children.length - records.length };
 }
 

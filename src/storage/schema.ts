@@ -419,6 +419,8 @@ export interface SpansTable {
   end_ms: number;
   attributes: string;
   received_at: number;
+  /** 1: starts a segment (a transaction or a service's entry span), the trace list's rows (0050) */
+  segment: Generated<number>;
 }
 
 /** Logs kept to explain errors (0019). */

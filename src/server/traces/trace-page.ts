@@ -280,8 +280,14 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
         limit: PAGE + 1,
         offset: f.cursor,
       });
-      const page = roots.slice(0, PAGE);
-      const ids = [...new Set(page.map((r) => r.traceId))];
+      // One row per trace: the earliest of its segments on the page (the trace's root when visible).
+      const first = new Map<string, (typeof roots)[number]>();
+      for (const r of roots.slice(0, PAGE)) {
+        const seen = first.get(r.traceId);
+        if (!seen || r.start < seen.start) first.set(r.traceId, r);
+      }
+      const page = [...first.values()].sort((a, b) => b.start - a.start);
+      const ids = page.map((r) => r.traceId);
       const [summaries, errorCounts] = await Promise.all([
         summarizeTraces(deps.db, scope.projectIds, ids),
         errorCountsOf(deps.db, scope.projectIds, ids),

@@ -264,8 +264,9 @@ export interface TraceListQuery {
 }
 
 /**
- * Recent traces, newest first: their root spans (no parent) in these projects. A trace started
- * in a project the viewer cannot see is listed by the roots they can (a service's own segment).
+ * Recent traces, newest first: the segments (transactions, services' entry spans) that start in
+ * these projects. A trace started in a project the viewer cannot see is listed by the segments
+ * they can see (their service's part of it); one spanning two visible services, once per segment.
  */
 export async function listTraceRoots(db: Db, q: TraceListQuery): Promise<TraceListRow[]> {
   if (q.projectIds.length === 0 || (q.traceIds && q.traceIds.length === 0)) return [];
@@ -273,7 +274,7 @@ export async function listTraceRoots(db: Db, q: TraceListQuery): Promise<TraceLi
     .selectFrom("spans")
     .select(["trace_id", "project_id", "name", "op", "segment_name", "start_ms", "end_ms"])
     .where("project_id", "in", q.projectIds)
-    .where("parent_span_id", "is", null)
+    .where("segment", "=", 1)
     .where("start_ms", ">=", q.start)
     .where("start_ms", "<=", q.end);
   if (q.transaction)

@@ -24,6 +24,7 @@ export async function insertSpans(tx: Tx, projectId: number, receivedAt: number,
           end_ms: s.end,
           attributes: s.attributes,
           received_at: receivedAt,
+          segment: (s.segment ?? s.parentSpanId === null) ? 1 : 0,
         })),
       )
       .onConflict((oc) => oc.columns(["project_id", "trace_id", "span_id"]).doNothing())

@@ -13,6 +13,9 @@ import { withId } from "../dialect";
  *    stores nothing twice.
  *  - `issues.platform`: Sentry takes an issue's platform from its first event; issues made before
  *    this migration keep answering their project's.
+ *  - `spans.segment`: the span starts a segment (a transaction's root, a service's entry span):
+ *    the trace list reads these, newest first per project. Spans kept before it: those without a
+ *    parent.
  */
 export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
   await sql`CREATE INDEX events_project_trace ON events (project_id, trace_id) WHERE trace_id IS NOT NULL`.execute(db);
@@ -37,4 +40,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
   await db.schema.createIndex("trace_metrics_project_received").on("trace_metrics").columns(["project_id", "received_at"]).execute();
 
   await db.schema.alterTable("issues").addColumn("platform", "text").execute();
+
+  await db.schema
+    .alterTable("spans")
+    .addColumn("segment", "smallint", (c) => c.notNull().defaultTo(0))
+    .execute();
+  await sql`UPDATE spans SET segment = 1 WHERE parent_span_id IS NULL`.execute(db);
+  await db.schema.createIndex("spans_project_segment_start").on("spans").columns(["project_id", "segment", "start_ms"]).execute();
 }

@@ -51,8 +51,19 @@ export function MetricBars({
           );
         })}
       </svg>
+      {buckets.length > 0 ? (
+        <div className="mt-0.5 flex justify-between font-mono text-[11px] text-fg-dim">
+          <span>{axisTime((buckets[0] as { at: number }).at)}</span>
+          <span>{axisTime((buckets.at(-1) as { at: number }).at)}</span>
+        </div>
+      ) : null}
     </figure>
   );
+}
+
+/** A bucket's start for the axis (UTC, as the rest of the page's absolute times). */
+function axisTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(5, 16).replace("T", " ")} UTC`;
 }
 
 /** One metric's samples within a trace, placed on the trace's own time axis. */

@@ -90,7 +90,7 @@ export function TracePanel({ traceId, trace, href }: { traceId: string; trace: T
       </div>
       <p className="mb-2 text-[12.5px] text-fg-muted">
         <span className="font-mono">{traceId}</span> — this project&apos;s spans and logs of the request this error happened in; the trace
-        page shows them across every project. Performance analytics (throughput, percentiles, dashboards) are not part of Errata.
+        page shows them across every project; performance analytics (throughput, percentiles, dashboards) are not part of Errata.
       </p>
       {trace === null ? (
         <p className="rounded-md border border-border px-3 py-3 text-fg-muted">

@@ -6,7 +6,7 @@
  */
 import type { TracePage } from "@/server/traces/trace-page";
 import { CopyButton } from "../kit/copy-button";
-import { absoluteTime, clockTime } from "../kit/format";
+import { absoluteTime, clockTime, countOf } from "../kit/format";
 import { LevelDot } from "../kit/level";
 import { MetricMarks } from "./metric-chart";
 import { durationMs, metricValue } from "./trace-format";
@@ -45,7 +45,8 @@ export function TraceHeader({ trace }: { trace: TracePage }) {
             <li key={s.slug} className="rounded-sm border border-border px-1.5 py-0.5">
               <span className="font-mono">{s.slug}</span> <span className="text-fg-muted">{s.platform}</span>{" "}
               <span className="tabular-nums text-fg-muted">
-                · {s.spans} spans{s.errors > 0 ? ` · ${s.errors} errors` : ""}
+                · {countOf(s.spans, "span")}
+                {s.errors > 0 ? ` · ${countOf(s.errors, "error")}` : ""}
               </span>
             </li>
           ))}
@@ -73,7 +74,7 @@ function Errors({ org, trace, spanHref }: { org: string; trace: TracePage; spanH
             >
               {e.shortId}
             </a>
-            <span className="min-w-0 flex-1 truncate font-medium" title={e.title}>
+            <span className="order-last min-w-0 basis-full truncate font-medium sm:order-none sm:basis-auto sm:flex-1" title={e.title}>
               {e.title}
             </span>
             <span className="font-mono text-[11.5px] text-fg-muted">{e.projectSlug}</span>
@@ -157,8 +158,10 @@ function Logs({ trace, spanHref }: { trace: TracePage; spanHref: (id: string) =>
                 <LevelDot level={l.level} />
                 {l.level}
               </span>
-              <span className="min-w-0 flex-1 whitespace-pre-wrap break-words">{l.body}</span>
-              <span className="shrink-0 text-fg-muted">{l.projectSlug}</span>
+              <span className="order-last min-w-0 basis-full whitespace-pre-wrap break-words sm:order-none sm:basis-auto sm:flex-1">
+                {l.body}
+              </span>
+              <span className="ml-auto shrink-0 text-fg-muted sm:ml-0">{l.projectSlug}</span>
               {l.spanId ? (
                 <a href={spanHref(l.spanId)} className="shrink-0 text-fg-muted hover:underline">
                   span {l.spanId.slice(0, 8)}
