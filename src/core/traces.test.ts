@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { logsOfContainer, segmentRoots, spansOfContainer, spansOfTransaction, TRACE_LIMITS, waterfall } from "./traces";
+import { autogroup, logsOfContainer, segmentRoots, spansOfContainer, spansOfTransaction, TRACE_LIMITS, waterfall } from "./traces";
 
 const T = "795166f67a9b40cfa012feb493ab6633";
 
@@ -200,5 +200,38 @@ describe("segments (the trace list's rows)", () => {
     // A parent cycle ends; every span gets a root.
     expect(roots.get("x")).toBeDefined();
     expect(roots.get("y")).toBeDefined();
+  });
+});
+
+describe("sibling autogrouping", () => {
+  const row = (spanId: string, depth: number, key: string, left = 0, keep = false) => ({ spanId, depth, key, left, width: 0.1, keep });
+  it("folds a run of five or more alike siblings with their subtrees; keeps the rest and spans with errors", () => {
+    const rows = [
+      row("root", 0, "root"),
+      ...[1, 2, 3, 4, 5, 6].flatMap((n) => [row(`q${n}`, 1, "db SELECT", n / 10), row(`q${n}c`, 2, "pool")]),
+      row("other", 1, "http"),
+      ...[1, 2, 3, 4].map((n) => row(`r${n}`, 1, "cache get")),
+      ...[1, 2, 3, 4, 5].map((n) => row(`e${n}`, 1, "retry", 0, n === 3)),
+    ];
+    const out = autogroup(rows, new Set());
+    expect(out.map((r) => (r.kind === "group" ? `${r.first.spanId}×${r.count}/${r.hidden.length}` : r.row.spanId))).toEqual([
+      "root",
+      "q1×6/12",
+      "other",
+      "r1",
+      "r2",
+      "r3",
+      "r4",
+      "e1",
+      "e2",
+      "e3",
+      "e4",
+      "e5",
+    ]);
+    const group = out[1] as { left: number; width: number };
+    expect(group.left).toBeCloseTo(0.1);
+    expect(group.width).toBeCloseTo(0.6);
+    // Expanded: every span of the run shown.
+    expect(autogroup(rows, new Set(["q1"])).length).toBe(rows.length);
   });
 });

@@ -293,3 +293,63 @@ export function segmentRoots(
   }
   return rootOf;
 }
+
+export interface GroupableRow {
+  spanId: string;
+  depth: number;
+  /** what makes siblings alike (op, name and service) */
+  key: string;
+  left: number;
+  width: number;
+  /** never folded into a group (a span with an error on it) */
+  keep: boolean;
+}
+
+export type GroupedRow<T> = { kind: "span"; row: T } | { kind: "group"; first: T; count: number; hidden: T[]; left: number; width: number };
+
+/**
+ * Sentry's sibling autogrouping: a run of at least `min` consecutive siblings alike (same op, name
+ * and service — N+1 queries, retries, polling) becomes one row counting them, with the run's extent
+ * on the time axis; their subtrees fold with them. `expanded` holds the first span id of runs to
+ * show in full. Rows come in tree order (as `waterfall` gives them). O(n).
+ */
+export function autogroup<T extends GroupableRow>(rows: T[], expanded: ReadonlySet<string>, min = 5): Array<GroupedRow<T>> {
+  const out: Array<GroupedRow<T>> = [];
+  // The end (exclusive) of each row's subtree, in one pass with a stack of open rows.
+  const ends = new Array<number>(rows.length).fill(rows.length);
+  const open: number[] = [];
+  for (let k = 0; k < rows.length; k++) {
+    const d = (rows[k] as T).depth;
+    while (open.length > 0 && (rows[open.at(-1) as number] as T).depth >= d) ends[open.pop() as number] = k;
+    open.push(k);
+  }
+  const subtreeEnd = (k: number): number => ends[k] as number;
+  /** members of an expanded run: shown one by one */
+  const shown = new Set<string>();
+  let i = 0;
+  while (i < rows.length) {
+    const row = rows[i] as T;
+    const run = [i];
+    let next = subtreeEnd(i);
+    if (!row.keep && !shown.has(row.spanId)) {
+      while (next < rows.length) {
+        const sib = rows[next] as T;
+        if (sib.depth !== row.depth || sib.key !== row.key || sib.keep) break;
+        run.push(next);
+        next = subtreeEnd(next);
+      }
+    }
+    if (expanded.has(row.spanId)) for (const k of run) shown.add((rows[k] as T).spanId);
+    if (run.length < min || expanded.has(row.spanId)) {
+      out.push({ kind: "span", row });
+      i++;
+      continue;
+    }
+    const members = run.map((k) => rows[k] as T);
+    const start = Math.min(...members.map((m) => m.left));
+    const end = Math.max(...members.map((m) => m.left + m.width));
+    out.push({ kind: "group", first: row, count: run.length, hidden: rows.slice(i, next), left: start, width: end - start });
+    i = next;
+  }
+  return out;
+}

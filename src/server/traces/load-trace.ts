@@ -51,11 +51,17 @@ export interface LoadedTrace extends TraceScope {
   truncated: boolean;
 }
 
-export async function loadTrace(deps: TraceDeps, viewer: Viewer, orgSlug: string, rawTraceId: string): Promise<LoadedTrace> {
+export async function loadTrace(
+  deps: TraceDeps,
+  viewer: Viewer,
+  orgSlug: string,
+  rawTraceId: string,
+  opts: { attributes?: boolean } = {},
+): Promise<LoadedTrace> {
   const scope = await traceScope(deps, viewer, orgSlug);
   const traceId = traceIdOf(rawTraceId);
   const [spans, errors] = await Promise.all([
-    traceSpans(deps.db, scope.projectIds, traceId, TRACE_LIMITS.spans),
+    traceSpans(deps.db, scope.projectIds, traceId, TRACE_LIMITS.spans, opts),
     traceErrors(deps.db, scope.projectIds, traceId, TRACE_LIMITS.errors),
   ]);
   const truncated = spans.length > TRACE_LIMITS.spans;

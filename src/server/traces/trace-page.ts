@@ -6,11 +6,12 @@
  * (load-trace.ts), so a member sees the part of a trace their teams' projects hold.
  */
 import { AppError } from "../../core/errors";
-import { type SpanRecord, segmentRoots, waterfall } from "../../core/traces";
+import { autogroup, type SpanRecord, segmentRoots, waterfall } from "../../core/traces";
 import { metricNames, scanMetrics, traceMetrics } from "../../storage/events/trace-metrics";
 import {
   errorCountsOf,
   findTraceLog,
+  findTraceSpan,
   listTraceRoots,
   summarizeTraces,
   traceLogs,
@@ -59,6 +60,8 @@ export interface TracePageRow {
   root: boolean;
   errors: number;
   logs: number;
+  /** a run of alike siblings folded into this row (Sentry's autogrouping): how many, and all spans under it */
+  group: { count: number; spans: number } | null;
 }
 
 export interface TracePageMetric {
@@ -81,6 +84,9 @@ export interface TracePage {
   replayIds: string[];
   metrics: TracePageMetric[];
   truncated: { spans: boolean; logs: boolean };
+  /** spans in the trace (read), and rows left out of the waterfall beyond MAX_ROWS (`all` shows them) */
+  spanCount: number;
+  rowsLeftOut: number;
   /** the selected span's attributes (`?span=`), parsed, when it is in the trace */
   selected: { spanId: string; attributes: Record<string, unknown> } | null;
 }
@@ -120,13 +126,20 @@ export interface TraceList {
 
 export interface TracePageServices {
   /** The trace page's model; not_found when the viewer sees nothing of the trace. */
-  trace(viewer: Viewer, orgSlug: string, traceId: string, opts?: { span?: string | null }): Promise<TracePage>;
+  trace(
+    viewer: Viewer,
+    orgSlug: string,
+    traceId: string,
+    opts?: { span?: string | null; expand?: readonly string[]; all?: boolean },
+  ): Promise<TracePage>;
   list(viewer: Viewer, orgSlug: string, filters: TraceListFilters, metric?: string | null): Promise<TraceList>;
   /** The trace a log belongs to, by the log's public id (Sentry's `logsPinned=`); null when not found. */
   findLog(viewer: Viewer, orgSlug: string, itemId: string): Promise<{ traceId: string; key: string } | null>;
 }
 
 const PAGE = 50;
+/** Waterfall rows drawn at most (after grouping) unless all are asked for: the page stays fast. */
+export const MAX_ROWS = 1_500;
 const BUCKETS = 48;
 
 function parseObject(json: string): Record<string, unknown> {
@@ -136,6 +149,32 @@ function parseObject(json: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/**
+ * The waterfall's rows: runs of alike siblings folded (unless expanded; the selected span's run
+ * always opens), then at most MAX_ROWS unless `all`.
+ */
+function foldRows(rows: TracePageRow[], opts: { span?: string | null; expand?: readonly string[]; all?: boolean }) {
+  const expanded = new Set(opts.expand ?? []);
+  const keyed = rows.map((r) => ({ ...r, key: `${r.op}\u0000${r.name}\u0000${r.projectSlug}`, keep: r.errors > 0 }));
+  let grouped = autogroup(keyed, expanded);
+  const selected = opts.span?.toLowerCase();
+  const holding = selected ? grouped.find((g) => g.kind === "group" && g.hidden.some((h) => h.spanId === selected)) : undefined;
+  if (holding && holding.kind === "group") grouped = autogroup(keyed, new Set([...expanded, holding.first.spanId]));
+  const out: TracePageRow[] = grouped.map((g) => {
+    if (g.kind === "span") return stripKey(g.row);
+    const errors = g.hidden.reduce((a, h) => a + h.errors, 0);
+    const logs = g.hidden.reduce((a, h) => a + h.logs, 0);
+    return { ...stripKey(g.first), left: g.left, width: g.width, errors, logs, group: { count: g.count, spans: g.hidden.length } };
+  });
+  if (opts.all || out.length <= MAX_ROWS) return { rows: out, left: 0 };
+  return { rows: out.slice(0, MAX_ROWS), left: out.length - MAX_ROWS };
+}
+
+function stripKey<T extends TracePageRow>(r: T & { key: string; keep: boolean }): TracePageRow {
+  const { key: _key, keep: _keep, ...row } = r;
+  return row;
 }
 
 function replayIdOf(v: unknown): string | null {
@@ -153,7 +192,8 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
     },
 
     async trace(viewer, orgSlug, rawTraceId, opts = {}) {
-      const t = await loadTrace(deps, viewer, orgSlug, rawTraceId);
+      // Attributes are read for the selected span only: 5,000 spans' JSON would be most of the read.
+      const t = await loadTrace(deps, viewer, orgSlug, rawTraceId, { attributes: false });
       const slug = (projectId: number) => t.projects.get(projectId)?.slug ?? "unknown";
       const [logRows, metricRows] = await Promise.all([
         traceLogs(deps.db, t.projectIds, [t.traceId], { limit: TRACE_LIMITS.logs + 1 }),
@@ -209,7 +249,9 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
         root: rootOf.get(span.spanId) === span.spanId,
         errors: errorsOn.get(span.spanId) ?? 0,
         logs: logsOn.get(span.spanId) ?? 0,
+        group: null,
       }));
+      const { rows: shownRows, left: rowsLeftOut } = foldRows(pageRows, opts);
 
       const services = new Map<number, { slug: string; platform: string; spans: number; errors: number }>();
       const service = (projectId: number) => {
@@ -246,12 +288,15 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
         metrics.set(key, entry);
       }
 
-      const chosen = opts.span ? t.spans.find((s) => s.spanId === opts.span?.toLowerCase()) : undefined;
+      const picked = opts.span ? t.spans.find((s) => s.spanId === opts.span?.toLowerCase()) : undefined;
+      const chosen = picked ? await findTraceSpan(deps.db, picked.projectId, t.traceId, picked.spanId) : undefined;
       return {
         traceId: t.traceId,
         start,
         end,
-        rows: pageRows,
+        rows: shownRows,
+        spanCount: pageRows.length,
+        rowsLeftOut,
         errors,
         logs,
         services: [...services.values()].sort((a, b) => b.spans - a.spans || a.slug.localeCompare(b.slug)),

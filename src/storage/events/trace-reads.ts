@@ -56,7 +56,7 @@ type SpanSelect = {
   attributes: string;
 };
 
-function toSpan(r: SpanSelect): TraceSpanRow {
+function toSpan(r: Omit<SpanSelect, "attributes"> & { attributes?: string }): TraceSpanRow {
   return {
     projectId: Number(r.project_id),
     traceId: r.trace_id,
@@ -68,16 +68,26 @@ function toSpan(r: SpanSelect): TraceSpanRow {
     status: r.status,
     start: Number(r.start_ms),
     end: Number(r.end_ms),
-    attributes: r.attributes,
+    attributes: r.attributes ?? "{}",
   };
 }
 
-/** The trace's spans in these projects, oldest first; `limit + 1` are read to tell a cut. */
-export async function traceSpans(db: Db, projectIds: number[], traceId: string, limit: number): Promise<TraceSpanRow[]> {
+/**
+ * The trace's spans in these projects, oldest first; `limit + 1` are read to tell a cut. Without
+ * `attributes` (the trace page, which reads one span's at a time) they come back as `{}`.
+ */
+export async function traceSpans(
+  db: Db,
+  projectIds: number[],
+  traceId: string,
+  limit: number,
+  opts: { attributes?: boolean } = {},
+): Promise<TraceSpanRow[]> {
   if (projectIds.length === 0) return [];
+  const columns = opts.attributes === false ? spanColumns.filter((c) => c !== "attributes") : spanColumns;
   const rows = await db.kysely
     .selectFrom("spans")
-    .select(spanColumns)
+    .select(columns as typeof spanColumns)
     .where("project_id", "in", projectIds)
     .where("trace_id", "=", traceId)
     .orderBy("start_ms")

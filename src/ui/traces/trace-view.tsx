@@ -35,7 +35,11 @@ export function TraceHeader({ trace }: { trace: TracePage }) {
       <dl className="flex flex-wrap gap-x-6 gap-y-2 text-[13px]">
         <Stat label="Duration" value={durationMs(trace.end - trace.start)} />
         <Stat label="Started" value={absoluteTime(trace.start)} />
-        <Stat label="Spans" value={`${trace.rows.length}${trace.truncated.spans ? "+" : ""}`} testId="trace-span-count" />
+        <Stat
+          label="Spans"
+          value={`${trace.spanCount.toLocaleString("en")}${trace.truncated.spans ? "+" : ""}`}
+          testId="trace-span-count"
+        />
         <Stat label="Errors" value={String(trace.errors.length)} testId="trace-error-count" />
         <Stat label="Logs" value={`${trace.logs.length}${trace.truncated.logs ? "+" : ""}`} />
       </dl>
@@ -244,12 +248,16 @@ export function TraceView({
   org,
   trace,
   spanHref,
+  expandHref,
+  allHref,
   clearHref,
   replayHref,
 }: {
   org: string;
   trace: TracePage;
   spanHref: (spanId: string) => string;
+  expandHref: (spanId: string) => string;
+  allHref: string;
   clearHref: string;
   replayHref: (id: string) => string | null;
 }) {
@@ -263,15 +271,30 @@ export function TraceView({
         </h2>
         <SpanDetails trace={trace} clearHref={clearHref} />
         {trace.rows.length > 0 ? (
-          <Waterfall rows={trace.rows} total={Math.max(1, trace.end - trace.start)} spanHref={spanHref} />
+          <Waterfall rows={trace.rows} total={Math.max(1, trace.end - trace.start)} spanHref={spanHref} expandHref={expandHref} />
         ) : (
           <p className="text-[13px] text-fg-muted">
             No spans were received for this trace, only its errors or logs. <span className="font-mono">tracesSampleRate</span> in{" "}
             <span className="font-mono">Sentry.init</span> sends them.
           </p>
         )}
+        {trace.rows.some((r) => r.group) ? (
+          <p className="mt-1 text-[12.5px] text-fg-muted">
+            Runs of five or more alike spans are folded into one row; open one to see them all.
+          </p>
+        ) : null}
+        {trace.rowsLeftOut > 0 ? (
+          <p className="mt-1 text-[12.5px]">
+            {trace.rowsLeftOut.toLocaleString("en-US")} more rows are not drawn.{" "}
+            <a href={allHref} className="underline">
+              Show every row
+            </a>
+          </p>
+        ) : null}
         {trace.truncated.spans ? (
-          <p className="mt-1 text-[12.5px] text-fg-muted">Only the first {trace.rows.length.toLocaleString("en-US")} spans are shown.</p>
+          <p className="mt-1 text-[12.5px] text-fg-muted">
+            Only the first {trace.spanCount.toLocaleString("en-US")} spans of this trace are read.
+          </p>
         ) : null}
       </section>
       <Logs trace={trace} spanHref={spanHref} />

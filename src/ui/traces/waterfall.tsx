@@ -9,7 +9,18 @@ import type { TracePageRow } from "@/server/traces/trace-page";
 import { ScrollRegion } from "../kit/scroll-region";
 import { durationMs, FAILED_STATUS } from "./trace-format";
 
-export function Waterfall({ rows, total, spanHref }: { rows: TracePageRow[]; total: number; spanHref: (spanId: string) => string }) {
+export function Waterfall({
+  rows,
+  total,
+  spanHref,
+  expandHref,
+}: {
+  rows: TracePageRow[];
+  total: number;
+  spanHref: (spanId: string) => string;
+  /** the page with a folded run of alike spans shown in full */
+  expandHref: (spanId: string) => string;
+}) {
   return (
     <ScrollRegion label="Span waterfall" className="rounded-md border border-border">
       <div className="min-w-[680px] text-[12.5px]" data-testid="waterfall">
@@ -24,7 +35,7 @@ export function Waterfall({ rows, total, spanHref }: { rows: TracePageRow[]; tot
         </div>
         <ol aria-label={`Spans, ${durationMs(total)} in all`}>
           {rows.map((r) => (
-            <SpanRow key={r.spanId} row={r} href={spanHref(r.spanId)} />
+            <SpanRow key={r.spanId} row={r} href={r.group ? expandHref(r.spanId) : spanHref(r.spanId)} />
           ))}
         </ol>
       </div>
@@ -42,10 +53,16 @@ function SpanRow({ row: r, href }: { row: TracePageRow; href: string }) {
       className={`grid scroll-mt-24 grid-cols-[minmax(0,5fr)_96px_minmax(0,6fr)_72px] items-center gap-2 border-b border-border px-2 py-[3px] last:border-b-0 target:bg-hover hover:bg-hover ${r.root ? "font-medium" : ""}`}
     >
       <span className="truncate" style={{ paddingLeft: `${Math.min(r.depth, 16) * 12}px` }}>
-        <a href={href} className="hover:underline" title={r.name}>
+        <a href={href} className="hover:underline" title={r.group ? `Show all ${r.group.count}` : r.name}>
+          {r.group ? (
+            <span className="mr-1.5 rounded-sm bg-subtle px-1 font-mono text-[11px] text-fg" data-testid="span-group">
+              {r.group.count}×
+            </span>
+          ) : null}
           {r.op ? <span className="mr-1.5 font-mono font-normal text-fg-muted">{r.op}</span> : null}
           {r.name}
         </a>
+        {r.group && r.group.spans > r.group.count ? <span className="ml-1.5 text-[11px] text-fg-muted">{r.group.spans} spans</span> : null}
         {r.errors > 0 ? (
           <span className="ml-1.5 rounded-sm border border-error px-1 text-[11px] text-danger" data-testid="span-error-mark">
             {r.errors === 1 ? "error" : `${r.errors} errors`}

@@ -16,10 +16,18 @@ export default async function TracePage({
   searchParams: Promise<SearchParams>;
 }) {
   const { org, traceId } = await params;
-  const span = param((await searchParams).span)?.slice(0, 32) ?? "";
+  const sp = await searchParams;
+  const span = param(sp.span)?.slice(0, 32) ?? "";
+  const expandText = param(sp.expand)?.slice(0, 1_000) ?? "";
+  const expand = expandText
+    .split(",")
+    .filter((e) => /^[0-9a-f]{16}$/.test(e))
+    .slice(0, 50);
+  const all = param(sp.all) === "1";
   const base = `/${encodeURIComponent(org)}/traces/${encodeURIComponent(traceId)}`;
-  const viewer = await requireViewer(withQuery(base, { span }));
-  const trace = await orNotFound((await services()).tracePages.trace(viewer, org, traceId, { span: span || null }));
+  const query = { span, expand: expand.join(","), all: all ? "1" : "" };
+  const viewer = await requireViewer(withQuery(base, query));
+  const trace = await orNotFound((await services()).tracePages.trace(viewer, org, traceId, { span: span || null, expand, all }));
   return (
     <main className="mx-auto max-w-[1200px] px-4 py-4">
       <nav aria-label="Breadcrumb" className="mb-2 text-[12.5px] text-fg-muted">
@@ -30,8 +38,10 @@ export default async function TracePage({
       <TraceView
         org={org}
         trace={trace}
-        spanHref={(id) => `${withQuery(base, { span: id })}#span-${id}`}
-        clearHref={base}
+        spanHref={(id) => `${withQuery(base, { ...query, span: id })}#span-${id}`}
+        expandHref={(id) => `${withQuery(base, { ...query, expand: [...expand, id].join(",") })}#span-${id}`}
+        allHref={withQuery(base, { ...query, all: "1" })}
+        clearHref={withQuery(base, { ...query, span: "" })}
         // Session Replay's player is not part of this installation: replay ids are listed as text.
         replayHref={() => null}
       />
