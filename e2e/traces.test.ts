@@ -187,8 +187,36 @@ describe.skipIf(!canRun)("the trace page (Chromium)", () => {
     await page.waitForURL(new RegExp(`/acme/traces/${traceId}$`));
   });
 
+  test("the token form offers Sentry's scopes grouped per resource, and the token carries what each level carries", async () => {
+    if (shots) await screenshots("token-scopes", "/account", false, "scope-choices");
+    await page.goto(`${server.url}/account`);
+    const choices = page.getByTestId("scope-choices");
+    for (const resource of ["Project", "Team", "Release", "Issue & Event", "Organization", "Member", "Alerts"])
+      expect(await choices.getByLabel(resource, { exact: true }).count(), resource).toBe(1);
+    await page.locator("#personal-token-name").fill("grafana");
+    await choices.getByLabel("Team", { exact: true }).selectOption({ label: "Read" });
+    await choices.getByLabel("Alerts", { exact: true }).selectOption({ label: "Read & Write" });
+    await choices.getByLabel("Project", { exact: true }).selectOption({ label: "Admin" });
+    await page.getByRole("button", { name: "Create token" }).click();
+    await page.getByTestId("token-secret").waitFor();
+    const row = page.locator('[data-testid="token-row"][data-name="grafana"]');
+    await row.waitFor();
+    const text = await row.innerText();
+    for (const scope of [
+      "team:read",
+      "alerts:read",
+      "alerts:write",
+      "project:read",
+      "project:write",
+      "project:admin",
+      "org:read",
+      "event:read",
+    ])
+      expect(text, scope).toContain(scope);
+  });
+
   /** Light and dark, desktop and phone (390 px: nothing widens the page). */
-  async function screenshots(name: string, url: string) {
+  async function screenshots(name: string, url: string, fullPage = true, scrollTo?: string) {
     for (const [suffix, viewport] of [
       ["", { width: 1280, height: 800 }],
       ["-phone", { width: 390, height: 844 }],
@@ -200,7 +228,11 @@ describe.skipIf(!canRun)("the trace page (Chromium)", () => {
         expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name}${suffix} widens the page`).toBeLessThanOrEqual(
           viewport.width,
         );
-        await page.screenshot({ path: path.join(ROOT, "docs", "screenshots", `${name}${suffix}-${theme}.png`), fullPage: suffix === "" });
+        if (scrollTo) await page.getByTestId(scrollTo).evaluate((el) => el.scrollIntoView({ block: "center" }));
+        await page.screenshot({
+          path: path.join(ROOT, "docs", "screenshots", `${name}${suffix}-${theme}.png`),
+          fullPage: fullPage && suffix === "",
+        });
       }
     }
     await page.setViewportSize({ width: 1280, height: 800 });

@@ -108,7 +108,7 @@ function ScopeChoices({ scopes, defaults, idPrefix }: { scopes: readonly string[
           const id = `${idPrefix}-scope-${g.resource.replace(/\W+/g, "-").toLowerCase()}`;
           const chosen = [...g.levels].reverse().find((l) => defaults.includes(l.scope));
           return (
-            <div key={g.resource} className="flex flex-wrap items-center gap-2">
+            <div key={g.resource} className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
               <label htmlFor={id} className="w-[110px] shrink-0 text-[13px]">
                 {g.resource}
               </label>
@@ -120,7 +120,7 @@ function ScopeChoices({ scopes, defaults, idPrefix }: { scopes: readonly string[
                   </option>
                 ))}
               </select>
-              <span className="min-w-0 text-[12px] text-fg-dim">{g.what}</span>
+              <span className="w-full min-w-0 text-[12px] text-fg-dim sm:pl-[118px]">{g.what}</span>
             </div>
           );
         })}
