@@ -204,7 +204,9 @@ describe("segments (the trace list's rows)", () => {
 });
 
 describe("sibling autogrouping", () => {
-  const row = (spanId: string, depth: number, key: string, left = 0, keep = false) => ({ spanId, depth, key, left, width: 0.1, keep });
+  type Row = { spanId: string; depth: number; key: string; left: number; width: number; keep: boolean };
+  const row = (spanId: string, depth: number, key: string, left = 0, keep = false): Row => ({ spanId, depth, key, left, width: 0.1, keep });
+  const rules = { key: (r: Row) => r.key, keep: (r: Row) => r.keep };
   it("folds a run of five or more alike siblings with their subtrees; keeps the rest and spans with errors", () => {
     const rows = [
       row("root", 0, "root"),
@@ -213,7 +215,7 @@ describe("sibling autogrouping", () => {
       ...[1, 2, 3, 4].map((n) => row(`r${n}`, 1, "cache get")),
       ...[1, 2, 3, 4, 5].map((n) => row(`e${n}`, 1, "retry", 0, n === 3)),
     ];
-    const out = autogroup(rows, new Set());
+    const out = autogroup(rows, rules, new Set());
     expect(out.map((r) => (r.kind === "group" ? `${r.first.spanId}×${r.count}/${r.hidden.length}` : r.row.spanId))).toEqual([
       "root",
       "q1×6/12",
@@ -232,6 +234,6 @@ describe("sibling autogrouping", () => {
     expect(group.left).toBeCloseTo(0.1);
     expect(group.width).toBeCloseTo(0.6);
     // Expanded: every span of the run shown.
-    expect(autogroup(rows, new Set(["q1"])).length).toBe(rows.length);
+    expect(autogroup(rows, rules, new Set(["q1"])).length).toBe(rows.length);
   });
 });

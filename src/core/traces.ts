@@ -297,12 +297,15 @@ export function segmentRoots(
 export interface GroupableRow {
   spanId: string;
   depth: number;
-  /** what makes siblings alike (op, name and service) */
-  key: string;
   left: number;
   width: number;
+}
+
+export interface GroupRules<T> {
+  /** what makes siblings alike (op, name and service) */
+  key(row: T): string;
   /** never folded into a group (a span with an error on it) */
-  keep: boolean;
+  keep(row: T): boolean;
 }
 
 export type GroupedRow<T> = { kind: "span"; row: T } | { kind: "group"; first: T; count: number; hidden: T[]; left: number; width: number };
@@ -313,7 +316,12 @@ export type GroupedRow<T> = { kind: "span"; row: T } | { kind: "group"; first: T
  * on the time axis; their subtrees fold with them. `expanded` holds the first span id of runs to
  * show in full. Rows come in tree order (as `waterfall` gives them). O(n).
  */
-export function autogroup<T extends GroupableRow>(rows: T[], expanded: ReadonlySet<string>, min = 5): Array<GroupedRow<T>> {
+export function autogroup<T extends GroupableRow>(
+  rows: T[],
+  rules: GroupRules<T>,
+  expanded: ReadonlySet<string>,
+  min = 5,
+): Array<GroupedRow<T>> {
   const out: Array<GroupedRow<T>> = [];
   // The end (exclusive) of each row's subtree, in one pass with a stack of open rows.
   const ends = new Array<number>(rows.length).fill(rows.length);
@@ -331,10 +339,11 @@ export function autogroup<T extends GroupableRow>(rows: T[], expanded: ReadonlyS
     const row = rows[i] as T;
     const run = [i];
     let next = subtreeEnd(i);
-    if (!row.keep && !shown.has(row.spanId)) {
+    if (!rules.keep(row) && !shown.has(row.spanId)) {
+      const key = rules.key(row);
       while (next < rows.length) {
         const sib = rows[next] as T;
-        if (sib.depth !== row.depth || sib.key !== row.key || sib.keep) break;
+        if (sib.depth !== row.depth || rules.keep(sib) || rules.key(sib) !== key) break;
         run.push(next);
         next = subtreeEnd(next);
       }

@@ -157,24 +157,18 @@ function parseObject(json: string): Record<string, unknown> {
  */
 function foldRows(rows: TracePageRow[], opts: { span?: string | null; expand?: readonly string[]; all?: boolean }) {
   const expanded = new Set(opts.expand ?? []);
-  const keyed = rows.map((r) => ({ ...r, key: `${r.op}\u0000${r.name}\u0000${r.projectSlug}`, keep: r.errors > 0 }));
-  let grouped = autogroup(keyed, expanded);
+  const rules = { key: (r: TracePageRow) => `${r.op}\u0000${r.name}\u0000${r.projectSlug}`, keep: (r: TracePageRow) => r.errors > 0 };
+  let grouped = autogroup(rows, rules, expanded);
   const selected = opts.span?.toLowerCase();
   const holding = selected ? grouped.find((g) => g.kind === "group" && g.hidden.some((h) => h.spanId === selected)) : undefined;
-  if (holding && holding.kind === "group") grouped = autogroup(keyed, new Set([...expanded, holding.first.spanId]));
+  if (holding && holding.kind === "group") grouped = autogroup(rows, rules, new Set([...expanded, holding.first.spanId]));
   const out: TracePageRow[] = grouped.map((g) => {
-    if (g.kind === "span") return stripKey(g.row);
-    const errors = g.hidden.reduce((a, h) => a + h.errors, 0);
+    if (g.kind === "span") return g.row;
     const logs = g.hidden.reduce((a, h) => a + h.logs, 0);
-    return { ...stripKey(g.first), left: g.left, width: g.width, errors, logs, group: { count: g.count, spans: g.hidden.length } };
+    return { ...g.first, left: g.left, width: g.width, logs, group: { count: g.count, spans: g.hidden.length } };
   });
   if (opts.all || out.length <= MAX_ROWS) return { rows: out, left: 0 };
   return { rows: out.slice(0, MAX_ROWS), left: out.length - MAX_ROWS };
-}
-
-function stripKey<T extends TracePageRow>(r: T & { key: string; keep: boolean }): TracePageRow {
-  const { key: _key, keep: _keep, ...row } = r;
-  return row;
 }
 
 function replayIdOf(v: unknown): string | null {

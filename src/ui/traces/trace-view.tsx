@@ -138,7 +138,21 @@ function SpanDetails({ trace, clearHref }: { trace: TracePage; clearHref: string
   );
 }
 
-function Logs({ trace, spanHref }: { trace: TracePage; spanHref: (id: string) => string }) {
+/** Logs drawn before "show all": a trace's first hundred say what happened; the rest on request. */
+const LOGS_SHOWN = 100;
+
+function Logs({
+  trace,
+  spanHref,
+  allLogsHref,
+  allLogs,
+}: {
+  trace: TracePage;
+  spanHref: (id: string) => string;
+  allLogsHref: string;
+  allLogs: boolean;
+}) {
+  const shown = allLogs ? trace.logs : trace.logs.slice(0, LOGS_SHOWN);
   return (
     <section aria-labelledby="trace-logs" className="mt-5">
       <h2 id="trace-logs" className="section-title mb-1">
@@ -151,31 +165,29 @@ function Logs({ trace, spanHref }: { trace: TracePage; spanHref: (id: string) =>
         </p>
       ) : (
         <ol className="overflow-hidden rounded-md border border-border font-mono text-[12px]" data-testid="trace-logs">
-          {trace.logs.map((l) => (
-            <li
-              key={l.key}
-              id={`log-${l.key}`}
-              className="flex flex-wrap items-baseline gap-x-2 border-b border-border px-2 py-[3px] last:border-b-0 target:bg-hover"
-            >
-              <span className="shrink-0 tabular-nums text-fg-muted">{clockTime(l.at)}</span>
-              <span className="inline-flex w-14 shrink-0 items-center gap-1.5">
+          {shown.map((l) => (
+            <li key={l.key} id={`log-${l.key}`} className="log-row">
+              <span className="log-at">{clockTime(l.at)}</span>
+              <span className="log-lv">
                 <LevelDot level={l.level} />
                 {l.level}
               </span>
-              <span className="order-last min-w-0 basis-full whitespace-pre-wrap break-words sm:order-none sm:basis-auto sm:flex-1">
-                {l.body}
-              </span>
-              <span className="ml-auto shrink-0 text-fg-muted sm:ml-0">{l.projectSlug}</span>
-              {l.spanId ? (
-                <a href={spanHref(l.spanId)} className="shrink-0 text-fg-muted hover:underline">
-                  span {l.spanId.slice(0, 8)}
-                </a>
-              ) : null}
+              <span className="log-body">{l.body}</span>
+              <span className="log-svc">{l.projectSlug}</span>
+              {l.spanId ? <a href={spanHref(l.spanId)}>span {l.spanId.slice(0, 8)}</a> : null}
             </li>
           ))}
         </ol>
       )}
-      {trace.truncated.logs ? <p className="mt-1 text-[12.5px] text-fg-muted">Only the first 1,000 logs of this trace are shown.</p> : null}
+      {shown.length < trace.logs.length ? (
+        <p className="mt-1 text-[12.5px]">
+          {(trace.logs.length - shown.length).toLocaleString("en-US")} more logs.{" "}
+          <a href={allLogsHref} className="underline">
+            Show all logs
+          </a>
+        </p>
+      ) : null}
+      {trace.truncated.logs ? <p className="mt-1 text-[12.5px] text-fg-muted">Only the first 1,000 logs of this trace are read.</p> : null}
     </section>
   );
 }
@@ -250,6 +262,8 @@ export function TraceView({
   spanHref,
   expandHref,
   allHref,
+  allLogsHref,
+  allLogs,
   clearHref,
   replayHref,
 }: {
@@ -258,6 +272,8 @@ export function TraceView({
   spanHref: (spanId: string) => string;
   expandHref: (spanId: string) => string;
   allHref: string;
+  allLogsHref: string;
+  allLogs: boolean;
   clearHref: string;
   replayHref: (id: string) => string | null;
 }) {
@@ -297,7 +313,7 @@ export function TraceView({
           </p>
         ) : null}
       </section>
-      <Logs trace={trace} spanHref={spanHref} />
+      <Logs trace={trace} spanHref={spanHref} allLogsHref={allLogsHref} allLogs={allLogs} />
       <Metrics trace={trace} />
       <Replays trace={trace} replayHref={replayHref} />
     </>

@@ -24,10 +24,7 @@ export function Waterfall({
   return (
     <ScrollRegion label="Span waterfall" className="rounded-md border border-border">
       <div className="min-w-[680px] text-[12.5px]" data-testid="waterfall">
-        <div
-          aria-hidden="true"
-          className="sticky top-0 grid grid-cols-[minmax(0,5fr)_96px_minmax(0,6fr)_72px] gap-2 border-b border-border bg-subtle px-2 py-1 text-fg-muted"
-        >
+        <div aria-hidden="true" className="wf-row sticky top-0 bg-subtle text-fg-muted">
           <span>Span</span>
           <span>Service</span>
           <span>Timeline ({durationMs(total)})</span>
@@ -43,23 +40,19 @@ export function Waterfall({
   );
 }
 
+/** One row, lean (a page of 5,000 spans draws up to 1,500 of these): short classes from globals.css. */
 function SpanRow({ row: r, href }: { row: TracePageRow; href: string }) {
   const failed = r.errors > 0 || (r.status !== null && r.status !== "ok" && FAILED_STATUS.test(r.status));
   return (
-    <li
-      id={`span-${r.spanId}`}
-      data-span={r.spanId}
-      data-errors={r.errors || undefined}
-      className={`grid scroll-mt-24 grid-cols-[minmax(0,5fr)_96px_minmax(0,6fr)_72px] items-center gap-2 border-b border-border px-2 py-[3px] last:border-b-0 target:bg-hover hover:bg-hover ${r.root ? "font-medium" : ""}`}
-    >
-      <span className="truncate" style={{ paddingLeft: `${Math.min(r.depth, 16) * 12}px` }}>
-        <a href={href} className="hover:underline" title={r.group ? `Show all ${r.group.count}` : r.name}>
+    <li id={`span-${r.spanId}`} className="wf-row" data-root={r.root || undefined} data-errors={r.errors || undefined}>
+      <span className="wf-name" style={r.depth > 0 ? { paddingLeft: Math.min(r.depth, 16) * 12 } : undefined}>
+        <a href={href} className="hover:underline">
           {r.group ? (
-            <span className="mr-1.5 rounded-sm bg-subtle px-1 font-mono text-[11px] text-fg" data-testid="span-group">
+            <span className="mr-1.5 rounded-sm bg-subtle px-1 font-mono text-[11px]" data-testid="span-group">
               {r.group.count}×
             </span>
           ) : null}
-          {r.op ? <span className="mr-1.5 font-mono font-normal text-fg-muted">{r.op}</span> : null}
+          {r.op ? <span className="wf-op">{r.op}</span> : null}
           {r.name}
         </a>
         {r.group && r.group.spans > r.group.count ? <span className="ml-1.5 text-[11px] text-fg-muted">{r.group.spans} spans</span> : null}
@@ -70,14 +63,15 @@ function SpanRow({ row: r, href }: { row: TracePageRow; href: string }) {
         ) : null}
         {r.logs > 0 ? <span className="ml-1.5 text-[11px] text-fg-muted">{r.logs === 1 ? "1 log" : `${r.logs} logs`}</span> : null}
       </span>
-      <span className="truncate font-mono text-[11.5px] text-fg-muted">{r.projectSlug}</span>
-      <span className="relative h-3" title={`starts at +${durationMs(r.offset)}`}>
+      <span className="wf-svc">{r.projectSlug}</span>
+      <span className="wf-track">
         <span
-          className={`absolute top-0 h-3 rounded-sm ${failed ? "bg-error" : r.root ? "bg-fg-muted" : "bg-info"} opacity-80`}
-          style={{ left: `${(r.left * 100).toFixed(2)}%`, width: `max(2px, ${(r.width * 100).toFixed(2)}%)` }}
+          className="wf-bar"
+          data-k={failed ? "err" : r.root ? "root" : undefined}
+          style={{ left: `${(r.left * 100).toFixed(2)}%`, width: `${(r.width * 100).toFixed(2)}%` }}
         />
       </span>
-      <span className="text-right font-mono tabular-nums text-fg-muted">{durationMs(r.duration)}</span>
+      <span className="wf-dur">{durationMs(r.duration)}</span>
     </li>
   );
 }

@@ -30,7 +30,7 @@ export default async function ExploreRedirect({
   if (kind === "logs") {
     const pinned = param(sp.logsPinned);
     const found = pinned ? await orNotFound((await services()).tracePages.findLog(viewer, org, pinned)) : null;
-    if (found) redirect(`/${o}/traces/${found.traceId}#log-${found.key}`);
+    if (found) redirect(`/${o}/traces/${found.traceId}?logs=all#log-${found.key}`);
     redirect(`/${o}/traces`);
   }
   if (kind === "traces") redirect(`/${o}/traces`);

@@ -24,8 +24,9 @@ export default async function TracePage({
     .filter((e) => /^[0-9a-f]{16}$/.test(e))
     .slice(0, 50);
   const all = param(sp.all) === "1";
+  const allLogs = param(sp.logs) === "all";
   const base = `/${encodeURIComponent(org)}/traces/${encodeURIComponent(traceId)}`;
-  const query = { span, expand: expand.join(","), all: all ? "1" : "" };
+  const query = { span, expand: expand.join(","), all: all ? "1" : "", logs: allLogs ? "all" : "" };
   const viewer = await requireViewer(withQuery(base, query));
   const trace = await orNotFound((await services()).tracePages.trace(viewer, org, traceId, { span: span || null, expand, all }));
   return (
@@ -38,9 +39,12 @@ export default async function TracePage({
       <TraceView
         org={org}
         trace={trace}
-        spanHref={(id) => `${withQuery(base, { ...query, span: id })}#span-${id}`}
-        expandHref={(id) => `${withQuery(base, { ...query, expand: [...expand, id].join(",") })}#span-${id}`}
+        // Relative to the page (a trace page draws up to 1,500 of these links).
+        spanHref={(id) => `${withQuery("", { ...query, span: id })}#span-${id}`}
+        expandHref={(id) => `${withQuery("", { ...query, expand: [...expand, id].join(",") })}#span-${id}`}
         allHref={withQuery(base, { ...query, all: "1" })}
+        allLogsHref={`${withQuery(base, { ...query, logs: "all" })}#trace-logs`}
+        allLogs={allLogs}
         clearHref={withQuery(base, { ...query, span: "" })}
         // Session Replay's player is not part of this installation: replay ids are listed as text.
         replayHref={() => null}
