@@ -155,7 +155,7 @@ function parseObject(json: string): Record<string, unknown> {
  * The waterfall's rows: runs of alike siblings folded (unless expanded; the selected span's run
  * always opens), then at most MAX_ROWS unless `all`.
  */
-function foldRows(rows: TracePageRow[], opts: { span?: string | null; expand?: readonly string[]; all?: boolean }) {
+function foldRows(rows: TracePageRow[], total: number, opts: { span?: string | null; expand?: readonly string[]; all?: boolean }) {
   const expanded = new Set(opts.expand ?? []);
   const rules = { key: (r: TracePageRow) => `${r.op}\u0000${r.name}\u0000${r.projectSlug}`, keep: (r: TracePageRow) => r.errors > 0 };
   let grouped = autogroup(rows, rules, expanded);
@@ -165,7 +165,16 @@ function foldRows(rows: TracePageRow[], opts: { span?: string | null; expand?: r
   const out: TracePageRow[] = grouped.map((g) => {
     if (g.kind === "span") return g.row;
     const logs = g.hidden.reduce((a, h) => a + h.logs, 0);
-    return { ...g.first, left: g.left, width: g.width, logs, group: { count: g.count, spans: g.hidden.length } };
+    // The run's extent on the time axis, from its first start to its last end.
+    return {
+      ...g.first,
+      left: g.left,
+      width: g.width,
+      offset: g.left * total,
+      duration: g.width * total,
+      logs,
+      group: { count: g.count, spans: g.hidden.length },
+    };
   });
   if (opts.all || out.length <= MAX_ROWS) return { rows: out, left: 0 };
   return { rows: out.slice(0, MAX_ROWS), left: out.length - MAX_ROWS };
@@ -245,7 +254,7 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
         logs: logsOn.get(span.spanId) ?? 0,
         group: null,
       }));
-      const { rows: shownRows, left: rowsLeftOut } = foldRows(pageRows, opts);
+      const { rows: shownRows, left: rowsLeftOut } = foldRows(pageRows, Math.max(1, end - start), opts);
 
       const services = new Map<number, { slug: string; platform: string; spans: number; errors: number }>();
       const service = (projectId: number) => {

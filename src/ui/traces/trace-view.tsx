@@ -89,7 +89,9 @@ function Errors({ org, trace, spanHref }: { org: string; trace: TracePage; spanH
             ) : (
               <span className="text-[12px] text-fg-muted">on no kept span</span>
             )}
-            <span className="font-mono text-[11.5px] tabular-nums text-fg-muted">+{durationMs(Math.max(0, e.at - trace.start))}</span>
+            <span className="font-mono text-[11.5px] tabular-nums text-fg-muted">
+              {e.at < trace.start ? "before its first span" : `+${durationMs(e.at - trace.start)}`}
+            </span>
           </li>
         ))}
       </ul>
