@@ -206,7 +206,7 @@ describe("segments (the trace list's rows)", () => {
 describe("sibling autogrouping", () => {
   type Row = { spanId: string; depth: number; key: string; left: number; width: number; keep: boolean };
   const row = (spanId: string, depth: number, key: string, left = 0, keep = false): Row => ({ spanId, depth, key, left, width: 0.1, keep });
-  const rules = { key: (r: Row) => r.key, keep: (r: Row) => r.keep };
+  const rules = { id: (r: Row) => r.spanId, alike: (a: Row, b: Row) => a.key === b.key, keep: (r: Row) => r.keep };
   it("folds a run of five or more alike siblings with their subtrees; keeps the rest and spans with errors", () => {
     const rows = [
       row("root", 0, "root"),

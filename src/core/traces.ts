@@ -295,15 +295,16 @@ export function segmentRoots(
 }
 
 export interface GroupableRow {
-  spanId: string;
   depth: number;
   left: number;
   width: number;
 }
 
 export interface GroupRules<T> {
-  /** what makes siblings alike (op, name and service) */
-  key(row: T): string;
+  /** the row's span id (`expanded` names runs by their first) */
+  id(row: T): string;
+  /** siblings alike (same op, name and service) */
+  alike(a: T, b: T): boolean;
   /** never folded into a group (a span with an error on it) */
   keep(row: T): boolean;
 }
@@ -337,19 +338,19 @@ export function autogroup<T extends GroupableRow>(
   let i = 0;
   while (i < rows.length) {
     const row = rows[i] as T;
+    const id = rules.id(row);
     const run = [i];
     let next = subtreeEnd(i);
-    if (!rules.keep(row) && !shown.has(row.spanId)) {
-      const key = rules.key(row);
+    if (!rules.keep(row) && !shown.has(id)) {
       while (next < rows.length) {
         const sib = rows[next] as T;
-        if (sib.depth !== row.depth || rules.keep(sib) || rules.key(sib) !== key) break;
+        if (sib.depth !== row.depth || rules.keep(sib) || !rules.alike(row, sib)) break;
         run.push(next);
         next = subtreeEnd(next);
       }
     }
-    if (expanded.has(row.spanId)) for (const k of run) shown.add((rows[k] as T).spanId);
-    if (run.length < min || expanded.has(row.spanId)) {
+    if (expanded.has(id)) for (const k of run) shown.add(rules.id(rows[k] as T));
+    if (run.length < min || expanded.has(id)) {
       out.push({ kind: "span", row });
       i++;
       continue;

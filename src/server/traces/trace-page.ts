@@ -6,7 +6,7 @@
  * (load-trace.ts), so a member sees the part of a trace their teams' projects hold.
  */
 import { AppError } from "../../core/errors";
-import { autogroup, type SpanRecord, segmentRoots, waterfall } from "../../core/traces";
+import { autogroup, type SpanRecord, segmentRoots, type WaterfallRow, waterfall } from "../../core/traces";
 import { metricNames, scanMetrics, traceMetrics } from "../../storage/events/trace-metrics";
 import {
   errorCountsOf,
@@ -155,29 +155,38 @@ function parseObject(json: string): Record<string, unknown> {
  * The waterfall's rows: runs of alike siblings folded (unless expanded; the selected span's run
  * always opens), then at most MAX_ROWS unless `all`.
  */
-function foldRows(rows: TracePageRow[], total: number, opts: { span?: string | null; expand?: readonly string[]; all?: boolean }) {
+function foldRows(
+  rows: WaterfallRow[],
+  total: number,
+  opts: { span?: string | null; expand?: readonly string[]; all?: boolean },
+  f: {
+    alike(a: WaterfallRow, b: WaterfallRow): boolean;
+    keep(r: WaterfallRow): boolean;
+    row(r: WaterfallRow): TracePageRow;
+    logs(r: WaterfallRow): number;
+  },
+) {
   const expanded = new Set(opts.expand ?? []);
-  const rules = { key: (r: TracePageRow) => `${r.op}\u0000${r.name}\u0000${r.projectSlug}`, keep: (r: TracePageRow) => r.errors > 0 };
+  const rules = { id: (r: WaterfallRow) => r.span.spanId, alike: f.alike, keep: f.keep };
   let grouped = autogroup(rows, rules, expanded);
   const selected = opts.span?.toLowerCase();
-  const holding = selected ? grouped.find((g) => g.kind === "group" && g.hidden.some((h) => h.spanId === selected)) : undefined;
-  if (holding && holding.kind === "group") grouped = autogroup(rows, rules, new Set([...expanded, holding.first.spanId]));
-  const out: TracePageRow[] = grouped.map((g) => {
-    if (g.kind === "span") return g.row;
-    const logs = g.hidden.reduce((a, h) => a + h.logs, 0);
+  const holding = selected ? grouped.find((g) => g.kind === "group" && g.hidden.some((h) => h.span.spanId === selected)) : undefined;
+  if (holding && holding.kind === "group") grouped = autogroup(rows, rules, new Set([...expanded, holding.first.span.spanId]));
+  const drawn = opts.all ? grouped : grouped.slice(0, MAX_ROWS);
+  const out: TracePageRow[] = drawn.map((g) => {
+    if (g.kind === "span") return f.row(g.row);
     // The run's extent on the time axis, from its first start to its last end.
     return {
-      ...g.first,
+      ...f.row(g.first),
       left: g.left,
       width: g.width,
       offset: g.left * total,
       duration: g.width * total,
-      logs,
+      logs: g.hidden.reduce((a, h) => a + f.logs(h), 0),
       group: { count: g.count, spans: g.hidden.length },
     };
   });
-  if (opts.all || out.length <= MAX_ROWS) return { rows: out, left: 0 };
-  return { rows: out.slice(0, MAX_ROWS), left: out.length - MAX_ROWS };
+  return { rows: out, left: grouped.length - drawn.length };
 }
 
 function replayIdOf(v: unknown): string | null {
@@ -238,7 +247,8 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
       const times = [...errors.map((e) => e.at), ...logs.map((l) => l.at)];
       const start = rows.length > 0 ? wStart : Math.min(...times);
       const end = rows.length > 0 ? wEnd : Math.max(...times);
-      const pageRows: TracePageRow[] = rows.map(({ span, depth, left, width }) => ({
+      const total = Math.max(1, end - start);
+      const pageRow = ({ span, depth, left, width }: WaterfallRow): TracePageRow => ({
         spanId: span.spanId,
         projectSlug: slug(projectOf.get(span.spanId) ?? 0),
         name: span.name,
@@ -253,8 +263,15 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
         errors: errorsOn.get(span.spanId) ?? 0,
         logs: logsOn.get(span.spanId) ?? 0,
         group: null,
-      }));
-      const { rows: shownRows, left: rowsLeftOut } = foldRows(pageRows, Math.max(1, end - start), opts);
+      });
+      // Folded first, on the waterfall's own rows: only the rows drawn become page rows.
+      const { rows: shownRows, left: rowsLeftOut } = foldRows(rows, total, opts, {
+        alike: (a, b) =>
+          a.span.op === b.span.op && a.span.name === b.span.name && projectOf.get(a.span.spanId) === projectOf.get(b.span.spanId),
+        keep: (r) => errorsOn.has(r.span.spanId),
+        row: pageRow,
+        logs: (r) => logsOn.get(r.span.spanId) ?? 0,
+      });
 
       const services = new Map<number, { slug: string; platform: string; spans: number; errors: number }>();
       const service = (projectId: number) => {
@@ -268,9 +285,14 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
       };
       for (const s of t.spans) service(s.projectId).spans++;
       for (const e of t.errors) service(e.projectId).errors++;
-      const transactions = pageRows
-        .filter((r) => r.root)
-        .map((r) => ({ name: r.name, projectSlug: r.projectSlug, duration: r.duration, spanId: r.spanId }));
+      const transactions = rows
+        .filter((r) => rootOf.get(r.span.spanId) === r.span.spanId)
+        .map((r) => ({
+          name: r.span.name,
+          projectSlug: slug(projectOf.get(r.span.spanId) ?? 0),
+          duration: r.span.end - r.span.start,
+          spanId: r.span.spanId,
+        }));
 
       const replays = new Set<string>();
       for (const e of t.errors) {
@@ -298,7 +320,7 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
         start,
         end,
         rows: shownRows,
-        spanCount: pageRows.length,
+        spanCount: rows.length,
         rowsLeftOut,
         errors,
         logs,
