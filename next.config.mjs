@@ -29,6 +29,8 @@ const nextConfig = {
       // Replays: Sentry prints /explore/replays/{id}/ (and older /replays/{id}/).
       { source: "/organizations/:org/explore/replays/:path*", destination: "/:org/replays/:path*", permanent: false },
       { source: "/organizations/:org/replays/:path*", destination: "/:org/replays/:path*", permanent: false },
+      // Explore links (traces, logs, discover): /{org}/explore/… resolves each to a trace or a list.
+      { source: "/organizations/:org/explore/:path*", destination: "/:org/explore/:path*", permanent: false },
     ];
   },
 };

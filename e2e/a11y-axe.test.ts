@@ -21,6 +21,7 @@ import type { AxeResults, Result } from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sendReplay } from "../test/helpers/replay-envelopes.js";
+import { sendTraceEnvelope } from "../test/helpers/sdk-trace.js";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, eventually, ROOT, startServer, type TestServer } from "../test/helpers/server.js";
 import { discoverRoutes, fill } from "../test/security/route-table.js";
 import { checkoutEvent, createTriageTenant, PASSWORD, sendEvent, warningEvent } from "./helpers/triage-fixtures.js";
@@ -149,6 +150,11 @@ describe.skipIf(!canRun)("axe-core on every page, light and dark", () => {
     // A session replay (issue 40) for the replay pages, naming a seeded error.
     values.replay = await sendReplay(new URL(t.dsn));
     await eventually(async () => (await api<{ data: unknown[] }>("organizations/acme/replays/")).data.length > 0, 30_000, "the replay");
+    // A trace (spans, a log, an error in it) for the trace page; the explore links resolve to the list.
+    const trace = await sendTraceEnvelope(dsn, "a11y");
+    await eventually(() => api(`organizations/acme/trace-meta/${trace.traceId}/`).catch(() => null), 30_000, "the trace");
+    values.traceId = trace.traceId;
+    values.path = "traces";
     const issues = await eventually(
       async () => {
         const list = await api<Array<{ id: string; title: string }>>("projects/acme/web/issues/?query=");

@@ -17,7 +17,7 @@ describe("item categories and support", () => {
     expect(itemCategory("something_new")).toBe("default");
   });
 
-  test("stored types are supported (spans and logs to explain errors, session replays); profiles, mobile replay video, metrics and unknown types are not", () => {
+  test("stored types are supported (spans, logs, trace metrics, session replays); profiles, mobile replay video, statsd metrics and unknown types are not", () => {
     for (const t of [
       "event",
       "attachment",
@@ -30,6 +30,7 @@ describe("item categories and support", () => {
       "transaction",
       "span",
       "log",
+      "trace_metric",
       "check_in",
       "replay_event",
       "replay_recording",

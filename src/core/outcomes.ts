@@ -33,14 +33,16 @@ export function hourStart(ms: number): number {
 
 /**
  * Item types Errata stores or counts; everything else (profile, replay_video, statsd, unknown…) is
- * answered 200 and counted filtered(unsupported_item). Transactions, spans and logs are kept only to
- * explain errors (src/core/traces.ts); session replays (replay_event + replay_recording) since issue 40.
+ * answered 200 and counted filtered(unsupported_item). Transactions, spans, logs and trace metrics
+ * (`Sentry.metrics`) are kept, bounded, for the trace pages (src/core/traces.ts, core/trace-metrics.ts);
+ * session replays (replay_event + replay_recording) since issue 40.
  */
 export const SUPPORTED_ITEM_TYPES: ReadonlySet<string> = new Set([
   "event",
   "transaction",
   "span",
   "log",
+  "trace_metric",
   "attachment",
   "user_report",
   "feedback",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { logsOfContainer, spansOfContainer, spansOfTransaction, TRACE_LIMITS, waterfall } from "./traces";
+import { autogroup, logsOfContainer, segmentRoots, spansOfContainer, spansOfTransaction, TRACE_LIMITS, waterfall } from "./traces";
 
 const T = "795166f67a9b40cfa012feb493ab6633";
 
@@ -34,6 +34,7 @@ describe("span items (v2, what SDK 11 streams)", () => {
         start: 1795505481149,
         end: 1795505481198,
         attributes: JSON.stringify({ "sentry.op": "db", "sentry.segment.name": "GET /checkout" }),
+        segment: false,
       },
     ]);
   });
@@ -145,5 +146,94 @@ describe("waterfall", () => {
   it("shows spans caught in a parent cycle once each", () => {
     const { rows } = waterfall([span("x", "y", 0, 1), span("y", "x", 0, 1)]);
     expect(rows.map((r) => r.span.spanId).sort()).toEqual(["x", "y"]);
+  });
+});
+
+describe("segments (the trace list's rows)", () => {
+  it("a transaction's root starts a segment even when it continues another service's span; its children do not", () => {
+    const { records } = spansOfTransaction({
+      transaction: "POST /api/pay",
+      start_timestamp: 1000,
+      timestamp: 1001,
+      contexts: { trace: { trace_id: T, span_id: "b".repeat(16), parent_span_id: "a".repeat(16), op: "http.server" } },
+      spans: [{ span_id: "c".repeat(16), parent_span_id: "b".repeat(16), start_timestamp: 1000, timestamp: 1000.5, op: "db" }],
+    });
+    expect(records.map((r) => [r.spanId[0], r.segment])).toEqual([
+      ["b", true],
+      ["c", false],
+    ]);
+  });
+
+  it("a v2 span is a segment when the SDK says so or when it has no parent", () => {
+    const span = (id: string, parent: string | null, extra: Record<string, unknown> = {}) => ({
+      trace_id: T,
+      span_id: id.repeat(16),
+      parent_span_id: parent,
+      start_timestamp: 1000,
+      end_timestamp: 1001,
+      ...extra,
+    });
+    const { records } = spansOfContainer({
+      items: [span("a", null), span("b", "a".repeat(16), { is_segment: true }), span("c", "b".repeat(16))],
+    });
+    expect(records.map((r) => r.segment)).toEqual([true, true, false]);
+  });
+
+  it("segmentRoots: each span's nearest entry span — no parent kept, or a parent in another project", () => {
+    const spans = [
+      { spanId: "a", parentSpanId: null, projectId: 1 },
+      { spanId: "b", parentSpanId: "a", projectId: 1 },
+      { spanId: "c", parentSpanId: "b", projectId: 2 },
+      { spanId: "d", parentSpanId: "c", projectId: 2 },
+      { spanId: "e", parentSpanId: "gone", projectId: 2 },
+      { spanId: "x", parentSpanId: "y", projectId: 3 },
+      { spanId: "y", parentSpanId: "x", projectId: 3 },
+    ];
+    const roots = segmentRoots(spans);
+    expect(Object.fromEntries(["a", "b", "c", "d", "e"].map((id) => [id, roots.get(id)]))).toEqual({
+      a: "a",
+      b: "a",
+      c: "c",
+      d: "c",
+      e: "e",
+    });
+    // A parent cycle ends; every span gets a root.
+    expect(roots.get("x")).toBeDefined();
+    expect(roots.get("y")).toBeDefined();
+  });
+});
+
+describe("sibling autogrouping", () => {
+  type Row = { spanId: string; depth: number; key: string; left: number; width: number; keep: boolean };
+  const row = (spanId: string, depth: number, key: string, left = 0, keep = false): Row => ({ spanId, depth, key, left, width: 0.1, keep });
+  const rules = { id: (r: Row) => r.spanId, alike: (a: Row, b: Row) => a.key === b.key, keep: (r: Row) => r.keep };
+  it("folds a run of five or more alike siblings with their subtrees; keeps the rest and spans with errors", () => {
+    const rows = [
+      row("root", 0, "root"),
+      ...[1, 2, 3, 4, 5, 6].flatMap((n) => [row(`q${n}`, 1, "db SELECT", n / 10), row(`q${n}c`, 2, "pool")]),
+      row("other", 1, "http"),
+      ...[1, 2, 3, 4].map((n) => row(`r${n}`, 1, "cache get")),
+      ...[1, 2, 3, 4, 5].map((n) => row(`e${n}`, 1, "retry", 0, n === 3)),
+    ];
+    const out = autogroup(rows, rules, new Set());
+    expect(out.map((r) => (r.kind === "group" ? `${r.first.spanId}×${r.count}/${r.hidden.length}` : r.row.spanId))).toEqual([
+      "root",
+      "q1×6/12",
+      "other",
+      "r1",
+      "r2",
+      "r3",
+      "r4",
+      "e1",
+      "e2",
+      "e3",
+      "e4",
+      "e5",
+    ]);
+    const group = out[1] as { left: number; width: number };
+    expect(group.left).toBeCloseTo(0.1);
+    expect(group.width).toBeCloseTo(0.6);
+    // Expanded: every span of the run shown.
+    expect(autogroup(rows, rules, new Set(["q1"])).length).toBe(rows.length);
   });
 });

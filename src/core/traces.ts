@@ -27,6 +27,11 @@ export interface SpanRecord {
   end: number;
   /** JSON object of attributes / data, size-capped */
   attributes: string;
+  /**
+   * Starts a segment (a transaction, or a service's entry span): the trace list's rows. A
+   * transaction's root, a v2 span the SDK marks `is_segment`, or a span without a parent.
+   */
+  segment?: boolean;
 }
 
 export interface LogRecord {
@@ -136,6 +141,7 @@ function spanOf(raw: unknown, fallback: { traceId?: string | null; segmentName?:
     start,
     end,
     attributes: attributesJson(attrs),
+    segment: raw.is_segment === true || hexId(raw.parent_span_id, 16) === null,
   };
 }
 
@@ -170,7 +176,13 @@ export function spansOfTransaction(event: unknown): Parsed<SpanRecord> {
   );
   const children = Array.isArray(event.spans) ? event.spans : [];
   const capped = children.slice(0, TRACE_LIMITS.perItem - 1);
-  const records = [root, ...capped.map((s) => spanOf(s, { traceId, segmentName }))].filter((s): s is SpanRecord => s !== null);
+  // The transaction's root starts its segment even when it continues another service's trace.
+  const top: SpanRecord | null = root ? { ...root, segment: true } : null;
+  const rest = capped.map((s): SpanRecord | null => {
+    const span = spanOf(s, { traceId, segmentName });
+    return span ? { ...span, segment: false } : null;
+  });
+  const records = [top, ...rest].filter((s): s is SpanRecord => s !== null);
   return { records, dropped: 1 + children.length - records.length };
 }
 
@@ -244,4 +256,110 @@ export function waterfall(spans: SpanRecord[]): { rows: WaterfallRow[]; start: n
     visit(s.spanId, 1);
   }
   return { rows, start, end };
+}
+
+/**
+ * The segment (transaction) each span belongs to: its nearest ancestor that is a segment root — a
+ * span without a kept parent, or whose parent is another project's (a service's entry span in a
+ * distributed trace). Iterative: a trace of thousands of nested spans recurses nowhere.
+ */
+export function segmentRoots(
+  spans: ReadonlyArray<{ spanId: string; parentSpanId: string | null; projectId: number }>,
+): Map<string, string> {
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const isRoot = (s: { parentSpanId: string | null; projectId: number }) => {
+    const parent = s.parentSpanId ? byId.get(s.parentSpanId) : undefined;
+    return !parent || parent.projectId !== s.projectId;
+  };
+  const rootOf = new Map<string, string>();
+  for (const s of spans) {
+    const path: string[] = [];
+    let cur: (typeof spans)[number] | undefined = s;
+    let root: string | undefined;
+    while (cur) {
+      const known = rootOf.get(cur.spanId);
+      if (known) {
+        root = known;
+        break;
+      }
+      path.push(cur.spanId);
+      if (isRoot(cur) || path.length > spans.length) {
+        root = cur.spanId;
+        break;
+      }
+      cur = cur.parentSpanId ? byId.get(cur.parentSpanId) : undefined;
+    }
+    for (const id of path) rootOf.set(id, root ?? s.spanId);
+  }
+  return rootOf;
+}
+
+export interface GroupableRow {
+  depth: number;
+  left: number;
+  width: number;
+}
+
+export interface GroupRules<T> {
+  /** the row's span id (`expanded` names runs by their first) */
+  id(row: T): string;
+  /** siblings alike (same op, name and service) */
+  alike(a: T, b: T): boolean;
+  /** never folded into a group (a span with an error on it) */
+  keep(row: T): boolean;
+}
+
+export type GroupedRow<T> = { kind: "span"; row: T } | { kind: "group"; first: T; count: number; hidden: T[]; left: number; width: number };
+
+/**
+ * Sentry's sibling autogrouping: a run of at least `min` consecutive siblings alike (same op, name
+ * and service — N+1 queries, retries, polling) becomes one row counting them, with the run's extent
+ * on the time axis; their subtrees fold with them. `expanded` holds the first span id of runs to
+ * show in full. Rows come in tree order (as `waterfall` gives them). O(n).
+ */
+export function autogroup<T extends GroupableRow>(
+  rows: T[],
+  rules: GroupRules<T>,
+  expanded: ReadonlySet<string>,
+  min = 5,
+): Array<GroupedRow<T>> {
+  const out: Array<GroupedRow<T>> = [];
+  // The end (exclusive) of each row's subtree, in one pass with a stack of open rows.
+  const ends = new Array<number>(rows.length).fill(rows.length);
+  const open: number[] = [];
+  for (let k = 0; k < rows.length; k++) {
+    const d = (rows[k] as T).depth;
+    while (open.length > 0 && (rows[open.at(-1) as number] as T).depth >= d) ends[open.pop() as number] = k;
+    open.push(k);
+  }
+  const subtreeEnd = (k: number): number => ends[k] as number;
+  /** members of an expanded run: shown one by one */
+  const shown = new Set<string>();
+  let i = 0;
+  while (i < rows.length) {
+    const row = rows[i] as T;
+    const id = rules.id(row);
+    const run = [i];
+    let next = subtreeEnd(i);
+    if (!rules.keep(row) && !shown.has(id)) {
+      while (next < rows.length) {
+        const sib = rows[next] as T;
+        if (sib.depth !== row.depth || rules.keep(sib) || !rules.alike(row, sib)) break;
+        run.push(next);
+        next = subtreeEnd(next);
+      }
+    }
+    if (expanded.has(id)) for (const k of run) shown.add(rules.id(rows[k] as T));
+    if (run.length < min || expanded.has(id)) {
+      out.push({ kind: "span", row });
+      i++;
+      continue;
+    }
+    const members = run.map((k) => rows[k] as T);
+    const start = Math.min(...members.map((m) => m.left));
+    const end = Math.max(...members.map((m) => m.left + m.width));
+    out.push({ kind: "group", first: row, count: run.length, hidden: rows.slice(i, next), left: start, width: end - start });
+    i = next;
+  }
+  return out;
 }

@@ -135,3 +135,72 @@ export function statsV2(rows: UsageRow[], q: StatsV2Query) {
     groups: [...groups.values()].map((g) => ({ by: g.by, totals: { [q.field]: g.total }, series: { [q.field]: g.series } })),
   };
 }
+
+/** `events-dropped`'s datasets and the outcome categories each counts (Sentry's data categories). */
+export const DROPPED_DATASETS: Readonly<Record<string, readonly string[]>> = {
+  errors: ["error", "default", "security"],
+  spans: ["span", "transaction"],
+  logs: ["log_item"],
+  tracemetrics: ["trace_metric"],
+  uptime_results: ["uptime"],
+  profile_functions: ["profile", "profile_chunk"],
+};
+
+export interface DroppedQuery {
+  dataset: string;
+  start: number;
+  end: number;
+  interval: number;
+  /** narrow the dropped side to one outcome and/or reason; the accepted side is always whole */
+  outcome?: string;
+  reason?: string;
+}
+
+/**
+ * The interval of `events-dropped`: Sentry picks a default for one it cannot use, so a bad value
+ * is no error here; buckets are whole hours (the counters are hourly).
+ */
+export function droppedInterval(v: string | null, span: number): number {
+  const asked = v ? (parseDuration(v) ?? (/^\d+$/.test(v) ? Number(v) * 1000 : undefined)) : undefined;
+  if (asked !== undefined && asked >= HOUR && asked % HOUR === 0) return asked;
+  return span > 2 * DAY ? DAY : HOUR;
+}
+
+/** Filtering is what a project chose (inbound filters, sampling); the rest was not wanted. */
+function dropTags(outcome: string): string[] {
+  return outcome === "filtered" || outcome === "client_discard" ? ["intentional"] : ["unintentional"];
+}
+
+/**
+ * Sentry's `events-dropped` answer: per bucket, category, outcome and reason, the dropped counts
+ * and, beside them, the accepted ones (so a caller can compute the dropped share).
+ */
+export function droppedEvents(rows: UsageRow[], q: DroppedQuery) {
+  const categories = new Set(DROPPED_DATASETS[q.dataset] ?? []);
+  const cells = new Map<string, { type: string; category: string; outcome: string; reason: string; start: number; count: number }>();
+  for (const r of rows) {
+    if (!categories.has(r.category) || r.hour < Math.floor(q.start / HOUR) * HOUR || r.hour >= q.end) continue;
+    const accepted = r.outcome === "accepted";
+    if (!accepted && ((q.outcome && r.outcome !== q.outcome) || (q.reason && r.reason !== q.reason))) continue;
+    const start = Math.floor(r.hour / q.interval) * q.interval;
+    const key = `${start}|${r.category}|${r.outcome}|${r.reason}`;
+    const cell = cells.get(key) ?? {
+      type: accepted ? "accepted" : "dropped",
+      category: r.category,
+      outcome: r.outcome,
+      reason: r.reason,
+      start,
+      count: 0,
+    };
+    cell.count += r.quantity;
+    cells.set(key, cell);
+  }
+  const all = [...cells.values()]
+    .sort((a, b) => a.start - b.start || a.category.localeCompare(b.category) || a.outcome.localeCompare(b.outcome))
+    .map((c) => ({ ...c, end: c.start + q.interval, ...(c.type === "dropped" ? { tags: dropTags(c.outcome) } : {}) }));
+  return {
+    meta: { dataset: q.dataset, start: q.start, end: q.end, interval: q.interval / 1000 },
+    droppedEvents: all.filter((c) => c.type === "dropped"),
+    acceptedEvents: all.filter((c) => c.type === "accepted"),
+  };
+}

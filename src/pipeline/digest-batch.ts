@@ -852,6 +852,7 @@ async function placeEvent(tx: Tx, item: QueueItem, p: PreparedEvent, memo: Batch
       release,
       hashes: grouping.hashes,
       groupingVersion: grouping.version,
+      platform: typeof event.platform === "string" ? event.platform : null,
     });
     issueId = res.id;
     created = res.created;

@@ -37,6 +37,7 @@ import {
   type SessionDelta,
   type SessionUpdate,
 } from "../core/sessions";
+import { type MetricRecord, metricsOfContainer } from "../core/trace-metrics";
 import { type LogRecord, logsOfContainer, type SpanRecord, spansOfContainer, spansOfTransaction } from "../core/traces";
 import type { EnvelopeItem } from "../ingest/parse-envelope";
 import { normalizeEventId, parseJsonObject } from "../ingest/parse-envelope";
@@ -45,6 +46,7 @@ import { countOutcomeMetrics } from "../metrics";
 import type { Tx } from "../storage/dialect";
 import { insertAttachment } from "../storage/events/attachments";
 import { addOutcomes } from "../storage/events/outcomes";
+import { insertMetrics, type StoredMetric } from "../storage/events/trace-metrics";
 import { insertLogs, insertSpans, type StoredLog } from "../storage/events/traces";
 import { type FeedbackSource, upsertFeedback } from "../storage/feedback/feedback";
 import { findMonitor } from "../storage/monitors/monitors";
@@ -122,7 +124,12 @@ interface ReplayItem {
   replay: PreparedReplay;
 }
 
-type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem | SpansItem | LogsItem | CheckInItem | ReplayItem;
+interface MetricsItem {
+  kind: "metrics";
+  metrics: StoredMetric[];
+}
+
+type OtherItem = AttachmentItem | FeedbackItem | SessionItem | SessionsItem | SpansItem | LogsItem | MetricsItem | CheckInItem | ReplayItem;
 
 /** Non-event items of one queue row, parsed, plus the outcomes already decided while parsing. */
 export interface ItemExtras {
@@ -219,6 +226,12 @@ export function collectItem(
     case "log":
       collectTraceItem(extras, row, type, scrubData(parseJsonObject(entry.payload, type), scrub));
       return undefined;
+    case "trace_metric": {
+      const { records, dropped } = metricsOfContainer(scrubData(parseJsonObject(entry.payload, type), scrub), at);
+      if (dropped > 0) count(extras, row, at, "trace_metric", "invalid", "invalid_metric", dropped);
+      if (records.length > 0) extras.items.push({ kind: "metrics", metrics: records.map(metricWithDedupe) });
+      return undefined;
+    }
     default:
       count(extras, row, at, itemCategory(type), "filtered", REASONS.unsupportedItem);
       return undefined;
@@ -253,6 +266,14 @@ function collectTraceItem(
 function withDedupe(l: LogRecord): StoredLog {
   const h = createHash("sha1").update(`${l.traceId}|${l.spanId}|${l.timestamp}|${l.level}|${l.body}|${l.attributes}`).digest("hex");
   return { ...l, dedupe: h };
+}
+
+/** A metric sample's content hash: re-delivery of the same sample stores nothing twice. */
+function metricWithDedupe(m: MetricRecord): StoredMetric {
+  const h = createHash("sha1")
+    .update(`${m.traceId}|${m.spanId}|${m.timestamp}|${m.name}|${m.type}|${m.unit}|${m.value}|${m.attributes}`)
+    .digest("hex");
+  return { ...m, dedupe: h };
 }
 
 function sessionOf<T>(extras: ItemExtras, row: QueueItem, parsed: Parsed<T>, wrap: (v: T) => OtherItem): void {
@@ -385,6 +406,10 @@ export async function storeExtras(
       case "logs":
         await insertLogs(tx, row.projectId, row.receivedAt, it.logs);
         tally.add(row.projectId, row.keyId, row.receivedAt, "log_item", "accepted", "", it.logs.length);
+        break;
+      case "metrics":
+        await insertMetrics(tx, row.projectId, row.receivedAt, it.metrics);
+        tally.add(row.projectId, row.keyId, row.receivedAt, "trace_metric", "accepted", "", it.metrics.length);
         break;
     }
   }

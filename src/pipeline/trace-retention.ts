@@ -6,7 +6,7 @@ import type { Db } from "../storage/db";
 import { writeTx } from "../storage/dialect";
 import { deleteTraceRowsBefore, type TraceTable, traceCapCutoff } from "../storage/events/traces";
 
-const TABLES: TraceTable[] = ["spans", "log_records"];
+const TABLES: TraceTable[] = ["spans", "log_records", "trace_metrics"];
 
 export interface TraceRetention {
   projectId: number;

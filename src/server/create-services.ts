@@ -58,6 +58,8 @@ import { createReleaseApi } from "./releases/release-api";
 import { createReleaseServices } from "./releases/screens";
 import { createReplayServices } from "./replays/replays";
 import type { AppServices } from "./services";
+import { createTraceApi } from "./traces/trace-api";
+import { createTracePageServices } from "./traces/trace-page";
 
 export type { OperatorServices };
 
@@ -187,6 +189,8 @@ export function createServices(deps: {
       requireScope,
       issueProject: async (viewer, orgSlug, issueId) => (await access.issueInOrg(viewer, orgSlug, issueId)).issue.projectId,
     }),
+    tracePages: createTracePageServices({ db, now, membershipOrThrow, projectsOf: projectMap }),
+    traceApi: createTraceApi({ db, now, membershipOrThrow, projectsOf: projectMap, projectOrThrow: access.projectOrThrow }),
     issueRedirects: createIssueRedirects({ db, membershipOrThrow, requireScope, projectsOf: projectMap }),
     issueUnmerge: createIssueUnmerge({ db, now, membershipOrThrow, requireScope, projectsOf: projectMap, log: deps.log }),
 

@@ -41,6 +41,8 @@ import type { ArtifactServices } from "./releases/artifacts";
 import type { ReleaseApiServices } from "./releases/release-api";
 import type { ReleaseServices } from "./releases/screens";
 import type { ReplayServices } from "./replays/replays";
+import type { TraceApi } from "./traces/trace-api";
+import type { TracePageServices } from "./traces/trace-page";
 import type { DigestEvent, DigestLookup, EventDetail, IssueDetail, IssueSummary, Page, Viewer } from "./types";
 
 export interface SetupInput {
@@ -127,6 +129,10 @@ export interface AppServices {
   };
   /** Spans and logs of an error's trace, for its issue page — src/server/events/traces.ts */
   traces: TraceServices;
+  /** The trace page and list across the viewer's projects (src/server/traces/trace-page.ts) */
+  tracePages: TracePageServices;
+  /** Sentry's trace endpoints: trace, trace-meta, trace-logs, trace-items (src/server/traces/trace-api.ts) */
+  traceApi: TraceApi;
   /** Outcome counters per project (admins) — src/server/events/ingest-data.ts */
   outcomes: IngestDataServices["outcomes"];
   /** Event attachments: list and download with authorization — src/server/events/ingest-data.ts */

@@ -69,8 +69,10 @@ export interface IssueSummary {
   statusDetails: Record<string, unknown>;
   /** classification badges set at digest time, e.g. `deploy-skew` (absent when none) */
   flags?: string[];
-  /** the project's platform (Sentry's issue `platform`) */
+  /** the first event's platform, else the project's (Sentry's issue `platform`) */
   platform?: string;
+  /** the project's platform (Sentry's `project.platform`) */
+  projectPlatform?: string;
   /** the newest event's id */
   lastEventId?: string | null;
   /** any of its events unhandled (`handled:no`), where the caller read it (the REST list, sentryDetailFacts) */

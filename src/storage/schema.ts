@@ -127,6 +127,8 @@ export interface IssuesTable {
   assignee_team_id: number | null;
   /** JSON array of classification flags (`deploy-skew`), null when none (0006-nextjs) */
   flags: string | null;
+  /** the first event's platform (0050); null for issues made before it (they answer their project's) */
+  platform: Generated<string | null>;
 }
 
 export interface IssueHashesTable {
@@ -421,6 +423,8 @@ export interface SpansTable {
   end_ms: number;
   attributes: string;
   received_at: number;
+  /** 1: starts a segment (a transaction or a service's entry span), the trace list's rows (0050) */
+  segment: Generated<number>;
 }
 
 /** Logs kept to explain errors (0019). */
@@ -434,6 +438,26 @@ export interface LogRecordsTable {
   body: string;
   attributes: string;
   /** content hash: the same record delivered twice is stored once */
+  dedupe: string;
+  received_at: number;
+}
+
+/** What `Sentry.metrics` sends (0050): one sample per row, keyed by name and attributes. */
+export interface TraceMetricsTable {
+  id: Generated<number>;
+  project_id: number;
+  trace_id: string | null;
+  span_id: string | null;
+  name: string;
+  /** counter | gauge | distribution */
+  type: string;
+  unit: string | null;
+  value: number;
+  /** epoch ms */
+  timestamp: number;
+  /** JSON object of the sample's attributes */
+  attributes: string;
+  /** content hash: the same sample delivered twice is stored once */
   dedupe: string;
   received_at: number;
 }
@@ -947,6 +971,7 @@ export interface Database {
   issue_tag_keys: IssueTagKeysTable;
   spans: SpansTable;
   log_records: LogRecordsTable;
+  trace_metrics: TraceMetricsTable;
   release_meta: ReleaseMetaTable;
   release_commits: ReleaseCommitsTable;
   release_commit_files: ReleaseCommitFilesTable;

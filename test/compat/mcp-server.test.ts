@@ -14,14 +14,18 @@
  *  - search_docs, get_doc: Sentry's documentation service (network);
  *  - use_sentry (only with --agent): an LLM key; search_issues and search_issue_events without a
  *    key take Sentry's query syntax as given, which is what is tested here;
- *  - get_trace_details, get_ai_conversation_details, get_snapshot*, get_latest_base_snapshot,
- *    get_profile: Errata serves no trace, AI-conversation, snapshot or profile API;
+ *  - get_ai_conversation_details, get_snapshot*, get_latest_base_snapshot, get_profile: Errata
+ *    serves no AI-conversation, snapshot or profile API.
+ * Traces (issue 41): a distributed trace from the real @sentry/node across two projects, read with
+ * get_trace_details (through --experimental's execute_tool), get_sentry_resource(trace) and
+ * search_events over its metrics; the explore links the tools print open Errata's trace page.
  *  - search_events: needs `/organizations/{org}/events/` (issue-28a), in its own skipped block below.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sendReplay } from "../helpers/replay-envelopes.js";
+import { sendDistributedTrace } from "../helpers/sdk-trace.js";
 import { ATTACHMENT_TEXT, RELEASE, type Seeded, seedAcme, TITLE, USER_EMAIL, USER_NAME } from "../helpers/sentry-clients.js";
 import { eventually, ROOT, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
@@ -356,5 +360,79 @@ describe.each(await dialects())("Sentry's MCP server: event queries on %s", (dia
       statsPeriod: "24h",
     });
     expect(counted).toContain(s.shortId);
+  });
+});
+
+// Traces across projects, their logs and metrics (issue 41).
+describe.each(await dialects())("Sentry's MCP server: traces on %s", (dialect) => {
+  let server: TestServer;
+  let s: Seeded;
+  let mcp: Client;
+  let experimental: Client;
+  let traceId: string;
+
+  beforeAll(async () => {
+    server = await startServer({ dialect });
+    s = await seedAcme(server);
+    const apiDsn = await server.cli("project", "create", "--org", "acme", "--name", "api", "--platform", "node");
+    ({ traceId } = await sendDistributedTrace(
+      s.dsn,
+      apiDsn,
+      async (id) => (await s.api("GET", `/api/0/organizations/acme/trace-meta/${id}/`)).body,
+    ));
+    [mcp, experimental] = await Promise.all([connect(server, s.token), connect(server, s.token, ["--experimental"])]);
+  }, 300_000);
+  afterAll(async () => {
+    await mcp?.close();
+    await experimental?.close();
+    await server?.stop();
+  });
+
+  test("get_trace_details: the trace's counts, its spans across both services and its link", async () => {
+    const text = await ok(experimental, "execute_tool", { name: "get_trace_details", arguments: { organizationSlug: "acme", traceId } });
+    expect(text).toContain(traceId);
+    expect(text).toMatch(/Total Spans\*\*: 4/);
+    expect(text).toMatch(/Errors\*\*: 1/);
+    expect(text).toMatch(/Logs\*\*: 3/);
+    expect(text).toContain("GET /checkout");
+    expect(text).toContain("POST /api/pay");
+    // The link it prints opens Errata's trace page.
+    const link = /https?:\/\/\S+\/explore\/traces\/trace\/[0-9a-f]{32}\/?/.exec(text)?.[0] as string;
+    expect(link).toBeDefined();
+    const res = await fetch(link, { redirect: "manual" });
+    expect(res.status).toBeGreaterThanOrEqual(300);
+    expect(res.status).toBeLessThan(400);
+    expect(new URL(res.headers.get("location") as string, server.url).pathname).toBe(`/acme/explore/traces/trace/${traceId}`);
+    const page = await fetch(new URL(`/acme/explore/traces/trace/${traceId}`, server.url), { redirect: "manual" });
+    // Signed out, the explore resolver sends the browser to sign in and back here.
+    expect(page.headers.get("location") ?? "").toContain("/login");
+  });
+
+  test("get_sentry_resource(trace): the same trace by id", async () => {
+    const text = await ok(mcp, "get_sentry_resource", { organizationSlug: "acme", resourceType: "trace", resourceId: traceId });
+    expect(text).toContain(traceId);
+    expect(text).toContain("POST /api/pay");
+  });
+
+  test("search_events over Sentry.metrics: the samples and an aggregate", async () => {
+    const rows = await ok(mcp, "search_events", {
+      organizationSlug: "acme",
+      dataset: "metrics",
+      query: "metric.name:payment.latency",
+      fields: ["timestamp", "project", "metric.name", "metric.type", "metric.unit", "value", "trace"],
+      sort: "-timestamp",
+      statsPeriod: "24h",
+    });
+    expect(rows).toContain("payment.latency");
+    expect(rows).toContain(traceId);
+    const sum = await ok(mcp, "search_events", {
+      organizationSlug: "acme",
+      dataset: "metrics",
+      query: "",
+      fields: ["sum(value,checkout.attempts,counter,-)"],
+      sort: "-sum(value,checkout.attempts,counter,-)",
+      statsPeriod: "24h",
+    });
+    expect(sum).toMatch(/\b1\b/);
   });
 });

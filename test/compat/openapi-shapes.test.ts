@@ -13,10 +13,17 @@
  * goes missing, or changes type, fails here. One deliberate difference: the document types a
  * monitor's `environments` as an object; Sentry sends a list, so it is `any` here.
  *
+ * Traces (issue 41): `trace/{id}/` and `trace-meta/{id}/` from the document, over a distributed
+ * trace the real @sentry/node sent across two projects (its nested spans and errors too). The trace
+ * endpoints the document does not have yet (`trace-logs/`, `trace-items/{id}/`, `events-dropped/`,
+ * `users/me/regions/`) are held to what Sentry's own clients validate (the `sentry` CLI's schemas
+ * and the MCP server's), in CLIENT_SCHEMAS.
+ *
  * Not here: write endpoints (their answers are checked by the suites that drive them), and
- * endpoints the document has no 200 schema for.
+ * endpoints neither the document nor a client has a 200 schema for.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sendDistributedTrace } from "../helpers/sdk-trace.js";
 import { RELEASE, type Seeded, seedAcme } from "../helpers/sentry-clients.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
@@ -802,7 +809,140 @@ const SCHEMAS: EndpointSchema[] = [
     },
     gaps: [],
   },
+  {
+    path: "/organizations/{org}/trace/{trace_id}/",
+    list: true,
+    fields: {
+      browser_web_vital: "object",
+      children: "array",
+      description: "string",
+      duration: "number",
+      end_timestamp: "number",
+      errors: "array",
+      event_id: "string",
+      event_type: "string",
+      is_transaction: "boolean",
+      measurements: "object",
+      mobile_app_vital: "object",
+      name: "string",
+      occurrences: "array",
+      op: "string",
+      parent_span_id: "string",
+      profile_id: "string",
+      profiler_id: "string",
+      project_id: "integer",
+      project_slug: "string",
+      sdk_name: "string",
+      start_timestamp: "number",
+      transaction: "string",
+      transaction_id: "string",
+    },
+    gaps: [],
+  },
+  {
+    path: "/organizations/{org}/trace-meta/{trace_id}/",
+    list: false,
+    fields: {
+      errorsCount: "integer",
+      logsCount: "number",
+      metricsCount: "number",
+      performanceIssuesCount: "integer",
+      spansCount: "number",
+      spansCountMap: "object",
+      transactionChildCountMap: "array",
+    },
+    gaps: [],
+  },
 ];
+
+/** A trace's error, nested in its span's `errors` (the document's SerializedIssue). */
+const TRACE_ERROR_FIELDS: Record<string, JsonType> = {
+  culprit: "string",
+  description: "string",
+  event_id: "string",
+  event_type: "string",
+  issue_id: "integer",
+  issue_type: "integer",
+  level: "string",
+  project_id: "integer",
+  project_slug: "string",
+  short_id: "string",
+  start_timestamp: "number",
+  transaction: "string",
+};
+
+/**
+ * Endpoints the document does not have yet, held to what Sentry's clients validate: the `sentry`
+ * CLI's valibot schemas (TraceLogsResponseSchema, TraceItemDetailSchema, UserRegionsResponseSchema)
+ * and the MCP server's zod schema of events-dropped (required fields; `data`/`attributes`/`regions`
+ * items are checked one level down).
+ */
+const CLIENT_SCHEMAS: Array<{
+  path: string;
+  query?: string;
+  fields: Record<string, JsonType>;
+  items?: [string, Record<string, JsonType>];
+}> = [
+  {
+    path: "/organizations/{org}/trace-logs/",
+    query: "traceId={trace_id}&sort=-timestamp",
+    fields: { data: "array", meta: "object" },
+    items: [
+      "data",
+      {
+        id: "string",
+        "project.id": "integer",
+        trace: "string",
+        severity: "string",
+        timestamp: "string",
+        timestamp_precise: "number",
+        message: "string",
+      },
+    ],
+  },
+  {
+    path: "/projects/{org}/api/trace-items/{log_id}/",
+    query: "trace_id={trace_id}&item_type=logs",
+    fields: { itemId: "string", timestamp: "string", attributes: "array" },
+    items: ["attributes", { name: "string", type: "string" }],
+  },
+  {
+    path: "/projects/{org}/api/trace-items/{span_id}/",
+    query: "trace_id={trace_id}&item_type=spans",
+    fields: { itemId: "string", timestamp: "string", attributes: "array" },
+    items: ["attributes", { name: "string", type: "string" }],
+  },
+  {
+    path: "/organizations/{org}/events-dropped/",
+    query: "dataset=errors&statsPeriod=24h",
+    fields: { meta: "object", droppedEvents: "array", acceptedEvents: "array" },
+    items: [
+      "acceptedEvents",
+      { type: "string", category: "string", outcome: "string", reason: "string", start: "number", end: "number", count: "number" },
+    ],
+  },
+  {
+    path: "/users/me/regions/",
+    fields: { regions: "array" },
+    items: ["regions", { name: "string", url: "string" }],
+  },
+];
+
+interface TraceNode {
+  span_id: string;
+  project_slug: string;
+  children: TraceNode[];
+}
+
+/** A span of the `api` service in a trace tree. */
+function apiSpanOf(tree: TraceNode[]): string {
+  const stack = [...tree];
+  for (let n = stack.pop(); n; n = stack.pop()) {
+    if (n.project_slug === "api") return n.span_id;
+    stack.push(...n.children);
+  }
+  return "";
+}
 
 function typeOf(v: unknown): JsonType {
   if (Array.isArray(v)) return "array";
@@ -846,6 +986,14 @@ describe.each(await dialects())("Sentry's OpenAPI contract, required response fi
       email: "shopper@example.com",
       comments: "the cart broke",
     });
+    const apiDsn = await server.cli("project", "create", "--org", "acme", "--name", "api", "--platform", "python");
+    const { traceId } = await sendDistributedTrace(
+      s.dsn,
+      apiDsn,
+      async (id) => (await s.api("GET", `/api/0/organizations/acme/trace-meta/${id}/`)).body,
+    );
+    const logs = (await s.api("GET", `/api/0/organizations/acme/trace-logs/?traceId=${traceId}`)).body;
+    const tree = (await s.api("GET", `/api/0/organizations/acme/trace/${traceId}/`)).body;
     const members = (await s.api("GET", "/api/0/organizations/acme/members/")).body;
     const attachments = (await s.api("GET", `/api/0/projects/acme/web/events/${s.eventId}/attachments/`)).body;
     Object.assign(values, {
@@ -859,6 +1007,9 @@ describe.each(await dialects())("Sentry's OpenAPI contract, required response fi
       key: "environment",
       attachment_id: attachments[0].id,
       monitor_id_or_slug: "nightly",
+      trace_id: traceId,
+      log_id: logs.data.find((l: { message: string; id: string }) => l.message.startsWith("payment failed")).id,
+      span_id: apiSpanOf(tree),
     });
   }, 300_000);
   afterAll(async () => server?.stop());
@@ -881,6 +1032,61 @@ describe.each(await dialects())("Sentry's OpenAPI contract, required response fi
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  test("a trace's nested spans and errors carry the document's required fields", async () => {
+    const tree = (await s.api("GET", `/api/0/organizations/acme/trace/${values.trace_id}/`)).body as Array<Record<string, unknown>>;
+    const spans: Array<Record<string, unknown>> = [];
+    const walk = (n: Record<string, unknown>) => {
+      spans.push(n);
+      for (const c of n.children as Array<Record<string, unknown>>) walk(c);
+    };
+    for (const n of tree) walk(n);
+    expect(spans.map((n) => n.project_slug).sort()).toEqual(["api", "api", "web", "web"]);
+    const spanFields = (SCHEMAS.find((e) => e.path.endsWith("/trace/{trace_id}/")) as EndpointSchema).fields;
+    const errors = spans.flatMap((n) => n.errors as Array<Record<string, unknown>>);
+    expect(errors).toHaveLength(1);
+    const problems: string[] = [];
+    for (const [item, fields] of [...spans.map((n) => [n, spanFields] as const), ...errors.map((e) => [e, TRACE_ERROR_FIELDS] as const)])
+      for (const [field, want] of Object.entries(fields))
+        if (!(field in item)) problems.push(`${field}: missing`);
+        else if (!fits(want, item[field])) problems.push(`${field}: ${typeOf(item[field])}, documented ${want}`);
+    expect(problems).toEqual([]);
+    // The error sits on the span it happened in: the api service's transaction.
+    const on = spans.find((n) => (n.errors as unknown[]).length > 0) as Record<string, unknown>;
+    expect(on).toMatchObject({ project_slug: "api", op: "http.server", is_transaction: true });
+    expect(errors[0]).toMatchObject({ description: "Error: card declined", event_type: "error", level: "error" });
+  });
+
+  test.each(CLIENT_SCHEMAS.map((e) => [e.path, e] as const))("GET %s (as Sentry's clients validate it)", async (_path, e) => {
+    const fill = (t: string) => t.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(values[k] ?? `<${k}>`));
+    const r = await s.api("GET", `/api/0${fill(e.path)}${e.query ? `?${fill(e.query)}` : ""}`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const problems: string[] = [];
+    const check = (item: Record<string, unknown>, fields: Record<string, JsonType>, at: string) => {
+      for (const [field, want] of Object.entries(fields))
+        if (!(field in item) || item[field] === null) problems.push(`${at}${field}: missing`);
+        else if (!fits(want, item[field])) problems.push(`${at}${field}: ${typeOf(item[field])}, wanted ${want}`);
+    };
+    check(r.body, e.fields, "");
+    if (e.items) {
+      const list = r.body[e.items[0]] as Array<Record<string, unknown>>;
+      expect(list.length, `${e.items[0]} has rows`).toBeGreaterThan(0);
+      for (const [i, item] of list.entries()) check(item, e.items[1], `${e.items[0]}[${i}].`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test("issues carry project.platform, and an issue's platform is its first event's", async () => {
+    type Issue = { id: string; platform: string; project: { slug: string; platform: string } };
+    const list = (await s.api("GET", "/api/0/organizations/acme/issues/?query=")).body as Issue[];
+    const byProject = new Map(list.map((i) => [i.project.slug, i]));
+    expect(byProject.get("web")?.project).toMatchObject({ slug: "web", platform: "node" });
+    // The api project is python; the error in it came from @sentry/node.
+    expect(byProject.get("api")?.project).toMatchObject({ slug: "api", platform: "python" });
+    expect(byProject.get("api")?.platform).toBe("node");
+    const detail = (await s.api("GET", `/api/0/organizations/acme/issues/${byProject.get("api")?.id}/`)).body;
+    expect(detail).toMatchObject({ platform: "node", project: { slug: "api", platform: "python" } });
   });
 
   // Sentry's `project_id_or_slug`: every project route answers the same for the project's id.

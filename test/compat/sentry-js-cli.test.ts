@@ -9,6 +9,9 @@
  * Not run: `token list` (org auth tokens), `alert`, `dashboard`, `integration`, `span`
  * and `snapshots` (Errata has no such API; they print Sentry's 404 sentence); `explore`,
  * `log list`, `trace list` and `project delete` wait for issue-28a (the skipped block below).
+ * Traces (issue 41): a distributed trace sent by the real @sentry/node across two projects is read
+ * back with `trace view`, `span view`, `trace logs`, `log view` (its attributes), `event analytics`,
+ * and `auth login --url` validates its token against Errata.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -17,6 +20,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sendReplay } from "../helpers/replay-envelopes.js";
+import { sendDistributedTrace } from "../helpers/sdk-trace.js";
 import { modernNode, RELEASE, type Seeded, seedAcme, TITLE, USER_EMAIL, USER_NAME } from "../helpers/sentry-clients.js";
 import { eventually, ROOT, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
@@ -251,5 +255,98 @@ describe.skipIf(!node).each(await dialects())("the sentry npm CLI: explore, logs
     await cli.ok("project", "create", "acme/doomed:node");
     await cli.ok("project", "delete", "acme/doomed", "--yes");
     expect((await s.api("GET", "/api/0/projects/acme/doomed/")).status).toBe(404);
+  });
+});
+
+// Traces, logs and metrics across projects, and the token login (issue 41).
+describe.skipIf(!node).each(await dialects())("the sentry npm CLI: traces, spans, logs and event analytics on %s", (dialect) => {
+  let server: TestServer;
+  let s: Seeded;
+  let cli: ReturnType<typeof cliFor>;
+  let traceId: string;
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "errata-sentry-js-"));
+
+  beforeAll(async () => {
+    server = await startServer({ dialect });
+    s = await seedAcme(server);
+    const apiDsn = await server.cli("project", "create", "--org", "acme", "--name", "api", "--platform", "node");
+    ({ traceId } = await sendDistributedTrace(
+      s.dsn,
+      apiDsn,
+      async (id) => (await s.api("GET", `/api/0/organizations/acme/trace-meta/${id}/`)).body,
+    ));
+    cli = cliFor(server, s.token, home);
+  }, 300_000);
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  test("auth login --url with a token: the token is validated against Errata and the login succeeds", async () => {
+    const loginHome = fs.mkdtempSync(path.join(os.tmpdir(), "errata-sentry-login-"));
+    try {
+      const bare = cliFor(server, "", loginHome);
+      const r = await bare.run("auth", "login", "--url", server.url, "--token", s.token);
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).not.toMatch(/404|failed/i);
+      expect(await bare.ok("auth", "whoami")).toContain(USER_EMAIL);
+    } finally {
+      fs.rmSync(loginHome, { recursive: true, force: true });
+    }
+  });
+
+  test("trace view: both services' spans, the root transaction and the span count", async () => {
+    const out = await cli.ok("trace", "view", `acme/${traceId}`, "--spans", "10");
+    expect(out).toContain("GET /checkout");
+    expect(out).toContain("POST /api/pay");
+    expect(out).toContain("SELECT * FROM payments WHERE cart = $1");
+    expect(out).toMatch(/Spans +│ 4/);
+    expect(out).toMatch(/Projects +│ .*(web, api|api, web)/);
+  });
+
+  test("span view: one span's details and attributes", async () => {
+    const tree = (await s.api("GET", `/api/0/organizations/acme/trace/${traceId}/`)).body as Array<Record<string, unknown>>;
+    const flat: Array<Record<string, unknown>> = [];
+    const walk = (n: Record<string, unknown>) => {
+      flat.push(n);
+      for (const c of (n.children as Array<Record<string, unknown>> | undefined) ?? []) walk(c);
+    };
+    for (const n of tree) walk(n);
+    const db = flat.find((n) => n.op === "db") as Record<string, unknown>;
+    expect(db.project_slug).toBe("api");
+    const out = await cli.ok("span", "view", `acme/api/${traceId}`, db.span_id as string);
+    expect(out).toContain("SELECT * FROM payments WHERE cart = $1");
+    expect(out).toContain(db.span_id as string);
+    expect(out).toMatch(/db/);
+  });
+
+  test("trace logs: the trace's logs from both services, newest first", async () => {
+    // The table wraps long messages; the rows themselves are checked in --json.
+    expect(await cli.ok("trace", "logs", `acme/${traceId}`)).toContain(`Showing 3 logs for trace ${traceId}`);
+    const out = await cli.ok("trace", "logs", `acme/${traceId}`, "--json");
+    expect(out).toContain("payment failed: card declined");
+    expect(out).toContain("payment started");
+    expect(out).toContain("checkout page requested");
+    expect(out.indexOf("payment failed")).toBeLessThan(out.indexOf("checkout page requested"));
+  });
+
+  test("log view: a log with its attributes", async () => {
+    const logs = await s.api("GET", `/api/0/organizations/acme/trace-logs/?traceId=${traceId}&sort=-timestamp`);
+    const failed = (logs.body.data as Array<{ id: string; message: string }>).find((l) => l.message.startsWith("payment failed"));
+    expect(failed).toBeDefined();
+    const out = await cli.ok("log", "view", "acme/api", failed?.id as string);
+    expect(out).toContain("payment failed: card declined");
+    expect(out).toContain(traceId);
+    // The trace-items detail: the log's own attributes.
+    expect(out).toContain("Custom Attributes");
+    expect(out).toMatch(/gateway +│ acme-pay/);
+    expect(out).toMatch(/cart +│ 42/);
+  });
+
+  test("event analytics: accepted and dropped volume per outcome", async () => {
+    const out = await cli.ok("event", "analytics", "acme/api");
+    expect(out).toMatch(/Accepted: 1 /);
+    const spans = await cli.ok("event", "analytics", "acme/api", "--dataset", "spans");
+    expect(spans).toMatch(/Accepted: [1-9]/);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Transactions, spans and logs from the real @sentry/node (tracesSampleRate 1, enableLogs) are
- * kept, scrubbed, counted accepted, stored once when re-delivered, and read back for the trace of
- * the error that happened inside them; retention trims them with the project's events.
+ * Transactions, spans, logs and Sentry.metrics samples (trace_metric items) from the real
+ * @sentry/node (tracesSampleRate 1, enableLogs) are kept, scrubbed, counted accepted, stored once
+ * when re-delivered, and read back for the trace of the error that happened inside them; retention
+ * trims them with the project's events.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runRetention } from "../../src/pipeline/retention";
 import type { Db } from "../../src/storage/db";
 import { getEvent } from "../../src/storage/events/events";
+import { traceMetrics } from "../../src/storage/events/trace-metrics";
 import { readTrace } from "../../src/storage/events/traces";
 import { dialects, openTestDb } from "../helpers/test-db";
 import { type HandlerServer, outcomeCounts, request, seedProject, startHandler } from "../ingest/helpers";
@@ -38,6 +40,8 @@ const SDK_SCRIPT = [
   '  Sentry.logger.info("checkout started", { cart: 42, password: "hunter2-very-secret" });',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the test app's source, written as text
   '  Sentry.logger.error(Sentry.logger.fmt`payment failed for ${"user-1"}`);',
+  '  Sentry.metrics.count("checkout.attempts", 2, { attributes: { gateway: "acme-pay", token: "hunter2-very-secret" } });',
+  '  Sentry.metrics.distribution("payment.latency", 120.5, { unit: "millisecond" });',
   '  Sentry.captureException(new Error("card declined"));',
   "});",
   "await Sentry.flush(10000);",
@@ -87,9 +91,19 @@ describe.each(await dialects())("traces and logs (%s)", (dialect) => {
     // The project's scrubbing applies to logs as to events.
     expect(JSON.stringify(trace.logs)).not.toContain("hunter2");
 
+    // Sentry.metrics: one sample per call, in the error's trace, attributes kept (and scrubbed).
+    const metrics = await traceMetrics(db, [p.projectId], traceId as string, 10);
+    expect(metrics.map((m) => [m.name, m.type, m.value, m.unit])).toEqual([
+      ["checkout.attempts", "counter", 2, null],
+      ["payment.latency", "distribution", 120.5, "millisecond"],
+    ]);
+    expect(JSON.parse(metrics[0]?.attributes ?? "{}")).toMatchObject({ gateway: "acme-pay" });
+    expect(JSON.stringify(metrics)).not.toContain("hunter2");
+
     const counts = await outcomeCounts(db, p.projectId);
     expect(counts["error accepted"]).toBe(1);
     expect(counts["log_item accepted"]).toBe(2);
+    expect(counts["trace_metric accepted"]).toBe(2);
     expect((counts["span accepted"] ?? 0) + (counts["transaction accepted"] ?? 0)).toBeGreaterThan(0);
     // Nothing the SDK sent is counted as unsupported any more.
     expect(Object.keys(counts).filter((k) => k.includes("unsupported"))).toEqual([]);
@@ -122,6 +136,14 @@ describe.each(await dialects())("traces and logs (%s)", (dialect) => {
       }),
       JSON.stringify({ type: "log", item_count: 1, content_type: "application/vnd.sentry.items.log+json" }),
       JSON.stringify({ version: 2, items: [{ timestamp: t0 + 0.1, level: "warn", body: "psp slow", trace_id: trace }] }),
+      JSON.stringify({ type: "trace_metric", item_count: 2, content_type: "application/vnd.sentry.items.trace-metric+json" }),
+      JSON.stringify({
+        version: 2,
+        items: [
+          { timestamp: t0 + 0.1, trace_id: trace, name: "psp.calls", type: "counter", value: 1, attributes: {} },
+          { timestamp: t0 + 0.1, trace_id: trace, name: "bad", type: "set", value: 1 },
+        ],
+      }),
     ].join("\n");
     try {
       for (let i = 0; i < 2; i++) {
@@ -138,6 +160,11 @@ describe.each(await dialects())("traces and logs (%s)", (dialect) => {
       ["POST https://psp.example/charge", "http.client", null],
     ]);
     expect(read.logs.map((l) => [l.level, l.body])).toEqual([["warn", "psp slow"]]);
+    // The metric sample once; the one of an unknown type counted invalid (each delivery).
+    expect((await traceMetrics(db, [p.projectId], trace, 10)).map((m) => m.name)).toEqual(["psp.calls"]);
+    const counts = await outcomeCounts(db, p.projectId);
+    expect(counts["trace_metric accepted"]).toBe(2);
+    expect(counts["trace_metric invalid invalid_metric"]).toBe(2);
     // Another project never sees them.
     const other = await seedProject(db, "other");
     expect(await readTrace(db, other.projectId, trace)).toMatchObject({ spans: [], logs: [] });
@@ -151,6 +178,7 @@ describe.each(await dialects())("traces and logs (%s)", (dialect) => {
     });
     expect(r.traceRows).toBeGreaterThanOrEqual(3);
     expect(await readTrace(db, p.projectId, trace)).toMatchObject({ spans: [], logs: [] });
+    expect(await traceMetrics(db, [p.projectId], trace, 10)).toEqual([]);
   });
 
   test("a project over its cap keeps only its newest span and log rows", async () => {

@@ -39,6 +39,7 @@ import { insertTeam, setTeamMember, setTeamProject } from "../../src/storage/mem
 import { insertToken } from "../../src/storage/members/tokens.js";
 import { upsertMember } from "../../src/storage/orgs/orgs.js";
 import { postEnvelope, segmentEnvelope } from "../helpers/replay-envelopes.js";
+import { sendTraceEnvelope } from "../helpers/sdk-trace.js";
 import { eventually, ROOT, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
 import { discoverActions, discoverRoutes, fill, type HttpRoute, type ServerAction } from "./route-table.js";
@@ -532,6 +533,17 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
     // Short ids stand wherever an issue id does (issue 28): acme's own, and the hidden project's.
     const shortOf = async (id: string) => (await api<{ shortId: string }>(`organizations/acme/issues/${id}/`)).shortId;
     const [shortId, hiddenShortId] = [await shortOf(i1), await shortOf(ih)];
+    // A trace in each acme project (spans, a log, an error naming its marker): the trace routes' ids.
+    const traceOf = async (dsn: string, marker: string) => {
+      const t = await sendTraceEnvelope(new URL(dsn), marker);
+      const log = await eventually(
+        async () => (await api<{ data: Array<{ id: string }> }>(`organizations/acme/trace-logs/?traceId=${t.traceId}`)).data[0]?.id,
+        30_000,
+        `${marker}'s trace`,
+      );
+      return { traceId: t.traceId, itemId: log };
+    };
+    const [acmeTrace, hiddenTrace] = [await traceOf(dsnA, "ACMESECRET"), await traceOf(dsnH, "HIDDENSECRET")];
     await api("organizations/acme/releases/", { method: "POST", body: JSON.stringify({ version: "relx-9.9.9", projects: ["secretweb"] }) });
     await api(`organizations/acme/issues/${i1}/comments/`, { method: "POST", body: JSON.stringify({ text: "ACMESECRET comment" }) });
     const key = await db.kysely.selectFrom("project_keys").select(["id", "label"]).orderBy("id").executeTakeFirstOrThrow();
@@ -566,6 +578,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
         keyId: String(key.id),
         ...common,
         replayId: replayA,
+        ...acmeTrace,
       },
     };
     hidden = {
@@ -583,6 +596,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
         eventId: String(hiddenLatest.eventID ?? hiddenLatest.id),
         team: "hiddenweb",
         replayId: replayH,
+        ...hiddenTrace,
       },
     };
     mixed = {
@@ -598,6 +612,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
         keyId: String(key.id),
         ...common,
         replayId: replayA,
+        ...acmeTrace,
       },
     };
     actors.push({ name: "anonymous", side: "anonymous" });

@@ -262,6 +262,8 @@ describe.each(await dialects())("role matrix on %s", (dialect) => {
       ruleId: "999999",
       path: "no/such/endpoint",
       token: "0".repeat(43),
+      traceId: "0".repeat(32),
+      itemId: "0".repeat(32),
     });
   }, 300_000);
   afterAll(async () => {

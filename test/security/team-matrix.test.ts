@@ -38,6 +38,7 @@ import { writeTx } from "../../src/storage/dialect.js";
 import { insertTeam, setTeamMember, setTeamProject } from "../../src/storage/members/teams.js";
 import { insertToken } from "../../src/storage/members/tokens.js";
 import { upsertMember } from "../../src/storage/orgs/orgs.js";
+import { sendTraceEnvelope } from "../helpers/sdk-trace.js";
 import { sendEnvelope } from "../helpers/sentry-clients.js";
 import { eventually, ROOT, startServer, type TestServer } from "../helpers/server.js";
 import { dialects } from "../helpers/test-db.js";
@@ -335,6 +336,16 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
         `${slug}'s issues`,
       );
       const [i1, i2, i3] = issues.map((r) => String(r.id));
+      // A trace of its own: spans, a log and an error, each naming the project's marker.
+      const trace = await sendTraceEnvelope(dsn[slug] as URL, mark[slug]);
+      const traceLog = await eventually(
+        async () => {
+          const page = await must<{ data: Array<{ id: string }> }>("GET", `organizations/acme/trace-logs/?traceId=${trace.traceId}`);
+          return page.data[0];
+        },
+        30_000,
+        `${slug}'s trace`,
+      );
       const hash = await db.kysely.selectFrom("issue_hashes").select("hash").where("issue_id", "=", Number(i2)).executeTakeFirstOrThrow();
       const issue = await must<{ shortId: string }>("GET", `organizations/acme/issues/${i1}/`);
       const attachments = await eventually(
@@ -418,6 +429,8 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
         key: key.public_key,
         keyId: String(key.id),
         digest: `${slug}-digest`,
+        traceId: trace.traceId,
+        itemId: traceLog.id,
       };
     }
     await must("POST", "organizations/acme/releases/", { version: "both-1", projects: ["openmark", "secretmark"] });
@@ -456,7 +469,7 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
   /** The values a route's parameters take for a target (context decides what `[slug]`, `[id]` and `[key]` name). */
   function valuesFor(pattern: string, actor: Actor, target: Target): Record<string, string> {
     const base = target.name === "both" ? { ...(targets[actor.team].values as Record<string, string>), ...target.values } : target.values;
-    const v: Record<string, string> = { ...base, member: "no-such-member", team: "no-such-team", token: "0".repeat(43) };
+    const v: Record<string, string> = { ...base, member: "no-such-member", team: "no-such-team", token: "0".repeat(43), path: "traces" };
     v.slug = /\/monitors\/\[slug\]/.test(pattern) ? (base.monitor as string) : (base.project as string);
     if (/\/uptime\/\[id\]/.test(pattern)) v.id = base.uptimeId as string;
     else if (/\/codeowners\/\[id\]/.test(pattern)) v.id = base.codeownersId as string;
@@ -693,6 +706,33 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
     expect(((await both.json()) as { projects: Array<{ slug: string }> }).projects.map((p) => p.slug)).toEqual(["openmark"]);
     expect(await call("DELETE", "organizations/acme/releases/both-1/")).toBe(404);
     expect(await projectState("secretmark")).toEqual(before);
+  });
+
+  test("traces: a member reads their team's trace, and nothing of the other team's, through every trace route and page", async () => {
+    const mia = actors.find((a) => a.name.startsWith("mia") && a.credential.kind === "user-token") as Actor;
+    const miaCookie = actors.find((a) => a.name.startsWith("mia") && a.credential.kind === "session") as Actor;
+    const get = async (urlPath: string, headers = mia.headers) => {
+      const res = await fetch(`${server.url}${urlPath}`, { headers, redirect: "manual" });
+      return { status: res.status, body: (await res.text()).toLowerCase() };
+    };
+    const own = targets.openmark.values;
+    const other = targets.secretmark.values;
+    expect((await get(`/api/0/organizations/acme/trace/${own.traceId}/`)).body).toContain("openmark query");
+    expect((await get(`/api/0/organizations/acme/trace/${other.traceId}/`)).status).toBe(404);
+    expect((await get(`/api/0/organizations/acme/trace-meta/${other.traceId}/`)).status).toBe(404);
+    const logs = await get(`/api/0/organizations/acme/trace-logs/?traceId=${own.traceId}&traceId=${other.traceId}`);
+    expect(logs.body).toContain("openmark log line");
+    expect(logs.body).not.toContain("secretmark");
+    const metrics = await get("/api/0/organizations/acme/events/?dataset=tracemetrics&field=metric.name&field=project&statsPeriod=14d");
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).not.toContain("secretmark");
+    const list = await get("/acme/traces?period=24h", miaCookie.headers);
+    expect(list.status).toBe(200);
+    expect(list.body).toContain("openmark /checkout");
+    expect(list.body).not.toContain("secretmark");
+    const page = await get(`/acme/traces/${own.traceId}`, miaCookie.headers);
+    expect(page.body).toContain("openmark failure in a trace");
+    expect((await get(`/acme/traces/${other.traceId}`, miaCookie.headers)).status).toBe(404);
   });
 
   test("organization-wide lists and queries show a member their own team's project and nothing of the other", async () => {

@@ -21,6 +21,7 @@ import type { Db } from "../../src/storage/db";
 import { openDb } from "../../src/storage/db";
 import { writeTx } from "../../src/storage/dialect";
 import { insertOrg, upsertMember } from "../../src/storage/orgs/orgs";
+import { insertProject } from "../../src/storage/orgs/projects";
 import { ROOT, startServer, type TestServer } from "../helpers/server";
 import { dialects, openTestDb, tempDir } from "../helpers/test-db";
 
@@ -59,6 +60,7 @@ describe.each(await dialects())("token services on %s", (dialect) => {
       await upsertMember(tx, { orgId: other.id, userId: who.owner.userId, role: "owner", now: 1 });
       await upsertMember(tx, { orgId: acme.id, userId: who.member.userId, role: "member", now: 1 });
       await upsertMember(tx, { orgId: other.id, userId: who.stranger.userId, role: "owner", now: 1 });
+      await insertProject(tx, { orgId: acme.id, slug: "shop", name: "shop", platform: "node", now: 1 });
     });
   });
   afterAll(async () => close());
@@ -121,6 +123,35 @@ describe.each(await dialects())("token services on %s", (dialect) => {
     expect(await codeOf(s.tokens.revokePersonal(who.owner, token.id))).toBe("not_found");
     await s.tokens.revokePersonal(who.member, token.id);
     expect(await s.session.viewerFromToken(`Bearer ${secret}`)).toBeNull();
+  });
+
+  test("Sentry's scope vocabulary: each scope opens what it opens in Sentry, with its hierarchy, never beyond the role", async () => {
+    const viewerOf = async (owner: Viewer, scopes: string[]) =>
+      (await s.session.viewerFromToken(
+        `Bearer ${(await s.tokens.createPersonal(owner, { name: scopes.join(" "), scopes })).secret}`,
+      )) as Viewer;
+    // team:read and alerts:read, as tools written for Sentry ask: the teams and the alert rules, nothing else of a project.
+    const reader = await viewerOf(who.owner, ["team:read", "alerts:read"]);
+    expect(reader.scopes).toEqual(["team:read", "alerts:read"]);
+    expect(Array.isArray((await s.teams.page(reader, "acme")).teams)).toBe(true);
+    expect(Array.isArray((await s.alerts.overview(reader, "acme", "shop")).rules)).toBe(true);
+    expect(await codeOf(s.projects.get(reader, "acme", "shop"))).toBe("forbidden");
+    expect(await codeOf(s.teams.create(reader, "acme", { name: "nope" }))).toBe("forbidden");
+    // project:admin carries project:write and project:read (stored with them, as Sentry's form sends them).
+    const admin = await viewerOf(who.owner, ["project:admin"]);
+    expect(admin.scopes).toEqual(["project:read", "project:write", "project:admin"]);
+    expect((await s.projects.get(admin, "acme", "shop")).slug).toBe("shop");
+    // team:write makes teams; alerts:write alone changes no project setting.
+    expect((await s.teams.create(await viewerOf(who.owner, ["team:write"]), "acme", { name: "Platform" })).slug).toBe("platform");
+    // A member may not put an admin scope on a token; reads are theirs (they grant only what the role may).
+    expect(await codeOf(s.tokens.createPersonal(who.member, { name: "x", scopes: ["event:admin"] }))).toBe("scope_not_allowed");
+    expect(await codeOf(s.tokens.createPersonal(who.member, { name: "x", scopes: ["team:admin"] }))).toBe("scope_not_allowed");
+    const memberReader = await viewerOf(who.member, ["team:read", "org:ci"]);
+    expect(await codeOf(s.teams.page(memberReader, "acme"))).toBe("forbidden");
+    expect(await s.tokens.personalScopes(who.member)).toEqual(expect.arrayContaining(["team:read", "alerts:read", "org:ci"]));
+    expect(await s.tokens.personalScopes(who.owner)).toEqual(expect.arrayContaining(["org:admin", "member:admin", "event:admin"]));
+    // Names Sentry does not have are still refused.
+    expect(await codeOf(s.tokens.createPersonal(who.owner, { name: "x", scopes: ["root"] }))).toBe("validation_failed");
   });
 });
 

@@ -33,7 +33,8 @@ export async function signOutEverywhereAction(): Promise<void> {
 // permission: signed-in
 export async function createPersonalTokenAction(_prev: FormResult, data: FormData): Promise<FormResult & { secret?: string }> {
   let secret: string | undefined;
-  const scopes = data.getAll("scopes").filter((s): s is string => typeof s === "string");
+  // The form's "No Access" choices send an empty value.
+  const scopes = data.getAll("scopes").filter((s): s is string => typeof s === "string" && s !== "");
   const result = await runForm(async (viewer) => {
     const days = optionalNumber(data, "expiresInDays");
     const created = await (await services()).tokens.createPersonal(viewer, {

@@ -14,6 +14,7 @@
 import type { Config } from "../../config";
 import { formatDsn } from "../../core/dsn";
 import { AppError } from "../../core/errors";
+import { expandScopes } from "../../core/token-scopes";
 import type { Db } from "../../storage/db";
 import { getIssue } from "../../storage/issues/issues";
 import { visibleProjectIds } from "../../storage/members/project-visibility";
@@ -76,7 +77,8 @@ export function createAccess(db: Db, config: Config): Access {
   }
 
   function requireScope(viewer: Viewer, scope: string): void {
-    if (viewer.scopes && !viewer.scopes.includes(scope)) throw new AppError("forbidden", `This token lacks the "${scope}" scope.`);
+    if (viewer.scopes && !expandScopes(viewer.scopes).includes(scope))
+      throw new AppError("forbidden", `This token lacks the "${scope}" scope.`);
   }
 
   /** Sentry's `project_id_or_slug` (core/project-ref.ts): the slug, else the project's id in this org. */

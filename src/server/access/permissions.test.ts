@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+import { expandScopes, TOKEN_SCOPES } from "../../core/token-scopes";
 import { ACTIONS, denial, PERMISSIONS, permits, permitsAll, roleTableMarkdown, scopesForRole, tokenAbilities } from "./permissions";
 
 const cells = (table: string) =>
@@ -70,15 +71,70 @@ describe("the permission table", () => {
     ]);
   });
 
-  test("the scopes a role may put on a token are exactly those it can use", () => {
-    expect(scopesForRole("viewer")).toEqual(["org:read", "project:read", "event:read", "member:read"]);
-    expect(scopesForRole("member")).toEqual(["org:read", "project:read", "project:releases", "event:read", "event:write", "member:read"]);
-    expect(scopesForRole("admin")).toHaveLength(8);
+  test("the scopes a role may put on a token: every write it can use, reads for all, nothing that carries more", () => {
+    expect(scopesForRole("viewer")).toEqual(["org:read", "project:read", "event:read", "member:read", "team:read", "alerts:read"]);
+    expect(scopesForRole("member")).toEqual([
+      "org:read",
+      "project:read",
+      "project:releases",
+      "event:read",
+      "event:write",
+      "member:read",
+      "org:ci",
+      "team:read",
+      "alerts:read",
+    ]);
+    expect(scopesForRole("owner")).toEqual([...TOKEN_SCOPES]);
+    for (const role of ["viewer", "member", "admin", "owner"] as const) {
+      const allowed = scopesForRole(role);
+      // What a scope carries (Sentry's hierarchy) is allowed with it.
+      for (const s of allowed) expect(allowed, `${role}: ${s}`).toEqual(expect.arrayContaining(expandScopes([s])));
+      // A write or admin scope is offered only when it opens something the role may do.
+      for (const s of allowed.filter((x) => !x.endsWith(":read"))) {
+        const opens = ACTIONS.some((a) => permits(role, { kind: "user-token", scopes: [s] }, a));
+        if (!["org:integrations", "project:distribution"].includes(s)) expect(opens, `${role}: ${s}`).toBe(true);
+      }
+    }
     for (const a of ACTIONS) {
       const p = PERMISSIONS[a] as { sessionOnly?: boolean; scopes: readonly string[]; role: "viewer" | "member" | "admin" | "owner" };
       if (p.sessionOnly) continue;
       expect(scopesForRole(p.role), a).toContain(p.scopes[0]);
     }
+  });
+
+  test("Sentry's scope vocabulary: each scope grants what it grants in Sentry, within the role", () => {
+    const grants = (scopes: string[], role: "viewer" | "member" | "admin" | "owner" = "owner") =>
+      ACTIONS.filter((a) => permits(role, { kind: "user-token", scopes }, a));
+    // Reads of one resource each.
+    expect(grants(["team:read"])).toEqual(["team.read"]);
+    expect(grants(["alerts:read"])).toEqual(["alert.read"]);
+    expect(grants(["member:read"])).toEqual(["member.read"]);
+    expect(grants(["event:read"])).toEqual(["event.read"]);
+    expect(grants(["org:read"])).toEqual(["org.read", "release.read"]);
+    // Levels carry the ones below them (Sentry's hierarchy).
+    expect(grants(["project:admin"])).toEqual(grants(["project:write"]));
+    expect(grants(["project:write"])).toEqual(expect.arrayContaining(grants(["project:read"])));
+    expect(grants(["team:write"])).toEqual(["team.read", "team.write"]);
+    expect(grants(["team:admin"])).toEqual(["team.read", "team.write"]);
+    expect(grants(["alerts:write"])).toEqual(["alert.read", "alert.write"]);
+    expect(grants(["member:invite"])).toEqual(["member.read", "member.invite"]);
+    expect(grants(["member:admin"])).toEqual(["member.read", "member.invite", "member.admin"]);
+    expect(grants(["event:admin"])).toEqual(grants(["event:write"]));
+    expect(grants(["event:admin"])).toContain("issue.delete");
+    // Sentry reads its audit log with org:write; otherwise the org levels add no route of their own.
+    expect(grants(["org:admin"])).toEqual(ACTIONS.filter((a) => a === "audit.read" || grants(["org:read"]).includes(a)));
+    expect(grants(["member:admin"])).not.toContain("audit.read");
+    // alerts:write changes alert rules, not the project.
+    expect(grants(["alerts:write"])).not.toContain("project.write");
+    // org:ci on a personal token: CI's rows, as on an organization token.
+    expect(grants(["org:ci"])).toEqual(ACTIONS.filter((a) => permits("owner", { kind: "org-token", scopes: ["org:ci"] }, a)));
+    // Never beyond the creator's role: a member's admin scopes open nothing a member cannot do.
+    const strong = ["project:admin", "team:admin", "event:admin", "member:admin", "alerts:write"];
+    for (const a of grants(strong, "member")) expect(permits("member", { kind: "session" }, a), a).toBe(true);
+    expect(grants(strong, "member")).not.toContain("issue.delete");
+    expect(grants(strong, "member")).toContain("issue.update");
+    for (const a of grants(TOKEN_SCOPES as unknown as string[], "viewer")) expect(permits("viewer", { kind: "session" }, a), a).toBe(true);
+    expect(expandScopes(["event:admin", "nonsense"])).toEqual(["event:read", "event:write", "event:admin", "nonsense"]);
   });
 
   test("the README's role table is the permission table", () => {

@@ -13,13 +13,16 @@
  *    (releases, deploys, source maps and the reads they need) — never members, keys, projects,
  *    settings or deletions — and, like a personal token, never beyond its creator's current role
  *    (a creator demoted to viewer leaves it reading releases only; a creator removed from the
- *    organization takes it with them).
+ *    organization takes it with them). A personal token may carry `org:ci` too: it then passes the
+ *    same rows.
+ * Scopes are Sentry's whole vocabulary (core/token-scopes.ts) with Sentry's hierarchy (`project:admin`
+ * carries `project:write` and `project:read`, …): a row lists the least scopes that allow it.
  * Session-only actions (tokens, single sign-on) refuse every token.
  */
-import { TOKEN_SCOPES } from "../../core/token-scopes";
+import { expandScopes, type ScopeName, TOKEN_SCOPES } from "../../core/token-scopes";
 import type { Role } from "../types";
 
-export type TokenScope = (typeof TOKEN_SCOPES)[number];
+export type TokenScope = ScopeName;
 
 export const ROLE_ORDER: readonly Role[] = ["viewer", "member", "admin", "owner"];
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
@@ -52,7 +55,9 @@ export const PERMISSIONS = {
     ci: true,
     what: "see the organization, its projects, teams and stats",
   },
-  "project.read": { role: "viewer", scopes: ["project:read"], what: "see projects, their settings, alert rules and monitors" },
+  "project.read": { role: "viewer", scopes: ["project:read"], what: "see projects, their settings and monitors" },
+  // Sentry's alerts:read reads alert rules and nothing else of a project.
+  "alert.read": { role: "viewer", scopes: ["project:read", "alerts:read"], what: "see alert rules, channels and deliveries" },
   "event.read": { role: "viewer", scopes: ["event:read"], what: "read issues, events, attachments, comments and feedback" },
   "member.read": { role: "viewer", scopes: ["member:read"], what: "list members" },
   "member.leave": { role: "viewer", scopes: [], sessionOnly: true, what: "leave the organization" },
@@ -72,23 +77,23 @@ export const PERMISSIONS = {
   // Sentry's org:ci may create and finalize releases but not delete them (DELETE needs project:releases).
   "release.delete": { role: "member", scopes: WRITE_RELEASES, what: "delete releases" },
   // Admins: configure.
-  "issue.delete": { role: "admin", scopes: ["event:write"], what: "delete issues" },
-  "replay.delete": { role: "admin", scopes: ["event:write"], what: "delete session replays" },
+  "issue.delete": { role: "admin", scopes: ["event:write", "event:admin"], what: "delete issues" },
+  "replay.delete": { role: "admin", scopes: ["event:write", "event:admin"], what: "delete session replays" },
   "project.write": { role: "admin", scopes: ["project:write"], what: "create projects and change their settings" },
   "key.write": { role: "admin", scopes: ["project:write"], what: "create, disable, rename and delete DSN keys" },
-  "team.read": { role: "admin", scopes: ["project:read"], what: "see the teams settings" },
-  "team.write": { role: "admin", scopes: ["project:write"], what: "manage teams" },
-  "alert.write": { role: "admin", scopes: ["project:write"], what: "change alert rules and channels" },
+  "team.read": { role: "admin", scopes: ["project:read", "team:read"], what: "see the teams settings" },
+  "team.write": { role: "admin", scopes: ["project:write", "team:write"], what: "manage teams" },
+  "alert.write": { role: "admin", scopes: ["project:write", "alerts:write"], what: "change alert rules and channels" },
   "monitor.write": { role: "admin", scopes: ["project:write"], what: "create and change cron and uptime monitors" },
   "stats.outcomes": { role: "admin", scopes: ["project:read"], what: "read a project's ingest outcome counters" },
-  "member.invite": { role: "admin", scopes: ["member:write"], what: "invite people and manage invitations" },
+  "member.invite": { role: "admin", scopes: ["member:write", "member:invite"], what: "invite people and manage invitations" },
   "orgtoken.manage": { role: "admin", scopes: [], sessionOnly: true, what: "manage organization tokens" },
   "sso.read": { role: "admin", scopes: [], sessionOnly: true, what: "see single sign-on settings" },
   // Owners: who is in charge.
-  "member.admin": { role: "owner", scopes: ["member:write"], what: "change roles, remove members and invite owners" },
+  "member.admin": { role: "owner", scopes: ["member:write", "member:admin"], what: "change roles, remove members and invite owners" },
   "sso.write": { role: "owner", scopes: [], sessionOnly: true, what: "change single sign-on" },
   "org.import": { role: "owner", scopes: [], sessionOnly: true, what: "import an organization from Sentry" },
-  "audit.read": { role: "owner", scopes: ["member:write"], what: "read the audit log" },
+  "audit.read": { role: "owner", scopes: ["org:write"], what: "read the audit log" },
 } as const satisfies Record<string, Permission>;
 
 export type Action = keyof typeof PERMISSIONS;
@@ -119,8 +124,11 @@ export function denial(role: Role, credential: Credential, action: Action): stri
     const by = credential.kind === "org-token" ? `An organization token made by ${who}` : `${who[0]?.toUpperCase()}${who.slice(1)}`;
     return `${by} cannot ${p.what}; that needs the ${p.role} role or above.`;
   }
-  if (credential.kind === "user-token" && !p.scopes.some((s) => credential.scopes.includes(s)))
-    return `This token lacks the "${p.scopes[0]}" scope (needed to ${p.what}).`;
+  if (credential.kind === "user-token") {
+    const has = expandScopes(credential.scopes);
+    const ci = p.ci === true && has.includes(ORG_TOKEN_SCOPE);
+    if (!ci && !p.scopes.some((s) => has.includes(s))) return `This token lacks the "${p.scopes[0]}" scope (needed to ${p.what}).`;
+  }
   if (credential.kind === "org-token" && !credential.scopes.includes(ORG_TOKEN_SCOPE))
     return `This organization token lacks the "${ORG_TOKEN_SCOPE}" scope (needed to ${p.what}).`;
   return null;
@@ -137,14 +145,54 @@ export function permitsAll(role: Role, credential: Credential): Permits {
   return Object.fromEntries(ACTIONS.map((a) => [a, permits(role, credential, a)])) as Record<Action, boolean>;
 }
 
-/** The scopes a role's members may give a personal token (no scope above what the role can use). */
+/**
+ * The scopes each role's members may put on a personal token, as Sentry's role definitions list
+ * them, cut to what the role can do here: read scopes for everyone (they never change anything and
+ * tools ask for them), a write or admin scope only where the role passes a row it opens. A token
+ * never acts beyond its creator's current role anyway; this is what the form offers and the API accepts.
+ */
+const ROLE_SCOPES: Record<Role, readonly TokenScope[]> = {
+  viewer: ["org:read", "project:read", "event:read", "member:read", "team:read", "alerts:read"],
+  member: [
+    "org:read",
+    "project:read",
+    "project:releases",
+    "event:read",
+    "event:write",
+    "member:read",
+    "org:ci",
+    "team:read",
+    "alerts:read",
+  ],
+  admin: [
+    ...([
+      "org:read",
+      "project:read",
+      "project:write",
+      "project:releases",
+      "event:read",
+      "event:write",
+      "member:read",
+      "member:write",
+    ] as const),
+    ...([
+      "org:ci",
+      "project:admin",
+      "team:read",
+      "team:write",
+      "team:admin",
+      "member:invite",
+      "event:admin",
+      "alerts:read",
+      "alerts:write",
+    ] as const),
+  ],
+  owner: TOKEN_SCOPES,
+};
+
+/** The scopes a role's members may give a personal token (in the vocabulary's order). */
 export function scopesForRole(role: Role): TokenScope[] {
-  return TOKEN_SCOPES.filter((scope) =>
-    ACTIONS.some((a) => {
-      const p: Permission = PERMISSIONS[a];
-      return !p.sessionOnly && p.scopes[0] === scope && roleAtLeast(role, p.role);
-    }),
-  );
+  return TOKEN_SCOPES.filter((s) => ROLE_SCOPES[role].includes(s));
 }
 
 /**
@@ -155,8 +203,11 @@ export function scopesForRole(role: Role): TokenScope[] {
 export function accessScopes(role: Role, credential: Credential): TokenScope[] {
   const granted = scopesForRole(role);
   if (credential.kind === "session") return granted;
-  if (credential.kind === "user-token") return granted.filter((s) => credential.scopes.includes(s));
-  const ci = new Set(ACTIONS.filter((a) => permits(role, credential, a)).map((a) => PERMISSIONS[a].scopes[0]));
+  if (credential.kind === "user-token") {
+    const has = expandScopes(credential.scopes);
+    return granted.filter((s) => has.includes(s));
+  }
+  const ci = new Set<string>(ACTIONS.filter((a) => permits(role, credential, a)).flatMap((a) => PERMISSIONS[a].scopes.slice(0, 1)));
   return granted.filter((s) => ci.has(s));
 }
 

@@ -201,7 +201,7 @@ export function createAlertServices(deps: AlertServiceDeps): AlertServices {
   const { db, now, membershipOrThrow, projectOrThrow } = deps;
 
   const access = (viewer: Viewer, orgSlug: string, projectSlug: string, write: boolean) =>
-    projectOrThrow(viewer, orgSlug, projectSlug, write ? "alert.write" : "project.read");
+    projectOrThrow(viewer, orgSlug, projectSlug, write ? "alert.write" : "alert.read");
 
   async function checkChannels(project: ProjectRow, ids: number[]): Promise<void> {
     const own = new Set((await listChannels(db, project.id)).map((c) => c.id));

@@ -12,6 +12,7 @@ import { isObj } from "../../core/normalize/coerce";
 import { statTagsOf } from "../../core/search/event-tags";
 import type { Db } from "../../storage/db";
 import { type DiscoverEvent, type DiscoverLog, type DiscoverSpan, scanEvents, scanLogs, scanSpans } from "../../storage/events/discover";
+import { type MetricRow, scanMetrics } from "../../storage/events/trace-metrics";
 import { type FeedbackRow, listFeedback } from "../../storage/feedback/feedback";
 import { getIssueByShortId } from "../../storage/issues/issues";
 import { tagKeysWithValueCounts } from "../../storage/issues/stats";
@@ -28,6 +29,7 @@ import {
   statsPlan,
 } from "../sentry-api/discover/plan";
 import { type SentryAttribute, type SentryTagKey, sentryTagKey, traceItemAttributes } from "../sentry-api/discover/tag-keys";
+import { logItemId, SEVERITY_NUMBER } from "../sentry-api/shapes/trace";
 import type { OrgSummary, Viewer } from "../types";
 
 /** Rows read per request at most: with payloads (tags, user fields) fewer, they are decompressed. */
@@ -201,12 +203,33 @@ function spanRow(s: DiscoverSpan, project: ProjectRow | undefined): DiscoverRow 
   };
 }
 
-/** OpenTelemetry severity numbers Sentry reports for each level. */
-const SEVERITY_NUMBER: Record<string, number> = { trace: 1, debug: 5, info: 9, warn: 13, warning: 13, error: 17, fatal: 21 };
-
-/** A log's public id: its content hash, 32 hex characters as Sentry's item ids. */
-export function logItemId(dedupe: string): string {
-  return dedupe.slice(0, 32).padEnd(32, "0");
+/** A metric sample (`dataset=tracemetrics`): its identity columns, value and attributes as tags. */
+function metricRow(m: MetricRow, project: ProjectRow | undefined): DiscoverRow {
+  let attrs: Obj | null = null;
+  const get = () => {
+    attrs ??= parseAttributes(m.attributes);
+    return attrs;
+  };
+  const columns: Record<string, () => string | number | boolean | null> = {
+    id: () => String(m.id).padStart(32, "0"),
+    "metric.name": () => m.name,
+    "metric.type": () => m.type,
+    "metric.unit": () => m.unit,
+    value: () => m.value,
+    trace: () => m.traceId,
+    span_id: () => m.spanId,
+    timestamp: () => m.timestamp,
+    timestamp_precise: () => m.timestamp * 1_000_000,
+    observed_timestamp: () => m.receivedAt,
+    project: () => project?.slug ?? null,
+    "project.id": () => m.projectId,
+  };
+  return {
+    column: (name) => columns[name]?.() ?? null,
+    tag: (key) => attribute(get, key),
+    text: () => m.name,
+    at: () => m.timestamp,
+  };
 }
 
 function logRow(l: DiscoverLog, project: ProjectRow | undefined): DiscoverRow {
@@ -337,6 +360,11 @@ export function createDiscoverApi(deps: DiscoverApiDeps): DiscoverApi {
         spanId: equalities(plan, "id"),
       });
       return { rows: spans.map((s) => spanRow(s, visible.get(s.projectId))), truncated: spans.length >= SCAN_CAP.rows };
+    }
+    if (plan.dataset === "tracemetrics") {
+      const names = equalities(plan, "metric.name");
+      const metrics = await scanMetrics(db, { ...scan, limit: SCAN_CAP.rows, names, traceIds: equalities(plan, "trace") });
+      return { rows: metrics.map((m) => metricRow(m, visible.get(m.projectId))), truncated: metrics.length >= SCAN_CAP.rows };
     }
     const logs = await scanLogs(db, {
       ...scan,

@@ -7,6 +7,9 @@
 import { AppError } from "../../core/errors";
 import {
   checkField,
+  DROPPED_DATASETS,
+  droppedEvents,
+  droppedInterval,
   type LegacyStat,
   legacySeries,
   parseDuration,
@@ -27,6 +30,8 @@ const DAY = 24 * HOUR;
 export interface StatsApi {
   projectStats(viewer: Viewer, orgSlug: string, projectSlug: string, q: URLSearchParams): Promise<Array<[number, number]>>;
   orgStatsV2(viewer: Viewer, orgSlug: string, q: URLSearchParams): Promise<ReturnType<typeof statsV2>>;
+  /** Sentry's `events-dropped`: accepted and dropped volume of one dataset per outcome and reason. */
+  eventsDropped(viewer: Viewer, orgSlug: string, q: URLSearchParams): Promise<ReturnType<typeof droppedEvents>>;
 }
 
 export interface StatsApiDeps {
@@ -76,6 +81,18 @@ function toUsage(rows: Awaited<ReturnType<typeof listOutcomes>>): UsageRow[] {
 }
 
 export function createStatsApi(deps: StatsApiDeps): StatsApi {
+  /** The org's projects the viewer sees, narrowed by `project=` ids (ids they cannot see count nothing). */
+  async function projectIdsOf(viewer: Viewer, orgSlug: string, q: URLSearchParams): Promise<number[]> {
+    const org = await deps.membershipOrThrow(viewer, orgSlug);
+    requirePermission(viewer, org, "org.read");
+    const visible = await deps.projectsOf(org);
+    const asked = q.getAll("project").filter((p) => p !== "" && p !== "-1");
+    if (asked.length === 0) return [...visible.keys()];
+    // Sentry takes ids or slugs.
+    const bySlug = new Map([...visible.values()].map((p) => [p.slug, p.id]));
+    return asked.map((p) => (/^\d+$/.test(p) ? Number(p) : (bySlug.get(p) ?? -1))).filter((id) => visible.has(id));
+  }
+
   return {
     async projectStats(viewer, orgSlug, projectSlug, q) {
       deps.requireScope(viewer, "project:read");
@@ -89,16 +106,12 @@ export function createStatsApi(deps: StatsApiDeps): StatsApi {
     },
 
     async orgStatsV2(viewer, orgSlug, q) {
-      const org = await deps.membershipOrThrow(viewer, orgSlug);
-      requirePermission(viewer, org, "org.read");
-      const visible = await deps.projectsOf(org);
+      // `project` filters by id; ids the viewer cannot see count nothing (never an error that
+      // would confirm they exist).
+      const projectIds = await projectIdsOf(viewer, orgSlug, q);
       const field = checkField(q.get("field"));
       const interval = parseInterval(q.get("interval"), HOUR);
       const { start, end } = range(q, deps.now(), 14 * DAY);
-      // `project` filters by id; ids the viewer cannot see count nothing (never an error that
-      // would confirm they exist).
-      const asked = q.getAll("project").filter((p) => p !== "" && p !== "-1");
-      const projectIds = asked.length > 0 ? asked.map(Number).filter((id) => visible.has(id)) : [...visible.keys()];
       const rows = await listOutcomes(deps.db, { projectIds, from: Math.floor(start / HOUR) * HOUR, to: end });
       const categories = q.getAll("category").filter(Boolean);
       const outcomes = q.getAll("outcome").filter(Boolean);
@@ -110,6 +123,24 @@ export function createStatsApi(deps: StatsApiDeps): StatsApi {
         groupBy: parseGroupBy(q.getAll("groupBy")),
         categories: categories.length > 0 ? categories : undefined,
         outcomes: outcomes.length > 0 ? outcomes : undefined,
+      });
+    },
+
+    async eventsDropped(viewer, orgSlug, q) {
+      const projectIds = await projectIdsOf(viewer, orgSlug, q);
+      const dataset = q.get("dataset") ?? "";
+      if (!Object.hasOwn(DROPPED_DATASETS, dataset))
+        throw invalid("dataset", `dataset must be one of ${Object.keys(DROPPED_DATASETS).join(", ")}.`);
+      const { start, end } = range(q, deps.now(), DAY);
+      const interval = droppedInterval(q.get("interval"), end - start);
+      const rows = await listOutcomes(deps.db, { projectIds, from: Math.floor(start / HOUR) * HOUR, to: end });
+      return droppedEvents(toUsage(rows), {
+        dataset,
+        start,
+        end,
+        interval,
+        outcome: q.get("outcome") || undefined,
+        reason: q.get("reason") || undefined,
       });
     },
   };

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Config } from "../../config";
 import { formatDsn } from "../../core/dsn";
 import { AppError } from "../../core/errors";
-import { TOKEN_SCOPES } from "../../core/token-scopes";
+import { expandScopes, TOKEN_SCOPES } from "../../core/token-scopes";
 import { emailSchema, nameSchema, passwordSchema, slugify, slugSchema, validate } from "../../core/validation";
 import type { Db } from "../../storage/db";
 import { writeTx } from "../../storage/dialect";
@@ -92,6 +92,7 @@ export function createOperatorServices(deps: { db: Db; auth: Auth; config: Confi
         throw new AppError("validation_failed", `Unknown scopes: ${unknown.join(", ")} (known: ${TOKEN_SCOPES.join(", ")}).`);
       // Never more than the user's highest role allows (a viewer's token only reads).
       refuseBeyond(input.scopes, await scopesOfUser(db, user.id));
+      const scopes = expandScopes(input.scopes);
       // Sentry's personal-token form, as the account page issues it (sentry-cli checks the shape).
       const token = `sntryu_${randomBytes(32).toString("hex")}`;
       await insertToken(db, {
@@ -100,7 +101,7 @@ export function createOperatorServices(deps: { db: Db; auth: Auth; config: Confi
         name: input.name ?? "CLI token",
         tokenHash: hashApiToken(token),
         tokenPrefix: token.slice(0, 14),
-        scopes: input.scopes,
+        scopes,
         now: now(),
       });
       return { token };

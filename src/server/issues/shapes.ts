@@ -31,7 +31,9 @@ export function toIssueSummary(row: IssueRow, projects: Map<number, ProjectRow>)
     metadata: row.metadata,
     assigneeUserId: row.assigneeUserId,
     statusDetails: statusDetailsOf(row),
-    platform: project?.platform,
+    // Sentry: the first event's platform; issues from before it was kept answer their project's.
+    platform: row.platform ?? project?.platform,
+    projectPlatform: project?.platform,
     lastEventId: row.lastEventId,
   };
 }

@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { AppError } from "../../core/errors";
-import { TOKEN_SCOPES } from "../../core/token-scopes";
+import { expandScopes, TOKEN_SCOPES } from "../../core/token-scopes";
 import { nameSchema, validate } from "../../core/validation";
 import type { Db } from "../../storage/db";
 import { listMembers } from "../../storage/members/members";
@@ -102,10 +102,7 @@ const InputSchema = z.object({
 
 /** Organization tokens: the scopes (if sent) are still checked to be names Sentry knows, but the token is `org:ci`. */
 const OrgInputSchema = InputSchema.extend({
-  scopes: z
-    .array(z.enum([...TOKEN_SCOPES, ORG_TOKEN_SCOPE]))
-    .max(TOKEN_SCOPES.length + 1)
-    .optional(),
+  scopes: z.array(z.enum(TOKEN_SCOPES)).max(TOKEN_SCOPES.length).optional(),
 });
 
 /** The highest of some roles (a personal token's reach is its creator's highest role), null for none. */
@@ -216,7 +213,9 @@ export function createTokenServices(deps: {
       const v = validate(InputSchema, input);
       const scopes = v.scopes ?? ["org:read", "project:read", "event:read"];
       refuseBeyond(scopes, await scopesOfUser(db, viewer.userId));
-      return create(viewer.userId, null, `sntryu_${randomBytes(32).toString("hex")}`, v, scopes, await personalRole(viewer.userId));
+      // Stored with what they carry (Sentry's hierarchy), so the token list says all it reads and writes.
+      const stored = expandScopes(scopes);
+      return create(viewer.userId, null, `sntryu_${randomBytes(32).toString("hex")}`, v, stored, await personalRole(viewer.userId));
     },
     async personalScopes(viewer) {
       browserOnly(viewer);

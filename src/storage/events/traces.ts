@@ -24,6 +24,7 @@ export async function insertSpans(tx: Tx, projectId: number, receivedAt: number,
           end_ms: s.end,
           attributes: s.attributes,
           received_at: receivedAt,
+          segment: (s.segment ?? s.parentSpanId === null) ? 1 : 0,
         })),
       )
       .onConflict((oc) => oc.columns(["project_id", "trace_id", "span_id"]).doNothing())
@@ -114,7 +115,7 @@ export async function readTrace(db: Db, projectId: number, traceId: string, limi
   };
 }
 
-export type TraceTable = "spans" | "log_records";
+export type TraceTable = "spans" | "log_records" | "trace_metrics";
 
 /** Deletes up to `limit` rows of a project received before `cutoff`; returns how many. */
 export async function deleteTraceRowsBefore(tx: Tx, table: TraceTable, projectId: number, cutoff: number, limit: number): Promise<number> {

@@ -38,6 +38,8 @@ export interface IssueRow {
   ignore: IgnoreCondition | null;
   resolvedAt: number | null;
   assigneeUserId: string | null;
+  /** the first event's platform (Sentry's issue `platform`); null: the project's */
+  platform: string | null;
 }
 
 export interface NewIssue {
@@ -54,6 +56,8 @@ export interface NewIssue {
   groupingVersion: string;
   /** a number kept from elsewhere (an import); the caller made sure it is free and the counter above it */
   shortId?: number;
+  /** the first event's platform */
+  platform?: string | null;
 }
 
 export interface IssueEventUpdate {
@@ -154,6 +158,7 @@ export async function insertIssue(tx: Tx, issue: NewIssue): Promise<{ id: number
       first_release: cleanOrNull(issue.release),
       last_release: cleanOrNull(issue.release),
       last_release_seen: issue.release ? issue.seenAt : null,
+      platform: cleanOrNull(issue.platform ?? null),
     })
     .returning("id")
     .executeTakeFirstOrThrow();
@@ -346,6 +351,7 @@ export const issueColumns = [
   "status_changed_at",
   "assignee_user_id",
   "assignee_team_id",
+  "platform",
 ] as const;
 
 export interface IssueSelect {
@@ -373,6 +379,7 @@ export interface IssueSelect {
   status_changed_at: number | null;
   assignee_user_id: string | null;
   assignee_team_id: number | null;
+  platform: string | null;
 }
 
 function parseMetadata(s: string): Record<string, unknown> {
@@ -404,6 +411,7 @@ export function toIssue(r: IssueSelect): IssueRow {
     lastEventId: r.last_event_id,
     firstRelease: r.first_release,
     lastRelease: r.last_release,
+    platform: r.platform ?? null,
     ...lifecycleOf(r),
   };
 }

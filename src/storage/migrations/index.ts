@@ -40,6 +40,7 @@ import * as m0043orgTokenCi from "./0043-org-token-ci";
 import * as m0045issueClaims from "./0045-issue-claims";
 import * as m0046loginFailureOrigin from "./0046-login-failure-origin";
 import * as m0047replays from "./0047-replays";
+import * as m0050tracesMetrics from "./0050-traces-metrics";
 import * as m0051saml from "./0051-saml";
 import * as m0052scim from "./0052-scim";
 import * as m0053auditLog from "./0053-audit-log";
@@ -82,6 +83,7 @@ const steps: Record<string, Step> = {
   "0045-issue-claims": m0045issueClaims,
   "0046-login-failure-origin": m0046loginFailureOrigin,
   "0047-replays": m0047replays,
+  "0050-traces-metrics": m0050tracesMetrics,
   "0051-saml": m0051saml,
   "0052-scim": m0052scim,
   "0053-audit-log": m0053auditLog,

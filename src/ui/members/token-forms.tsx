@@ -1,6 +1,7 @@
 "use client";
 
 import { useActionState, useEffect, useRef } from "react";
+import { SCOPE_GROUPS } from "@/core/token-scopes";
 import { CopyButton } from "../kit/copy-button";
 import { type FormResult, FormStatus, IDLE, submitWithoutReset } from "../kit/settings-form";
 
@@ -67,16 +68,7 @@ export function NewTokenForm({
           <input id={`${idPrefix}-days`} name="expiresInDays" inputMode="numeric" placeholder="never" className="input w-[140px]" />
         </div>
       </div>
-      {scopes.length > 0 ? (
-        <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
-          <legend className="mb-1 text-[13px] font-medium">Scopes</legend>
-          {scopes.map((s) => (
-            <label key={s} className="flex items-center gap-1.5 font-mono text-[12px]">
-              <input type="checkbox" name="scopes" value={s} defaultChecked={defaults.includes(s)} /> {s}
-            </label>
-          ))}
-        </fieldset>
-      ) : null}
+      {scopes.length > 0 ? <ScopeChoices scopes={scopes} defaults={defaults} idPrefix={idPrefix} /> : null}
       <div className="flex flex-wrap items-center gap-3">
         <button type="submit" className="btn btn-primary" disabled={pending}>
           Create token
@@ -96,6 +88,44 @@ export function NewTokenForm({
         </div>
       ) : null}
     </form>
+  );
+}
+
+/**
+ * Sentry's permission choices: one per resource (Project, Team, Release, Issue & Event,
+ * Organization, Member, Alerts), "No Access" or a level; each level carries the ones before it.
+ * Only the levels the role allows are offered; a resource with none is left out.
+ */
+function ScopeChoices({ scopes, defaults, idPrefix }: { scopes: readonly string[]; defaults: string[]; idPrefix: string }) {
+  const groups = SCOPE_GROUPS.map((g) => ({ ...g, levels: g.levels.filter((l) => scopes.includes(l.scope)) })).filter(
+    (g) => g.levels.length > 0,
+  );
+  return (
+    <fieldset className="flex flex-col gap-1" data-testid="scope-choices">
+      <legend className="mb-1 text-[13px] font-medium">Permissions</legend>
+      <div className="grid grid-cols-1 gap-x-6 gap-y-1.5 sm:grid-cols-2">
+        {groups.map((g) => {
+          const id = `${idPrefix}-scope-${g.resource.replace(/\W+/g, "-").toLowerCase()}`;
+          const chosen = [...g.levels].reverse().find((l) => defaults.includes(l.scope));
+          return (
+            <div key={g.resource} className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
+              <label htmlFor={id} className="w-[110px] shrink-0 text-[13px]">
+                {g.resource}
+              </label>
+              <select id={id} name="scopes" defaultValue={chosen?.scope ?? ""} className="input w-[150px]" title={g.what}>
+                <option value="">No Access</option>
+                {g.levels.map((l) => (
+                  <option key={l.scope} value={l.scope}>
+                    {l.label}
+                  </option>
+                ))}
+              </select>
+              <span className="w-full min-w-0 text-[12px] text-fg-dim sm:pl-[118px]">{g.what}</span>
+            </div>
+          );
+        })}
+      </div>
+    </fieldset>
   );
 }
 

@@ -8,6 +8,7 @@ import { ThemeToggle } from "./theme-toggle";
 const SECTIONS = [
   ["issues", "Issues"],
   ["replays", "Replays"],
+  ["traces", "Traces"],
   ["releases", "Releases"],
   ["feedback", "Feedback"],
   ["monitors", "Monitors"],

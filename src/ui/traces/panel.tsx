@@ -77,15 +77,20 @@ function Logs({ trace }: { trace: TraceView }) {
   );
 }
 
-export function TracePanel({ traceId, trace }: { traceId: string; trace: TraceView | null }) {
+export function TracePanel({ traceId, trace, href }: { traceId: string; trace: TraceView | null; href: string }) {
   return (
     <section id="trace" aria-labelledby="trace-title" className="mt-8 scroll-mt-24">
-      <h2 id="trace-title" className="section-title mb-1">
-        Trace
-      </h2>
+      <div className="mb-1 flex flex-wrap items-baseline gap-3">
+        <h2 id="trace-title" className="section-title">
+          Trace
+        </h2>
+        <a href={href} className="text-[12.5px] hover:underline" data-testid="open-trace">
+          Open the whole trace →
+        </a>
+      </div>
       <p className="mb-2 text-[12.5px] text-fg-muted">
-        <span className="font-mono">{traceId}</span> — the spans and logs your SDK sent for the request this error happened in. Errata keeps
-        them only to explain errors; performance analytics (throughput, percentiles, dashboards) are not part of Errata.
+        <span className="font-mono">{traceId}</span> — this project&apos;s spans and logs of the request this error happened in; the trace
+        page shows them across every project; performance analytics (throughput, percentiles, dashboards) are not part of Errata.
       </p>
       {trace === null ? (
         <p className="rounded-md border border-border px-3 py-3 text-fg-muted">

@@ -84,9 +84,24 @@ function percentile(sorted: number[], p: number): number | null {
   return sorted[idx] as number;
 }
 
+/** A sample of the metric `fn(value,<name>,<type>,<unit>)` names (the unit only when given). */
+function isMetric(r: DiscoverRow, m: { name: string; type: string; unit: string | null }): boolean {
+  return (
+    r.column("metric.name") === m.name && r.column("metric.type") === m.type && (m.unit === null || r.column("metric.unit") === m.unit)
+  );
+}
+
 /** One aggregate over a group's rows; `windowMs` is the time the rows were read over (epm, eps). */
-export function aggregate(f: DiscoverField & { kind: "aggregate" }, rows: DiscoverRow[], windowMs = 0): Value {
+export function aggregate(f: DiscoverField & { kind: "aggregate" }, all: DiscoverRow[], windowMs = 0): Value {
+  const rows = f.metric ? all.filter((r) => isMetric(r, f.metric as NonNullable<typeof f.metric>)) : all;
   switch (f.fn) {
+    case "per_minute":
+    case "per_second": {
+      // Counters add up their values; other metrics count their samples.
+      if (windowMs <= 0) return null;
+      const total = f.metric?.type === "counter" ? rows.reduce((a, r) => a + (Number(r.column("value")) || 0), 0) : rows.length;
+      return total / (windowMs / (f.fn === "per_minute" ? 60_000 : 1000));
+    }
     case "count":
       return rows.length;
     case "epm":

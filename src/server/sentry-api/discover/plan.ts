@@ -1,7 +1,8 @@
 /**
  * Sentry's query API (`GET /organizations/{org}/events/` and `…/events-stats/`) as its clients send
  * it, reduced to a plan Errata can run over what it keeps: `dataset` (errors — also `discover` and
- * `events` —, spans — also `spansIndexed` —, logs — also `ourlogs`), `field=` columns and
+ * `events` —, spans — also `spansIndexed` —, logs — also `ourlogs` —, tracemetrics — also
+ * `metrics`, the samples `Sentry.metrics` sends), `field=` columns and
  * aggregates, `query=` in the search language, `sort=`, `per_page`, `cursor` (Sentry's
  * `0:<offset>:0`), `statsPeriod` or `start`/`end` (bounded to 90 days). `issuePlatform` holds the
  * occurrences of issues that are not errors: in Errata, user feedback.
@@ -13,7 +14,7 @@ import { AppError } from "../../../core/errors";
 import { parseQuery, type QueryTerm } from "../../../core/search/parse-query";
 import { statsPeriodMs } from "../issue-list-params";
 
-export type Dataset = "errors" | "spans" | "logs" | "issuePlatform";
+export type Dataset = "errors" | "spans" | "logs" | "issuePlatform" | "tracemetrics";
 export type FieldType = "string" | "integer" | "number" | "date" | "duration" | "boolean" | "percentage";
 
 const DATASETS: Record<string, Dataset> = {
@@ -25,6 +26,8 @@ const DATASETS: Record<string, Dataset> = {
   spansindexed: "spans",
   logs: "logs",
   ourlogs: "logs",
+  tracemetrics: "tracemetrics",
+  metrics: "tracemetrics",
   // Occurrences of issues that are not errors: here, user feedback.
   issueplatform: "issuePlatform",
   search_issues: "issuePlatform",
@@ -98,6 +101,21 @@ export const COLUMNS: Record<Dataset, Record<string, FieldType>> = {
     "project.name": "string",
     "project.id": "integer",
   },
+  tracemetrics: {
+    id: "string",
+    "metric.name": "string",
+    "metric.type": "string",
+    "metric.unit": "string",
+    value: "number",
+    trace: "string",
+    span_id: "string",
+    timestamp: "date",
+    timestamp_precise: "integer",
+    observed_timestamp: "date",
+    project: "string",
+    "project.name": "string",
+    "project.id": "integer",
+  },
   issuePlatform: {
     id: "string",
     title: "string",
@@ -143,7 +161,9 @@ export type AggregateFn =
   | "p99"
   | "epm"
   | "eps"
-  | "failure_rate";
+  | "failure_rate"
+  | "per_minute"
+  | "per_second";
 
 const NUMERIC_FNS = new Set<AggregateFn>(["min", "max", "avg", "sum", "p50", "p75", "p90", "p95", "p99"]);
 
@@ -151,7 +171,22 @@ export type DiscoverField =
   | { kind: "column"; name: string; column: string; type: FieldType }
   /** a tag (errors) or attribute (spans, logs): `tags[key]` or a bare key */
   | { kind: "tag"; name: string; key: string; type: "string" }
-  | { kind: "aggregate"; name: string; fn: AggregateFn; arg: DiscoverField | null; type: FieldType };
+  | {
+      kind: "aggregate";
+      name: string;
+      fn: AggregateFn;
+      arg: DiscoverField | null;
+      type: FieldType;
+      /** tracemetrics: `fn(value,<name>,<type>,<unit>)` aggregates that one metric's samples only */
+      metric?: TraceMetricRef;
+    };
+
+/** One metric of the tracemetrics dataset; `unit` null for Sentry's `-` (none given). */
+export interface TraceMetricRef {
+  name: string;
+  type: string;
+  unit: string | null;
+}
 
 export type FilterOp = "eq" | "gt" | "gte" | "lt" | "lte";
 
@@ -194,7 +229,7 @@ function bad(field: string, message: string): AppError {
 export function datasetOf(value: string | null): Dataset {
   if (value === null || value === "") return "errors";
   const d = DATASETS[value.toLowerCase()];
-  if (!d) throw bad("dataset", `Unsupported dataset "${value.slice(0, 40)}": use errors, spans, logs or issuePlatform.`);
+  if (!d) throw bad("dataset", `Unsupported dataset "${value.slice(0, 40)}": use errors, spans, logs, tracemetrics or issuePlatform.`);
   return d;
 }
 
@@ -221,6 +256,7 @@ export function parseField(dataset: Dataset, raw: string, param = "field"): Disc
   const fn = call[1] as string;
   const argText = (call[2] as string).trim();
   const unknown = () => bad(param, `Invalid field "${name.slice(0, 60)}": ${fn}() is not a function Errata answers.`);
+  if (dataset === "tracemetrics") return metricAggregate(name, fn, argText, param, unknown);
   switch (fn) {
     case "epm":
     case "eps":
@@ -257,6 +293,28 @@ export function parseField(dataset: Dataset, raw: string, param = "field"): Disc
       return { kind: "aggregate", name, fn: fn as AggregateFn, arg, type };
     }
   }
+}
+
+const METRIC_FNS = new Set(["count", "sum", "avg", "min", "max", "p50", "p75", "p90", "p95", "p99", "per_minute", "per_second"]);
+
+/**
+ * A tracemetrics aggregate: `count()`, `fn(value)` over every sample, or Sentry's
+ * `fn(value,<metric name>,<counter|gauge|distribution>,<unit or ->)` over one metric's samples.
+ */
+function metricAggregate(name: string, fn: string, argText: string, param: string, unknown: () => AppError): DiscoverField {
+  if (!METRIC_FNS.has(fn)) throw unknown();
+  const args = argText === "" ? [] : argText.split(",").map((a) => a.trim());
+  if (args.length > 0 && args[0] !== "value") throw bad(param, `Invalid field "${name.slice(0, 60)}": metrics aggregate value.`);
+  let metric: TraceMetricRef | undefined;
+  if (args.length > 1) {
+    const [, metricName, type, unit] = args;
+    if (!metricName || !type || !["counter", "gauge", "distribution"].includes(type))
+      throw bad(param, `Invalid field "${name.slice(0, 60)}": use ${fn}(value,<metric name>,<counter|gauge|distribution>,<unit or ->).`);
+    metric = { name: metricName, type, unit: !unit || unit === "-" || unit === "none" ? null : unit };
+  }
+  const arg: DiscoverField = { kind: "column", name: "value", column: "value", type: "number" };
+  if (fn === "count") return { kind: "aggregate", name, fn: "count", arg: null, type: "integer", metric };
+  return { kind: "aggregate", name, fn: fn as AggregateFn, arg, type: "number", metric };
 }
 
 /** `0:200:0` (Sentry) or a plain offset → the row offset. */

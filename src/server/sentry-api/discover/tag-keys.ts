@@ -68,8 +68,9 @@ export interface SentryAttribute {
  */
 export function traceItemAttributes(q: URLSearchParams): SentryAttribute[] {
   const itemType = q.get("itemType") ?? "spans";
-  const dataset = itemType === "spans" ? "spans" : itemType === "logs" ? "logs" : null;
-  if (!dataset) throw AppError.field("itemType", "format", `Unsupported itemType "${itemType.slice(0, 40)}": use spans or logs.`);
+  const dataset = itemType === "spans" ? "spans" : itemType === "logs" ? "logs" : itemType === "tracemetrics" ? "tracemetrics" : null;
+  if (!dataset)
+    throw AppError.field("itemType", "format", `Unsupported itemType "${itemType.slice(0, 40)}": use spans, logs or tracemetrics.`);
   const attributeType = q.get("attributeType") ?? "string";
   const types = ATTRIBUTE_TYPES[attributeType];
   if (!types)

@@ -35,7 +35,7 @@ export function sentryIssue(issue: IssueSummary, publicUrl: string, orgSlug: str
     substatus: issue.status === "resolved" ? null : issue.substatus,
     isPublic: false,
     platform: issue.platform ?? null,
-    project: { id: String(issue.projectId), slug: issue.projectSlug, name: issue.projectSlug },
+    project: { id: String(issue.projectId), slug: issue.projectSlug, name: issue.projectSlug, platform: issue.projectPlatform ?? null },
     type: issue.type,
     issueType: kind.issueType,
     issueCategory: kind.issueCategory,

@@ -188,7 +188,13 @@ export default async function IssuePage({ params, searchParams }: { params: Para
               title="Session replay of the browser that hit this digest"
             />
           ) : null}
-          {traceId ? <TracePanel traceId={traceId} trace={trace} /> : null}
+          {traceId ? (
+            <TracePanel
+              traceId={traceId}
+              trace={trace}
+              href={`/${encodeURIComponent(org)}/traces/${traceId.replace(/-/g, "").toLowerCase()}`}
+            />
+          ) : null}
           <section id="activity" aria-labelledby="activity-title" className="mt-8 scroll-mt-24">
             <h2 id="activity-title" className="section-title mb-2">
               Activity

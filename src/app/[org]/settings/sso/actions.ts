@@ -1,6 +1,7 @@
 "use server";
 /** Single sign-on settings as Server Actions (owners; the service checks again). */
 import { redirect } from "next/navigation";
+import { countOf } from "@/ui/kit/format";
 import type { FormResult } from "@/ui/kit/settings-form";
 import { services } from "../../../_lib/server";
 import { ok, runForm, text } from "../../projects/form-result";
@@ -50,9 +51,7 @@ export async function saveSamlAction(_prev: FormResult, data: FormData): Promise
     });
     const out =
       saved.signedOut > 0 ? ` SSO is now required: ${saved.signedOut} member${saved.signedOut === 1 ? " was" : "s were"} signed out.` : "";
-    return ok(
-      `Saved: ${saved.idp.entityId} with ${saved.idp.certificates.length} certificate${saved.idp.certificates.length === 1 ? "" : "s"}.${out}`,
-    );
+    return ok(`Saved: ${saved.idp.entityId} with ${countOf(saved.idp.certificates.length, "certificate")}.${out}`);
   }, `/${org}/settings/sso`);
 }
 

@@ -184,7 +184,7 @@ export async function retryDeliveryAction(_prev: FormResult, data: FormData): Pr
   }, path);
 }
 
-// permission: project.read
+// permission: alert.read
 export async function emailOptOutAction(_prev: FormResult, data: FormData): Promise<FormResult> {
   const { org, project, path } = target(data);
   const optOut = data.get("optOut") === "true";

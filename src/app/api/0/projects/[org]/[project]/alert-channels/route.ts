@@ -4,7 +4,7 @@ import { apiRoute, readJson, requireViewer } from "@/server/http/api-route";
 type P = { org: string; project: string };
 
 // Errata's own: the project's alert channels (secrets never returned).
-export const GET = apiRoute<P>("project.read", async (req, { params }) => {
+export const GET = apiRoute<P>("alert.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   return Response.json((await app().alerts.overview(viewer, params.org, params.project)).channels);
 });

@@ -4,7 +4,7 @@ import { apiRoute, requireViewer } from "@/server/http/api-route";
 type P = { org: string; project: string };
 
 // Errata's own: the delivery log (newest first), optionally for one rule.
-export const GET = apiRoute<P>("project.read", async (req, { params }) => {
+export const GET = apiRoute<P>("alert.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const url = new URL(req.url);
   const rule = url.searchParams.get("rule");

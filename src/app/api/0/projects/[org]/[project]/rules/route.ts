@@ -5,7 +5,7 @@ import { fromSentryRule, sentryRule } from "@/server/sentry-api/shapes/alert-rul
 type P = { org: string; project: string };
 
 // Sentry's issue alert rules: list and create.
-export const GET = apiRoute<P>("project.read", async (req, { params }) => {
+export const GET = apiRoute<P>("alert.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   const o = await app().alerts.overview(viewer, params.org, params.project);
   return Response.json(o.rules.map(sentryRule));

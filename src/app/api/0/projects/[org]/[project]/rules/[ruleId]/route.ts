@@ -4,7 +4,7 @@ import { fromSentryRule, sentryRule } from "@/server/sentry-api/shapes/alert-rul
 
 type P = { org: string; project: string; ruleId: string };
 
-export const GET = apiRoute<P>("project.read", async (req, { params }) => {
+export const GET = apiRoute<P>("alert.read", async (req, { params }) => {
   const viewer = await requireViewer(req);
   return Response.json(sentryRule(await app().alerts.getRule(viewer, params.org, params.project, Number(params.ruleId))));
 });
