@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDb } from "../../src/storage/db";
 import { upsertMember } from "../../src/storage/orgs/orgs";
 import { postEnvelope, segmentEnvelope, sendReplay } from "../helpers/replay-envelopes";
-import { type Seeded, seedAcme, sendEnvelope } from "../helpers/sentry-clients";
+import { type Seeded, seedAcme, sendEnvelope, USER_EMAIL } from "../helpers/sentry-clients";
 import { eventually, startServer, type TestServer } from "../helpers/server";
+import { signInCookie } from "../helpers/server-actions";
 import { dialects } from "../helpers/test-db";
 
 describe.each(await dialects())("Sentry's replay API on %s", (dialect) => {
@@ -196,6 +197,26 @@ describe.each(await dialects())("Sentry's replay API on %s", (dialect) => {
     expect(ids.body).toEqual({ [s.issueId]: [replayId] });
     const byReplay = await s.api("GET", `/api/0/organizations/acme/replay-count/?query=replay_id:[${replayId},${"a".repeat(32)}]`);
     expect(byReplay.body).toEqual({ [replayId]: 1 });
+  });
+
+  test("the trace page links the replays that recorded the trace to the player", async () => {
+    const traceId = crypto.randomUUID().replace(/-/g, "");
+    const shared = crypto.randomUUID().replace(/-/g, "");
+    const t0 = Date.now() - 30_000;
+    await postEnvelope(s.dsn, segmentEnvelope(shared, 0, t0, { start: t0, urls: ["https://shop.example/pay"], traceIds: [traceId] }));
+    // The trace itself: one error event in it.
+    await sendEnvelope(s.dsn, { fingerprint: ["replay-trace"], contexts: { trace: { trace_id: traceId, span_id: "a".repeat(16) } } });
+    const cookie = await signInCookie(server, USER_EMAIL, "correct horse battery");
+    const page = await eventually(
+      async () => {
+        const res = await fetch(`${server.url}/acme/traces/${traceId}`, { headers: { cookie } });
+        const html = await res.text();
+        return res.status === 200 && html.includes(`/acme/replays/${shared}`) ? html : undefined;
+      },
+      30_000,
+      "the trace page linking the replay",
+    );
+    expect(page).toContain(shared);
   });
 
   test("merging and deleting issues take their replays along: the survivor counts both sessions", async () => {

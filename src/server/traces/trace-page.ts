@@ -17,6 +17,7 @@ import {
   traceLogs,
   tracesWithErrors,
 } from "../../storage/events/trace-reads";
+import { replayIdsOfTrace } from "../../storage/replays/replay-search";
 import type { Viewer } from "../types";
 import { errorSpanId, loadTrace, TRACE_LIMITS, type TraceDeps, traceScope } from "./load-trace";
 
@@ -80,8 +81,10 @@ export interface TracePage {
   logs: TracePageLog[];
   services: Array<{ slug: string; platform: string; spans: number; errors: number }>;
   transactions: Array<{ name: string; projectSlug: string; duration: number; spanId: string }>;
-  /** replay ids named by the trace's errors and logs (Session Replay shows them where installed) */
+  /** replay ids named by the trace's errors and logs, and stored replays that recorded the trace */
   replayIds: string[];
+  /** of those, the replays stored in a project the viewer sees (the page links them to the player) */
+  storedReplayIds: string[];
   metrics: TracePageMetric[];
   truncated: { spans: boolean; logs: boolean };
   /** spans in the trace (read), and rows left out of the waterfall beyond MAX_ROWS (`all` shows them) */
@@ -313,6 +316,9 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
         metrics.set(key, entry);
       }
 
+      const stored = await replayIdsOfTrace(deps.db, t.projectIds, t.traceId, [...replays].slice(0, 100));
+      for (const id of stored) replays.add(id);
+
       const picked = opts.span ? t.spans.find((s) => s.spanId === opts.span?.toLowerCase()) : undefined;
       const chosen = picked ? await findTraceSpan(deps.db, picked.projectId, t.traceId, picked.spanId) : undefined;
       return {
@@ -327,6 +333,7 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
         services: [...services.values()].sort((a, b) => b.spans - a.spans || a.slug.localeCompare(b.slug)),
         transactions,
         replayIds: [...replays],
+        storedReplayIds: stored,
         metrics: [...metrics.values()],
         truncated: { spans: t.truncated, logs: logsTruncated },
         selected: chosen ? { spanId: chosen.spanId, attributes: parseObject(chosen.attributes) } : null,

@@ -126,6 +126,32 @@ export async function replaysByIds(db: Db, projectIds: number[], replayIds: read
     .execute()) as ReplayRow[];
 }
 
+/**
+ * Stored replays of a trace in these projects: those its errors and logs name, and those whose
+ * SDK recorded the trace id (a replay lists the traces it took part in). At most `limit`, newest first.
+ */
+export async function replayIdsOfTrace(
+  db: Db,
+  projectIds: number[],
+  traceId: string,
+  named: readonly string[],
+  limit = 20,
+): Promise<string[]> {
+  if (projectIds.length === 0 || !/^[0-9a-f]{32}$/.test(traceId)) return [];
+  const rows = await db.kysely
+    .selectFrom("replays")
+    .select("replay_id")
+    .where("project_id", "in", projectIds)
+    .where((eb) => {
+      const inTrace = like(eb.ref("replays.trace_ids"), `%"${traceId}"%`);
+      return named.length > 0 ? eb.or([eb("replay_id", "in", [...named]), inTrace]) : inTrace;
+    })
+    .orderBy("started_at", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.replay_id);
+}
+
 /** Replay ids per issue (linked error events), for replays in these projects. */
 export async function replayIdsByIssue(
   db: Db,

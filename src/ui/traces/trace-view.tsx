@@ -226,8 +226,9 @@ function Metrics({ trace }: { trace: TracePage }) {
 }
 
 /**
- * Replays that share the trace. Session Replay is a separate part of Errata; where it is not
- * installed the ids are listed and said to be unavailable (`replayHref` returns null).
+ * Replays that share the trace, linked to the player. An id the trace names whose replay is not
+ * stored (sampled out, expired, replays off, or in a project the viewer does not see) is listed
+ * as text and says so (`replayHref` returns null).
  */
 function Replays({ trace, replayHref }: { trace: TracePage; replayHref: (id: string) => string | null }) {
   if (trace.replayIds.length === 0) return null;
@@ -247,7 +248,7 @@ function Replays({ trace, replayHref }: { trace: TracePage; replayHref: (id: str
                 </a>
               ) : (
                 <>
-                  {id} <span className="font-sans text-fg-muted">— the replay player is not available on this installation yet.</span>
+                  {id} <span className="font-sans text-fg-muted">— no stored replay you can see (not kept, or expired).</span>
                 </>
               )}
             </li>

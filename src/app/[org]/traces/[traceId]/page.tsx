@@ -46,8 +46,7 @@ export default async function TracePage({
         allLogsHref={`${withQuery(base, { ...query, logs: "all" })}#trace-logs`}
         allLogs={allLogs}
         clearHref={withQuery(base, { ...query, span: "" })}
-        // Session Replay's player is not part of this installation: replay ids are listed as text.
-        replayHref={() => null}
+        replayHref={(id) => (trace.storedReplayIds.includes(id) ? `/${encodeURIComponent(org)}/replays/${id}` : null)}
       />
     </main>
   );
