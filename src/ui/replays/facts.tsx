@@ -107,7 +107,11 @@ export function ReplayFacts({ org, detail, now }: { org: string; detail: ReplayD
           </h2>
           <ul className="flex flex-col gap-0.5 font-mono text-[12px] text-fg-muted">
             {r.trace_ids.map((t) => (
-              <li key={t}>{t}</li>
+              <li key={t}>
+                <a href={`/${encodeURIComponent(org)}/traces/${encodeURIComponent(t)}`} className="hover:underline">
+                  {t}
+                </a>
+              </li>
             ))}
           </ul>
         </section>
