@@ -108,9 +108,9 @@ export function ReplayFacts({ org, detail, now }: { org: string; detail: ReplayD
           <ul className="flex flex-col gap-0.5 font-mono text-[12px] text-fg-muted">
             {r.trace_ids.map((t) => (
               <li key={t}>
-                <a href={`/${encodeURIComponent(org)}/traces/${encodeURIComponent(t)}`} className="hover:underline">
+                <Link href={`/${encodeURIComponent(org)}/traces/${encodeURIComponent(t)}`} className="hover:underline">
                   {t}
-                </a>
+                </Link>
               </li>
             ))}
           </ul>
