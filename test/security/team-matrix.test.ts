@@ -38,6 +38,7 @@ import { writeTx } from "../../src/storage/dialect.js";
 import { insertTeam, setTeamMember, setTeamProject } from "../../src/storage/members/teams.js";
 import { insertToken } from "../../src/storage/members/tokens.js";
 import { upsertMember } from "../../src/storage/orgs/orgs.js";
+import { postEnvelope, segmentEnvelope } from "../helpers/replay-envelopes.js";
 import { sendTraceEnvelope } from "../helpers/sdk-trace.js";
 import { sendEnvelope } from "../helpers/sentry-clients.js";
 import { eventually, ROOT, startServer, type TestServer } from "../helpers/server.js";
@@ -346,6 +347,15 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
         30_000,
         `${slug}'s trace`,
       );
+      // A session replay of its own, the marker in a URL it visited (issue 40's routes and page).
+      const replayId = randomBytes(16).toString("hex");
+      const t0 = Date.now() - 10_000;
+      await postEnvelope(dsn[slug] as URL, segmentEnvelope(replayId, 0, t0, { start: t0, urls: [`https://shop.example/${mark[slug]}`] }));
+      await eventually(
+        () => db.kysely.selectFrom("replay_segments").select("replay_id").where("replay_id", "=", replayId).executeTakeFirst(),
+        30_000,
+        `${slug}'s replay`,
+      );
       const hash = await db.kysely.selectFrom("issue_hashes").select("hash").where("issue_id", "=", Number(i2)).executeTakeFirstOrThrow();
       const issue = await must<{ shortId: string }>("GET", `organizations/acme/issues/${i1}/`);
       const attachments = await eventually(
@@ -431,6 +441,8 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
         digest: `${slug}-digest`,
         traceId: trace.traceId,
         itemId: traceLog.id,
+        replayId,
+        segmentId: "0",
       };
     }
     await must("POST", "organizations/acme/releases/", { version: "both-1", projects: ["openmark", "secretmark"] });
@@ -474,6 +486,7 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
     if (/\/uptime\/\[id\]/.test(pattern)) v.id = base.uptimeId as string;
     else if (/\/codeowners\/\[id\]/.test(pattern)) v.id = base.codeownersId as string;
     else if (/external-(teams|users)\/\[id\]/.test(pattern)) v.id = "999999";
+    else if (/\/replays\/\[id\]/.test(pattern)) v.id = base.replayId as string;
     else v.id = base.issueId as string;
     if (/\/tags\/\[key\]/.test(pattern)) v.key = "environment";
     return v;
@@ -605,6 +618,7 @@ describe.each(await dialects())("team visibility matrix on %s", (dialect) => {
         ruleId: v.ruleId as string,
         channelId: v.channelId as string,
         deliveryId: "999999",
+        replayId: v.replayId as string,
         id: v.codeownersId as string,
         label: "matrix",
         name: "matrix",

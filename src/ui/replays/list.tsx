@@ -43,13 +43,13 @@ export function ReplayList({ org, rows, now }: { org: string; rows: ReplayView[]
               </td>
               <td className="tabular px-2 py-1.5 font-mono text-[12px]">{formatOffset(r.duration * 1000)}</td>
               <td className="px-2 py-1.5 text-right">
-                <Count n={r.count_errors} tone="text-error" />
+                <Count n={r.count_errors} tone="text-danger" />
               </td>
               <td className="px-2 py-1.5 text-right">
-                <Count n={r.count_dead_clicks} tone="text-warning" />
+                <Count n={r.count_dead_clicks} tone="text-fg" />
               </td>
               <td className="px-2 py-1.5 text-right">
-                <Count n={r.count_rage_clicks} tone="text-error" />
+                <Count n={r.count_rage_clicks} tone="text-danger" />
               </td>
               <td className="max-w-[220px] truncate px-2 py-1.5 text-[12px] text-fg-muted">
                 {[r.browser.name, r.os.name].filter(Boolean).join(" · ") || "–"}

@@ -74,8 +74,8 @@ const KIND_LABEL: Record<TimelineItem["kind"], string> = {
 };
 
 function tone(item: TimelineItem): string {
-  if (item.kind === "error" || item.kind === "rage" || item.level === "error") return "text-error";
-  if (item.kind === "dead" || item.level === "warn" || item.level === "warning") return "text-warning";
+  if (item.kind === "error" || item.kind === "rage" || item.level === "error") return "text-danger";
+  if (item.kind === "dead" || item.level === "warn" || item.level === "warning") return "text-fg";
   return "text-fg-muted";
 }
 

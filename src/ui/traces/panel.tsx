@@ -84,7 +84,7 @@ export function TracePanel({ traceId, trace, href }: { traceId: string; trace: T
         <h2 id="trace-title" className="section-title">
           Trace
         </h2>
-        <a href={href} className="text-[12.5px] hover:underline" data-testid="open-trace">
+        <a href={href} className="inline-flex min-h-6 items-center text-[12.5px] hover:underline" data-testid="open-trace">
           Open the whole trace →
         </a>
       </div>
