@@ -35,7 +35,11 @@ export interface CliResult {
 /** `errata <args>` with `env`; never throws on a non-zero exit (the result says). */
 export async function errata(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await execFileP(process.execPath, [CLI, ...args], { cwd: ROOT, env: env as NodeJS.ProcessEnv, maxBuffer: 16 << 20 });
+    const { stdout, stderr } = await execFileP(process.execPath, [CLI, ...args], {
+      cwd: ROOT,
+      env: env as NodeJS.ProcessEnv,
+      maxBuffer: 16 << 20,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -56,7 +60,14 @@ export function post(agent: http.Agent, url: string, body: string | Buffer): Pro
 }
 
 export function eventEnvelope(id: string, n: number): string {
-  const event = { event_id: id, message: `backup load ${n % 7}`, level: "error", platform: "node", tags: { n: String(n) }, extra: { pad: "x".repeat(400) } };
+  const event = {
+    event_id: id,
+    message: `backup load ${n % 7}`,
+    level: "error",
+    platform: "node",
+    tags: { n: String(n) },
+    extra: { pad: "x".repeat(400) },
+  };
   return `{"event_id":"${id}"}\n{"type":"event"}\n${JSON.stringify(event)}`;
 }
 

@@ -60,6 +60,8 @@ export async function extractArchive(file: string, stageDir: string): Promise<Ex
       const target = path.join(stageDir, ...name.split("/"));
       await fs.promises.mkdir(path.dirname(target), { recursive: true });
       e.out = fs.createWriteStream(target, { mode: 0o600 });
+      // Destroyed mid-write when the archive proves bad: the staging folder goes anyway.
+      e.out.on("error", () => {});
     }
     return e;
   }
