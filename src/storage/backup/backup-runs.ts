@@ -80,3 +80,15 @@ export async function backupSummary(db: Db): Promise<{ lastSuccess: BackupRun | 
   const [s, f] = await Promise.all([pick(1), pick(0)]);
   return { lastSuccess: s ? toRun(s as Row) : null, lastFailure: f ? toRun(f as Row) : null };
 }
+
+/**
+ * Runs a restored copy shows as still running (the backup's own run, recorded before its snapshot)
+ * are closed: nothing in the restored installation is running them.
+ */
+export async function closeInterruptedRuns(db: Db, now: number): Promise<void> {
+  await db.kysely
+    .updateTable("backup_runs")
+    .set({ ok: 0, finished_at: now, error: "unfinished in the copy this installation was restored from" })
+    .where("ok", "is", null)
+    .execute();
+}

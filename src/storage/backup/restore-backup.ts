@@ -17,6 +17,7 @@ import { type Db, openDb } from "../db";
 import { latestMigration } from "../migrations/index";
 import SQLite from "../sqlite-driver";
 import { extractArchive } from "./archive-reader";
+import { closeInterruptedRuns } from "./backup-runs";
 import { copySqliteToPostgres } from "./copy-to-postgres";
 import { pgRestore } from "./pg-tools";
 import { countPostgres, countSqlite, countSqliteQueue, postgresTableCount } from "./table-counts";
@@ -93,6 +94,7 @@ async function migrateWith(database: Config["database"], migrate: RestoreOptions
   const db = openDb(database, { poolSize: 2 });
   try {
     await migrate(db);
+    await closeInterruptedRuns(db, Date.now());
   } finally {
     await db.close();
   }
