@@ -86,8 +86,15 @@ async function listBlobFiles(root: string, rel = ""): Promise<string[]> {
 
 export async function createBackup(o: BackupOptions): Promise<BackupResult> {
   const now = o.now ?? Date.now;
-  const stage = await fs.promises.mkdtemp(path.join(path.dirname(o.out), ".errata-backup-"));
-  const writer = await createArchiveWriter(o.out).catch((err: Error) => {
+  // Staged beside the archive: the snapshots need its disk's room anyway, and nothing lands elsewhere.
+  const stage = await fs.promises
+    .mkdir(path.dirname(o.out), { recursive: true })
+    .then(() => fs.promises.mkdtemp(path.join(path.dirname(o.out), ".errata-backup-")))
+    .catch((err: Error) => {
+      throw new AppError("backup_failed", `Cannot write into ${path.dirname(o.out)}: ${err.message}`);
+    });
+  const writer = await createArchiveWriter(o.out).catch(async (err: Error) => {
+    await fs.promises.rm(stage, { recursive: true, force: true });
     throw new AppError("backup_failed", `Cannot write ${o.out}: ${err.message}`);
   });
   try {
