@@ -152,4 +152,15 @@ describe("restore refuses and changes nothing", () => {
     expect([r.code, errorCode(r)]).toEqual([2, "restore_target_not_empty"]);
     expect(await tables()).toEqual(["keep_me"]);
   });
+
+  test.runIf(withPostgres)("a PostgreSQL backup without pg_dump on PATH: backup_tool_missing, no archive", async () => {
+    const db = await createTestDatabase("postgres");
+    cleanup.push(() => db.drop());
+    const out = path.join(work, "no-tool", "pg.tar.gz");
+    const r = await errata({ ...envOf(db), PATH: path.join(work, "no-such-bin") }, "backup", out);
+    expect([r.code, errorCode(r)]).toEqual([2, "backup_tool_missing"]);
+    expect(r.stderr).toMatch(/postgresql-client/);
+    expect(fs.existsSync(out)).toBe(false);
+    expect(fs.readdirSync(path.dirname(out))).toEqual([]);
+  });
 });

@@ -6,9 +6,21 @@
 import { spawn } from "node:child_process";
 import { AppError } from "../../core/errors";
 
-function run(tool: "pg_dump" | "pg_restore", args: string[]): Promise<void> {
+/**
+ * The URL without its password, and the password for PGPASSWORD: a command line is visible to
+ * every user of the machine (ps), the environment is not.
+ */
+export function connectionOf(url: string): { dbname: string; env: Record<string, string> } {
+  const u = new URL(url);
+  const password = decodeURIComponent(u.password);
+  u.password = "";
+  return { dbname: u.toString(), env: password ? { PGPASSWORD: password } : {} };
+}
+
+function run(tool: "pg_dump" | "pg_restore", url: string, args: string[]): Promise<void> {
+  const { dbname, env } = connectionOf(url);
   return new Promise((resolve, reject) => {
-    const child = spawn(tool, args, { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(tool, [`--dbname=${dbname}`, ...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => {
       if (stderr.length < 8000) stderr += d.toString();
@@ -34,10 +46,10 @@ const AppErrorMessage =
 export function pgDump(url: string, outFile: string, snapshot?: string): Promise<void> {
   const args = ["--format=custom", "--no-owner", "--no-privileges", `--file=${outFile}`];
   if (snapshot) args.push(`--snapshot=${snapshot}`);
-  return run("pg_dump", [...args, `--dbname=${url}`]);
+  return run("pg_dump", url, args);
 }
 
 /** A custom-format dump into an empty database, all or nothing (one transaction). */
 export function pgRestore(url: string, dumpFile: string): Promise<void> {
-  return run("pg_restore", ["--no-owner", "--no-privileges", "--single-transaction", "--exit-on-error", `--dbname=${url}`, dumpFile]);
+  return run("pg_restore", url, ["--no-owner", "--no-privileges", "--single-transaction", "--exit-on-error", dumpFile]);
 }
