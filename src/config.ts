@@ -250,6 +250,14 @@ const EnvSchema = z.object({
   // Replay segments per window (RATE_LIMIT_WINDOW_SECONDS) per DSN key, their own data category
   // (`replay`) apart from events; 0 = no limit. The SDK sends one segment every ~5 s per session.
   RATE_LIMIT_KEY_REPLAYS: int(0),
+
+  // Scheduled backups (issue 43): with BACKUP_DIR set, the worker writes an `errata backup` archive
+  // there every BACKUP_EVERY (30m, 12h, 24h, 7d; once per installation however many workers run)
+  // and keeps the newest BACKUP_KEEP archives. Unset: no scheduled backups (`errata backup` still
+  // works by hand or from cron). Each run is listed on the installation's Backups page.
+  BACKUP_DIR: z.string().optional(),
+  BACKUP_EVERY: z.string().default("24h"),
+  BACKUP_KEEP: int(7),
 });
 
 export type Role = "web" | "ingest" | "worker";
@@ -314,6 +322,24 @@ export interface Config {
     settings: { allowPrivate: string; allowHosts: string };
   };
   replays: ReplayConfig;
+  backup: BackupConfig;
+}
+
+export interface BackupConfig {
+  /** BACKUP_DIR resolved; undefined: no scheduled backups */
+  dir: string | undefined;
+  everyMs: number;
+  /** BACKUP_EVERY as written, for the page */
+  every: string;
+  keep: number;
+}
+
+/** "30m", "12h", "24h", "7d" → milliseconds (at least a minute). */
+export function parseBackupEvery(value: string): number {
+  const m = /^\s*(\d+)\s*(m|h|d)\s*$/i.exec(value);
+  if (!m) throw new ConfigError(`BACKUP_EVERY: "${value}" is not a period like 30m, 12h, 24h or 7d`);
+  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] as string).toLowerCase() as "m" | "h" | "d"];
+  return Math.max(60_000, Number(m[1]) * unit);
 }
 
 export interface ReplayConfig {
@@ -519,6 +545,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxSegmentSize: Math.max(1024, e.REPLAY_SEGMENT_MAX_SIZE),
       maxSegmentInflated: Math.max(1024, e.REPLAY_SEGMENT_MAX_INFLATED),
       keySegmentsPerWindow: e.RATE_LIMIT_KEY_REPLAYS,
+    },
+    backup: {
+      dir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : undefined,
+      everyMs: parseBackupEvery(e.BACKUP_EVERY),
+      every: e.BACKUP_EVERY,
+      keep: Math.max(1, e.BACKUP_KEEP),
     },
   };
 }

@@ -16,6 +16,7 @@ import { openDb } from "../storage/db";
 import { getOrCreateSecret } from "../storage/installation";
 import { migrateToLatest } from "../storage/migrate";
 import { registerAlertCommands } from "./alert-commands";
+import { registerBackupCommands } from "./backup-command";
 import { registerImportCommands } from "./import-command";
 import { nextjsTestPair } from "./nextjs-test-pair";
 import { findProjectRoot, startErrata } from "./start";
@@ -162,6 +163,7 @@ function program(): Command {
 
   registerAlertCommands(cli);
   registerImportCommands(cli);
+  registerBackupCommands(cli);
   return cli;
 }
 

@@ -226,6 +226,35 @@ export const ERROR_CATALOGUE = {
     message: "This replay id belongs to another project; a DSN key can only add to its own project's replays.",
     outcome: "invalid",
   },
+  // Backups (issue 43): `errata backup` / `errata restore`. A refused restore changes nothing in its target.
+  backup_tool_missing: {
+    status: 500,
+    message:
+      "pg_dump (or pg_restore) was not found on PATH: install the PostgreSQL client tools of the server's major version (Debian/Ubuntu: apt-get install postgresql-client).",
+  },
+  backup_failed: { status: 500, message: "The backup could not be written; the partial archive was removed." },
+  backup_corrupt: {
+    status: 400,
+    message:
+      "The backup archive is corrupt: a file's SHA-256 differs from its manifest, or the archive cannot be read. Nothing was restored.",
+  },
+  backup_truncated: {
+    status: 400,
+    message: "The backup archive is truncated (it ends early or its manifest is missing). Nothing was restored.",
+  },
+  backup_schema_newer: {
+    status: 400,
+    message:
+      "The backup was made by a newer Errata (its schema is newer than this version's); upgrade Errata, then restore. Nothing was restored.",
+  },
+  restore_target_not_empty: {
+    status: 409,
+    message: "The restore target is not empty: restore into an empty data directory or an empty PostgreSQL database. Nothing was restored.",
+  },
+  restore_counts_differ: {
+    status: 500,
+    message: "After the restore the row counts differ from the backup's manifest; do not use the restored copy.",
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

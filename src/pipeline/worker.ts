@@ -21,6 +21,7 @@ import { configureMonitorClock, monitorNow } from "./monitor-clock";
 import { runMonitorEvaluator } from "./monitor-evaluator";
 import { createSourcemapPipeline } from "./resymbolicate";
 import { runMaintenance } from "./retention";
+import { runBackupLoop } from "./scheduled-backup";
 import { runUptimeLoop } from "./uptime-checker";
 import { runWeeklySummaryJob } from "./weekly-summary";
 
@@ -76,7 +77,18 @@ export interface WorkerOptions {
     Partial<
       Pick<
         Config,
-        "retention" | "lifecycle" | "sourcemaps" | "alerts" | "smtp" | "publicUrl" | "monitors" | "uptime" | "replays" | "dataDir"
+        | "retention"
+        | "lifecycle"
+        | "sourcemaps"
+        | "alerts"
+        | "smtp"
+        | "publicUrl"
+        | "monitors"
+        | "uptime"
+        | "replays"
+        | "dataDir"
+        | "backup"
+        | "database"
       >
     >;
   log: Logger;
@@ -300,7 +312,13 @@ async function startPeriodicJobs(opts: WorkerOptions): Promise<void> {
   // First look after the same delay as the maintenance jobs: a starting server serves first.
   const firstDelayMs = retention?.firstRunDelayMs ?? 30_000;
   const summaries = smtp && publicUrl ? runWeeklySummaryLoop({ db, smtp, publicUrl, log, now, signal, firstDelayMs }) : undefined;
-  await Promise.all([maintenance, delivery, monitors, uptime, summaries]);
+  // Scheduled backups (issue 43): BACKUP_DIR set; once per BACKUP_EVERY across the installation.
+  const { backup, database, dataDir } = config;
+  const backups =
+    backup?.dir && database && dataDir
+      ? runBackupLoop({ db, config: { backup, database, dataDir }, log: log.child({ job: "backup" }), signal, now, firstDelayMs })
+      : undefined;
+  await Promise.all([maintenance, delivery, monitors, uptime, summaries, backups]);
 }
 
 async function runWeeklySummaryLoop(o: {

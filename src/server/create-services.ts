@@ -32,6 +32,7 @@ import { createUserFeedbackApi } from "./feedback/user-feedback-api";
 import { createIdentityServices } from "./identity/identity-services";
 import { createImportRunServices } from "./import/import-runs";
 import { createImportServices } from "./import/sentry-import";
+import { createBackupServices } from "./installation/backups";
 import { createHealthServices } from "./installation/health";
 import { createOperatorServices, type OperatorServices } from "./installation/operator";
 import { createSetupServices } from "./installation/setup";
@@ -144,6 +145,7 @@ export function createServices(deps: {
     authorize: async (viewer, orgSlug, action) => void (await access.authorize(viewer, orgSlug, action)),
 
     setup: createSetupServices({ db, auth, now }),
+    backups: createBackupServices({ db, backup: config.backup }),
     session: createSessionServices({ db, auth, now }),
 
     orgs: createOrgServices({ db, now, access }),

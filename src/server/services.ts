@@ -20,6 +20,7 @@ import type { UserFeedbackApi } from "./feedback/user-feedback-api";
 import type { IdentityServices } from "./identity/identity-services";
 import type { ImportRunServices } from "./import/import-runs";
 import type { ImportServices } from "./import/sentry-import";
+import type { BackupServices } from "./installation/backups";
 import type { IssueActions } from "./issues/actions";
 import type { IssueBulkServices } from "./issues/bulk";
 import type { IssueListQuery, ListedIssue } from "./issues/list-query";
@@ -66,6 +67,8 @@ export interface AppServices {
    * that may not change it hears so, not "choose one" (the services check again when they write).
    */
   authorize(viewer: Viewer, orgSlug: string, action: Action): Promise<void>;
+  /** The installation's Backups page (installation operators only). */
+  backups: BackupServices;
   setup: {
     isDone(): Promise<boolean>;
     /** Creates the owner account and first organization; throws `setup_done` once used. */

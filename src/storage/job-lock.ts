@@ -13,13 +13,14 @@
 import { sql } from "kysely";
 import type { Db } from "./db";
 
-export type InstallationJob = "lifecycle-sweep" | "retention" | "weekly-summary";
+export type InstallationJob = "lifecycle-sweep" | "retention" | "weekly-summary" | "backup";
 
 /** Arbitrary constants shared by every Errata process ("errata-" + job). */
 const LOCK_KEYS: Record<InstallationJob, number> = {
   "lifecycle-sweep": 0x65726c73,
   retention: 0x65727274,
   "weekly-summary": 0x65727773,
+  backup: 0x65726275,
 };
 
 export type LockedRun<T> = { ran: true; value: T } | { ran: false };

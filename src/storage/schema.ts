@@ -935,6 +935,18 @@ export interface BlobsTable {
   created_at: number;
 }
 
+/** One backup (0054): scheduled or `errata backup`; `ok` null while it runs. */
+export interface BackupRunsTable {
+  id: Generated<number>;
+  trigger: "scheduled" | "manual";
+  started_at: number;
+  finished_at: number | null;
+  ok: number | null;
+  path: string | null;
+  size: number | null;
+  error: string | null;
+}
+
 export interface Database {
   installation: InstallationTable;
   organizations: OrganizationsTable;
@@ -1019,6 +1031,7 @@ export interface Database {
   replay_segments: ReplaySegmentsTable;
   replay_errors: ReplayErrorsTable;
   blobs: BlobsTable;
+  backup_runs: BackupRunsTable;
 }
 
 /** SAML 2.0 settings of an organization (0051). */

@@ -10,3 +10,6 @@ export const ORG_SETTINGS_SECTIONS = [
   { path: "/import", label: "Import from Sentry", needs: "org.import" },
   { path: "/audit-log", label: "Audit log", needs: "audit.read" },
 ] as const;
+
+/** Installation-wide sections, shown to the installation's operators under every organization's settings. */
+export const INSTALLATION_SECTIONS = [{ path: "/backups", label: "Backups" }] as const;

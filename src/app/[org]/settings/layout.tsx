@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { OrgSettingsNav } from "@/ui/orgs/settings-nav";
-import { ORG_SETTINGS_SECTIONS } from "@/ui/orgs/settings-sections";
+import { INSTALLATION_SECTIONS, ORG_SETTINGS_SECTIONS } from "@/ui/orgs/settings-sections";
 import { currentViewer, orNotFound, services } from "../../_lib/server";
 
 /**
@@ -12,8 +12,11 @@ export default async function OrgSettingsLayout({ children, params }: { children
   const base = `/${encodeURIComponent(org)}/settings`;
   const viewer = await currentViewer();
   if (!viewer) return <>{children}</>;
-  const can = await orNotFound((await services()).orgs.can(viewer, org));
-  const visible = ORG_SETTINGS_SECTIONS.filter((s) => can[s.needs]).map((s) => s.path);
+  const s = await services();
+  const can = await orNotFound(s.orgs.can(viewer, org));
+  const visible: string[] = ORG_SETTINGS_SECTIONS.filter((section) => can[section.needs]).map((section) => section.path);
+  // The installation's own pages (backups), for its operators only.
+  if (await s.backups.isOperator(viewer)) visible.push(...INSTALLATION_SECTIONS.map((section) => section.path));
   return (
     <main className="mx-auto max-w-[1100px] px-4 py-4">
       <header className="mb-4">
