@@ -625,7 +625,7 @@ describe.each(await dialects())("tenant isolation matrix on %s", (dialect) => {
       actors.push({ name: `acme token ${scope}`, side: "acme", token: await makeToken(SECRET_EMAIL, [scope]) });
       actors.push({ name: `globex token ${scope}`, side: "globex", token: await makeToken("bob@globex.test", [scope]) });
     }
-  });
+  }, 300_000);
   afterAll(async () => {
     await db?.close();
     await server?.stop();
