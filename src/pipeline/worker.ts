@@ -169,7 +169,10 @@ export async function runWorker(opts: WorkerOptions): Promise<void> {
   /** the last batch's item count and body bytes, for claimForBytes */
   let lastItems = 0;
   let lastBytes = 0;
-  let busy = false;
+  // Starting counts as a burst: the first empty claim collects the start's garbage (module loading,
+  // migrations) and trims, as after any burst. The trim is process-wide: measured 28 Nov, idle RSS
+  // after start 136-139 MB instead of 149-153 MB.
+  let busy = true;
   let lastTrim = Number.NEGATIVE_INFINITY;
   /** when this thread last claimed work (a helper leaves after idleExitMs without any) */
   let lastWork = now();
