@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 --no-parallel-scavenge --expose-gc
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 --no-parallel-scavenge --heap-growing-percent=25 --expose-gc
 // `npx errata …` / `npm run errata -- …`: the bundled CLI when built, else the TypeScript source.
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";

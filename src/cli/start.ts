@@ -69,7 +69,11 @@ export async function startErrata(opts: { config: Config; projectRoot: string; d
     quietMs: QUIET_TRIM_MS,
     minGapMs: QUIET_TRIM_GAP_MS,
     busy: () => (worker?.running() ?? 1) > 1,
-    collect: collectGarbage,
+    collect: () => {
+      // The pages this thread's connection cached while the burst was served go back too.
+      db.sqlite?.pragma("shrink_memory");
+      collectGarbage();
+    },
   });
   const ingest = roles.has("ingest")
     ? createIngestHandler({

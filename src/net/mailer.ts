@@ -4,8 +4,16 @@
  * a copyable link instead when there is none); alerts use `sendMail` (text + HTML, a transport per
  * call since alerts are rare, and the server's answer for the delivery log).
  */
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { SmtpConfig } from "../config";
+
+/**
+ * nodemailer loads on the first mail, not at start: ~3 MB of heap in every thread that could send
+ * one (the web's and the digest's, for alerts), on servers that mostly never do (measured 27 Nov).
+ */
+async function loadNodemailer(): Promise<typeof import("nodemailer").default> {
+  return (await import("nodemailer")).default;
+}
 
 export interface MailMessage {
   to: string;
@@ -20,19 +28,22 @@ export interface Mailer {
 
 export function createMailer(smtp: SmtpConfig | null): Mailer | null {
   if (!smtp) return null;
-  const transport = nodemailer.createTransport({
-    host: smtp.host,
-    port: smtp.port,
-    secure: smtp.secure,
-    auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? "" } : undefined,
-    // A stuck SMTP server must not hold a request open for minutes.
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 20_000,
-  });
+  let transport: Promise<Transporter> | undefined;
+  const open = async (): Promise<Transporter> =>
+    (await loadNodemailer()).createTransport({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? "" } : undefined,
+      // A stuck SMTP server must not hold a request open for minutes.
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+    });
   return {
     async send(message) {
-      await transport.sendMail({ from: smtp.from, to: message.to, subject: message.subject, text: message.text });
+      transport ??= open();
+      await (await transport).sendMail({ from: smtp.from, to: message.to, subject: message.subject, text: message.text });
     },
   };
 }
@@ -56,7 +67,7 @@ export class MailNotConfiguredError extends Error {
 /** Sends one message; resolves with the server's final answer (e.g. "250 OK: queued"). */
 export async function sendMail(smtp: SmtpConfig | null, mail: Mail, timeoutMs = 10_000): Promise<{ response: string; accepted: string[] }> {
   if (!smtp) throw new MailNotConfiguredError();
-  const transport = nodemailer.createTransport({
+  const transport = (await loadNodemailer()).createTransport({
     host: smtp.host,
     port: smtp.port,
     secure: smtp.secure,

@@ -6,7 +6,6 @@
  * saving one removes the other. Admins read the settings. Every change goes to the audit log.
  */
 import { createHash, X509Certificate } from "node:crypto";
-import { generateServiceProviderMetadata } from "@node-saml/node-saml";
 import { z } from "zod";
 import type { Config } from "../../config";
 import { AppError } from "../../core/errors";
@@ -279,6 +278,8 @@ export function createSamlSettings(deps: {
       const urls = spUrls(config.publicUrl, org.slug);
       // node-saml lists the certificate (for signed requests and encrypted assertions) only beside its key.
       const key = row ? (await keyBox()).open(row.spKeySealed) : null;
+      // Loaded on first use, as in sp.ts.
+      const { generateServiceProviderMetadata } = await import("@node-saml/node-saml");
       return generateServiceProviderMetadata({
         issuer: urls.entityId,
         callbackUrl: urls.acsUrl,

@@ -4,8 +4,9 @@
  * private key sealed with the installation secret), and the node-saml instance built from the
  * saved identity provider.
  */
-import { type CacheProvider, SAML, ValidateInResponseTo } from "@node-saml/node-saml";
-import { generate } from "selfsigned";
+// Both load on first use (an SSO sign-in, a key made): ~7 MB of heap a server without SAML never
+// needs (node-saml with xml-crypto, selfsigned with node-forge; measured 27 Nov in a fresh isolate).
+import type { CacheProvider, SAML } from "@node-saml/node-saml";
 
 /** How far the provider's clock may be from ours (NotBefore / NotOnOrAfter). */
 export const SAML_CLOCK_SKEW_MS = 2 * 60 * 1000;
@@ -28,6 +29,7 @@ export function spUrls(publicUrl: string, orgSlug: string): SpUrls {
 export async function makeSpKeyPair(commonName: string, now: number): Promise<{ cert: string; key: string }> {
   const notBeforeDate = new Date(now - 24 * 3600 * 1000);
   const notAfterDate = new Date(now + 10 * 365 * 24 * 3600 * 1000);
+  const { generate } = await import("selfsigned");
   const pems = await generate([{ name: "commonName", value: commonName.slice(0, 64) }], {
     keySize: 2048,
     algorithm: "sha256",
@@ -50,7 +52,8 @@ export interface SamlInstanceInput {
  * neither), the audience our entity id, a small clock skew, InResponseTo checked whenever a
  * response names one (IdP-initiated sign-ins name none), requests signed with our key.
  */
-export function samlInstance(i: SamlInstanceInput): SAML {
+export async function samlInstance(i: SamlInstanceInput): Promise<SAML> {
+  const { SAML, ValidateInResponseTo } = await import("@node-saml/node-saml");
   return new SAML({
     entryPoint: i.idpSsoUrl,
     issuer: i.urls.entityId,
