@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { IssueSort, StreamQuery } from "../../src/server/issues/stream";
+import { type IssueSearchQuery, type StorageCondition, searchIssues, type TagPlan } from "../../src/storage/issues/search";
 import { enqueueMany } from "../../src/storage/queue/queue";
 import { dialects } from "../helpers/test-db";
 import { createWorld, DAY, MINUTE, T0, type World } from "../lifecycle/helpers";
@@ -166,6 +167,33 @@ describe.each(await dialects())("stream results against the events on %s", (dial
       ),
     );
     expect(await q("browser:Opera")).toEqual([]);
+  });
+
+  test.each(["collect", "probe"] as const)("both tag plans give the same pages: %s", async (plan: TagPlan) => {
+    const all = async (conditions: StorageCondition[], sort: IssueSort) => {
+      const ids: number[] = [];
+      let cursor: IssueSearchQuery["cursor"] = null;
+      do {
+        const page = await searchIssues(w.db, { projectIds: [w.projectId], conditions, sort, limit: 3, cursor, tagPlan: plan });
+        ids.push(...page.items.map((i) => i.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      return ids;
+    };
+    const tag = (key: string, values: string[], negated = false): StorageCondition => ({ kind: "tag", key, values, negated });
+    const status: StorageCondition = { kind: "status", values: ["unresolved"], negated: false };
+    for (const sort of ["date", "new", "freq", "user"] as const) {
+      expect(await all([status, tag("browser", ["Firefox 125"]), tag("environment", ["staging"])], sort)).toEqual(
+        expected(firefoxStaging, sort),
+      );
+      expect(await all([status, tag("browser", ["Fire*"]), tag("environment", ["production"], true)], sort)).toEqual(
+        expected((i) => unresolved(i) && has(i, "browser", "Firefox 125") && !has(i, "environment", "production"), sort),
+      );
+    }
+    expect(await all([tag("user", ["id:rare-13", "id:rare-23"]), { kind: "has", key: "browser", negated: false }], "freq")).toEqual(
+      expected((i) => has(i, "user", "id:rare-13") || has(i, "user", "id:rare-23"), "freq"),
+    );
+    expect(await all([status, { kind: "has", key: "environment", negated: true }], "date")).toEqual([]);
   });
 
   test("sorted by events with 14-day sparklines: order and every bucket", async () => {

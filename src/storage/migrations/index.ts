@@ -44,6 +44,7 @@ import * as m0050tracesMetrics from "./0050-traces-metrics";
 import * as m0051saml from "./0051-saml";
 import * as m0052scim from "./0052-scim";
 import * as m0053auditLog from "./0053-audit-log";
+import * as m0055streamSortIndexes from "./0055-stream-sort-indexes";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -87,6 +88,7 @@ const steps: Record<string, Step> = {
   "0051-saml": m0051saml,
   "0052-scim": m0052scim,
   "0053-audit-log": m0053auditLog,
+  "0055-stream-sort-indexes": m0055streamSortIndexes,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
