@@ -189,16 +189,20 @@ function parseFlags(s: string | null): string[] {
 /** A tag term with at least this many issues is common: walking the sort's index finds a page of its issues sooner than collecting them all. */
 const COMMON_TERM_ISSUES = 2000;
 
+/** Sorts with a (status, value, id) index (0007, 0055): walked in order under one status. */
+const WALKED_UNDER_STATUS = new Set<IssueSort>(["date", "freq"]);
+
 /**
- * `probe` when the sort can be walked in order (one status, as the stream's default, or one
- * project: 0007's and 0055's indexes) and every positive tag term is common; else `collect`.
+ * `probe` when the sort can be walked in order (one project, or one status for the sorts above) and every positive tag term is common; else `collect`.
  * Counting a term's issues stops at the threshold (a bounded read of the covering index).
  */
 async function tagPlan(db: Db, q: IssueSearchQuery): Promise<TagPlan> {
   type TagTerm = Extract<StorageCondition, { kind: "tag" | "has" }>;
   const tagTerms = q.conditions.filter((c): c is TagTerm => c.kind === "tag" || (c.kind === "has" && c.key !== "user"));
   if (tagTerms.length === 0) return "collect";
-  const walksInOrder = q.projectIds.length === 1 || q.conditions.some((c) => c.kind === "status" && !c.negated && c.values.length === 1);
+  const walksInOrder =
+    q.projectIds.length === 1 ||
+    (WALKED_UNDER_STATUS.has(q.sort) && q.conditions.some((c) => c.kind === "status" && !c.negated && c.values.length === 1));
   if (!walksInOrder) return "collect";
   for (const c of tagTerms) {
     if (c.negated) continue;
