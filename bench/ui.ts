@@ -22,6 +22,11 @@
  *   it is never removed; its data was seeded relative to the time of that run). Targets: stream p95 ≤ 100 ms, issue page p95 ≤ 150 ms, trace page
  *   (5,000 spans) p95 ≤ 300 ms, first-load JS ≤ 150 KB gzipped. Run `npm run build` first. Not a
  *   test: figures depend on the machine.
+ *
+ * At 10 M events / 100 k issues, run on both databases (`--events 10000000 --issues 100000`, and
+ * `--postgres`): seeding takes 4 min on SQLite and 13 on PostgreSQL on an idle two-core machine
+ * (45-65 min when it is shared), so keep the data (`--keep`) and time again with `--reuse`.
+ * Figures, before and after issue 43's plans, in docs/scaling.md ("The triage screens at 10 M events").
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
