@@ -77,7 +77,9 @@ export type TagPlan = "collect" | "probe";
 /**
  * A correlated probe of the walked issue's rows. `limit 1 offset 0`: PostgreSQL would otherwise turn
  * the EXISTS into a semi-join and hash the value's whole issue list; with an OFFSET it keeps a
- * per-row subplan (SQLite does so anyway).
+ * per-row subplan (SQLite does so anyway). No project_id term: an issue's tag rows carry its own
+ * project (merges stay within a project), the walk is already within `projectIds`, and the probe
+ * stays inside the primary key (PostgreSQL: an index-only scan, no heap visit per probe).
  */
 function probe(eb: EB, sub: Parameters<EB["exists"]>[0], negated: boolean): Expression<SqlBool> {
   return negated ? eb.not(eb.exists(sub)) : eb.exists(sub);
@@ -114,7 +116,6 @@ function conditionExpr(eb: EB, c: StorageCondition, projectIds: number[], plan: 
             .whereRef("t.issue_id", "=", "issues.id")
             .where("t.key", "=", c.key)
             .where((t) => tagValueExpr(t as unknown as ExpressionBuilder<Database, "issue_tag_values">, c.values))
-            .where("t.project_id", "in", projectIds)
             .limit(1)
             .offset(0),
           c.negated,
@@ -137,7 +138,6 @@ function conditionExpr(eb: EB, c: StorageCondition, projectIds: number[], plan: 
             .select(sql.lit(1).as("one"))
             .whereRef("k.issue_id", "=", "issues.id")
             .where("k.key", "=", c.key)
-            .where("k.project_id", "in", projectIds)
             .limit(1)
             .offset(0),
           c.negated,
