@@ -17,9 +17,16 @@
  *
  * Options: --postgres (PostgreSQL at ERRATA_BENCH_POSTGRES_URL or postgres://postgres@127.0.0.1:5432),
  *   --events N, --issues N, --requests N (per scenario, default 200), --keep (keep the data dir /
- *   database and print where). Targets: stream p95 ≤ 100 ms, issue page p95 ≤ 150 ms, trace page
+ *   database and print where), --reuse <dir|database> (time against a kept data dir — or, with --postgres,
+ *   a kept database name or URL — without seeding again; --events/--issues are then read from it, and
+ *   it is never removed; its data was seeded relative to the time of that run). Targets: stream p95 ≤ 100 ms, issue page p95 ≤ 150 ms, trace page
  *   (5,000 spans) p95 ≤ 300 ms, first-load JS ≤ 150 KB gzipped. Run `npm run build` first. Not a
  *   test: figures depend on the machine.
+ *
+ * At 10 M events / 100 k issues, run on both databases (`--events 10000000 --issues 100000`, and
+ * `--postgres`): seeding takes 4 min on SQLite and 13 on PostgreSQL on an idle two-core machine
+ * (45-65 min when it is shared), so keep the data (`--keep`) and time again with `--reuse`.
+ * Figures, before and after issue 43's plans, in docs/scaling.md ("The triage screens at 10 M events").
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -46,6 +53,8 @@ interface Args {
   issues: number;
   requests: number;
   keep: boolean;
+  /** a kept data dir (SQLite) or database (PostgreSQL) to time against instead of seeding */
+  reuse: string | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -61,6 +70,7 @@ function parseArgs(argv: string[]): Args {
     issues: Number(get("issues") ?? 10_000),
     requests: Number(get("requests") ?? 200),
     keep: argv.includes("--keep"),
+    reuse: get("reuse"),
   };
 }
 
@@ -627,22 +637,49 @@ function firstLoadJs(route: string): number | null {
   return r.firstLoadChunkPaths.reduce((sum, p) => sum + gzipSync(fs.readFileSync(path.join(ROOT, p)), { level: 9 }).length, 0);
 }
 
+/** What a kept run seeded: its event count, issue ids (in seed order) and the big trace. */
+async function keptData(database: Parameters<typeof seedTrace>[0]): Promise<{ events: number; issueIds: number[]; traceId: string }> {
+  const db = openDb(database);
+  try {
+    // The issues' counts, not count(*) of events: that reads 10 M rows (minutes on PostgreSQL, cold).
+    const events = await db.kysely
+      .selectFrom("issues")
+      .select((eb) => eb.fn.sum<number | string>("event_count").as("n"))
+      .executeTakeFirstOrThrow();
+    const issues = await db.kysely.selectFrom("issues").select("id").orderBy("id").execute();
+    const trace = await db.kysely.selectFrom("spans").select("trace_id").limit(1).executeTakeFirst();
+    if (!trace || issues.length === 0) throw new Error("--reuse: no seeded bench data there (run once with --keep)");
+    return { events: Number(events.n), issueIds: issues.map((i) => Number(i.id)), traceId: trace.trace_id };
+  } finally {
+    await db.close();
+  }
+}
+
 async function main() {
   const a = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first.`);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "errata-bench-ui-"));
+  const reuse = a.reuse;
+  const dataDir = reuse && !a.postgres ? path.resolve(reuse) : fs.mkdtempSync(path.join(os.tmpdir(), "errata-bench-ui-"));
   const adminUrl = process.env.ERRATA_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
   const dbName = `errata_bench_ui_${process.pid}`;
   let databaseUrl: string | undefined;
   if (a.postgres) {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database ${dbName}`);
-    await admin.end();
     const u = new URL(adminUrl);
-    u.pathname = `/${dbName}`;
-    databaseUrl = u.toString();
+    if (reuse?.includes("://")) databaseUrl = reuse;
+    else {
+      if (!reuse) {
+        const admin = new pg.Client({ connectionString: adminUrl });
+        await admin.connect();
+        await admin.query(`create database ${dbName}`);
+        await admin.end();
+      }
+      u.pathname = `/${reuse ?? dbName}`;
+      databaseUrl = u.toString();
+    }
   }
+  const database: Parameters<typeof seedTrace>[0] = databaseUrl
+    ? { kind: "postgres", url: databaseUrl }
+    : { kind: "sqlite", file: path.join(dataDir, "errata.db"), synchronous: "NORMAL" };
   const port = await freePort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
@@ -661,25 +698,36 @@ async function main() {
     execFileP(process.execPath, [CLI, ...args], { cwd: ROOT, env: env as NodeJS.ProcessEnv }).then((r) => r.stdout.trim());
   const email = "bench@example.com";
   const password = "bench-password-123";
-  console.log(
-    `bench:ui on ${a.postgres ? "PostgreSQL" : "SQLite"}: ${a.events.toLocaleString("en")} events, ${a.issues.toLocaleString("en")} issues, ${a.requests} requests per scenario`,
-  );
-  await cli("user", "create", "--email", email, "--password", password, "--org", "bench");
-  for (const name of ["web", "api", "mobile"]) await cli("project", "create", "--org", "bench", "--name", name);
+  let issueIds: number[];
+  let traceId: string;
+  if (reuse) {
+    const kept = await keptData(database);
+    a.events = kept.events;
+    a.issues = kept.issueIds.length;
+    issueIds = kept.issueIds;
+    traceId = kept.traceId;
+    console.log(
+      `bench:ui on ${a.postgres ? "PostgreSQL" : "SQLite"}, reusing ${databaseUrl ?? dataDir}: ${a.events.toLocaleString("en")} events, ${a.issues.toLocaleString("en")} issues, ${a.requests} requests per scenario`,
+    );
+  } else {
+    console.log(
+      `bench:ui on ${a.postgres ? "PostgreSQL" : "SQLite"}: ${a.events.toLocaleString("en")} events, ${a.issues.toLocaleString("en")} issues, ${a.requests} requests per scenario`,
+    );
+    await cli("user", "create", "--email", email, "--password", password, "--org", "bench");
+    for (const name of ["web", "api", "mobile"]) await cli("project", "create", "--org", "bench", "--name", name);
 
-  const now = Date.now();
-  const writer = a.postgres ? postgresWriter(databaseUrl as string) : sqliteWriter(path.join(dataDir, "errata.db"));
-  const projectIds = [1, 2, 3];
-  const issues = await seed(writer, a, projectIds, now);
-  if (a.postgres) {
-    await writer.exec("select setval(pg_get_serial_sequence('issues', 'id'), (select max(id) from issues))");
-    await writer.exec("analyze");
-  } else await writer.exec("analyze");
-  await writer.close();
-  const traceId = await seedTrace(
-    databaseUrl ? { kind: "postgres", url: databaseUrl } : { kind: "sqlite", file: path.join(dataDir, "errata.db"), synchronous: "NORMAL" },
-    now,
-  );
+    const now = Date.now();
+    const writer = a.postgres ? postgresWriter(databaseUrl as string) : sqliteWriter(path.join(dataDir, "errata.db"));
+    const projectIds = [1, 2, 3];
+    const issues = await seed(writer, a, projectIds, now);
+    if (a.postgres) {
+      await writer.exec("select setval(pg_get_serial_sequence('issues', 'id'), (select max(id) from issues))");
+      await writer.exec("analyze");
+    } else await writer.exec("analyze");
+    await writer.close();
+    issueIds = issues.map((i) => i.id);
+    traceId = await seedTrace(database, now);
+  }
 
   const proc: ChildProcess = spawn(process.execPath, [CLI, "start"], {
     cwd: ROOT,
@@ -721,8 +769,8 @@ async function main() {
       if (!m) break;
       deep = m[1] as string;
     }
-    const hot = issues.slice(0, 10).map((i) => i.id);
-    const cold = issues.filter((_, n) => n % 997 === 500).map((i) => i.id);
+    const hot = issueIds.slice(0, 10);
+    const cold = issueIds.filter((_, n) => n % 997 === 500);
     const pages = [...hot, ...cold];
     const results = [
       await time("stream: default view (is:unresolved, last seen, 24 h sparklines)", a.requests, () => `${url}/bench/issues`, cookie),
@@ -804,7 +852,8 @@ async function main() {
   } finally {
     if (proc.exitCode === null) proc.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 500));
-    if (a.keep) console.log(`kept: ${databaseUrl ?? dataDir}`);
+    if (a.keep || reuse)
+      console.log(`kept: ${databaseUrl ?? dataDir} (time against it again with --reuse ${a.postgres ? (reuse ?? dbName) : dataDir})`);
     else {
       fs.rmSync(dataDir, { recursive: true, force: true });
       if (a.postgres) {

@@ -385,8 +385,9 @@ export function createIssueStream(deps: IssueStreamDeps): IssueStreamServices {
       const res = await runSearch(viewer, orgSlug, q, true);
       const bucketMs = period === "14d" ? DAY_MS : HOUR_MS;
       const buckets = period === "14d" ? 14 : 24;
-      // Buckets end with the current hour (inclusive), aligned to hours.
-      const sparkStart = Math.floor(deps.now() / HOUR_MS) * HOUR_MS + HOUR_MS - bucketMs * buckets;
+      // Buckets end with the current hour (24h) or UTC day (14d), inclusive, as Sentry's `stats`:
+      // whole UTC days are read from the daily rollup (14 rows an issue, not 336 hourly ones).
+      const sparkStart = Math.floor(deps.now() / bucketMs) * bucketMs + bucketMs - bucketMs * buckets;
       const ids = res.items.map((i) => i.id);
       const [sparks, digests] = await Promise.all([
         bucketCounts(db, ids, sparkStart, bucketMs, buckets),

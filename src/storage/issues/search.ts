@@ -26,6 +26,8 @@ export interface IssueSearchQuery {
   limit: number;
   /** the last row of the previous page: its sort value and id */
   cursor?: { value: number; id: number } | null;
+  /** how tag terms are matched; chosen from the data when absent (tests force each and compare) */
+  tagPlan?: TagPlan;
 }
 
 export interface SearchedIssue extends IssueRow {
@@ -63,7 +65,27 @@ function tagValueExpr(eb: ExpressionBuilder<Database, "issue_tag_values">, value
   );
 }
 
-function conditionExpr(eb: EB, c: StorageCondition, projectIds: number[]): Expression<SqlBool> {
+/**
+ * How tag terms (`key:value`, `has:key`) are matched. `collect`: the issues having the value, read
+ * from the (project_id, key, value) index, then filtered and sorted — right when a term is rare.
+ * `probe`: the sort's index is walked and each issue's own tag rows are looked up by primary key,
+ * stopping after a page — right when every term is common (`browser:"Firefox 125"` holds ~40 % of
+ * issues: collecting read and sorted 45,000 issues at 100,000, issue 43).
+ */
+export type TagPlan = "collect" | "probe";
+
+/**
+ * A correlated probe of the walked issue's rows. `limit 1 offset 0`: PostgreSQL would otherwise turn
+ * the EXISTS into a semi-join and hash the value's whole issue list; with an OFFSET it keeps a
+ * per-row subplan (SQLite does so anyway). No project_id term: an issue's tag rows carry its own
+ * project (merges stay within a project), the walk is already within `projectIds`, and the probe
+ * stays inside the primary key (PostgreSQL: an index-only scan, no heap visit per probe).
+ */
+function probe(eb: EB, sub: Parameters<EB["exists"]>[0], negated: boolean): Expression<SqlBool> {
+  return negated ? eb.not(eb.exists(sub)) : eb.exists(sub);
+}
+
+function conditionExpr(eb: EB, c: StorageCondition, projectIds: number[], plan: TagPlan): Expression<SqlBool> {
   const not = (e: Expression<SqlBool>) => ("negated" in c && c.negated ? eb.not(e) : e);
   switch (c.kind) {
     case "status":
@@ -85,6 +107,19 @@ function conditionExpr(eb: EB, c: StorageCondition, projectIds: number[]): Expre
         ),
       );
     case "tag": {
+      if (plan === "probe")
+        return probe(
+          eb,
+          eb
+            .selectFrom("issue_tag_values as t")
+            .select(sql.lit(1).as("one"))
+            .whereRef("t.issue_id", "=", "issues.id")
+            .where("t.key", "=", c.key)
+            .where((t) => tagValueExpr(t as unknown as ExpressionBuilder<Database, "issue_tag_values">, c.values))
+            .limit(1)
+            .offset(0),
+          c.negated,
+        );
       const sub = eb
         .selectFrom("issue_tag_values")
         .select("issue_tag_values.issue_id")
@@ -95,6 +130,18 @@ function conditionExpr(eb: EB, c: StorageCondition, projectIds: number[]): Expre
     }
     case "has": {
       if (c.key === "user") return c.negated ? eb("user_count", "=", 0) : eb("user_count", ">", 0);
+      if (plan === "probe")
+        return probe(
+          eb,
+          eb
+            .selectFrom("issue_tag_keys as k")
+            .select(sql.lit(1).as("one"))
+            .whereRef("k.issue_id", "=", "issues.id")
+            .where("k.key", "=", c.key)
+            .limit(1)
+            .offset(0),
+          c.negated,
+        );
       const sub = eb
         .selectFrom("issue_tag_keys")
         .select("issue_tag_keys.issue_id")
@@ -139,6 +186,50 @@ function parseFlags(s: string | null): string[] {
   }
 }
 
+/** A tag term with at least this many issues is common: walking the sort's index finds a page of its issues sooner than collecting them all. */
+const COMMON_TERM_ISSUES = 2000;
+
+/** Sorts with a (status, value, id) index (0007, 0055): walked in order under one status. */
+const WALKED_UNDER_STATUS = new Set<IssueSort>(["date", "freq"]);
+
+/**
+ * `probe` when the sort can be walked in order (one project, or one status for the sorts above) and every positive tag term is common; else `collect`.
+ * Counting a term's issues stops at the threshold (a bounded read of the covering index).
+ */
+async function tagPlan(db: Db, q: IssueSearchQuery): Promise<TagPlan> {
+  type TagTerm = Extract<StorageCondition, { kind: "tag" | "has" }>;
+  const tagTerms = q.conditions.filter((c): c is TagTerm => c.kind === "tag" || (c.kind === "has" && c.key !== "user"));
+  if (tagTerms.length === 0) return "collect";
+  const walksInOrder =
+    q.projectIds.length === 1 ||
+    (WALKED_UNDER_STATUS.has(q.sort) && q.conditions.some((c) => c.kind === "status" && !c.negated && c.values.length === 1));
+  if (!walksInOrder) return "collect";
+  for (const c of tagTerms) {
+    if (c.negated) continue;
+    const issues =
+      c.kind === "tag"
+        ? db.kysely
+            .selectFrom("issue_tag_values")
+            .select("issue_id")
+            .where("project_id", "in", q.projectIds)
+            .where("key", "=", c.key)
+            .where((t) => tagValueExpr(t, c.values))
+            .limit(COMMON_TERM_ISSUES)
+        : db.kysely
+            .selectFrom("issue_tag_keys")
+            .select("issue_id")
+            .where("project_id", "in", q.projectIds)
+            .where("key", "=", c.key)
+            .limit(COMMON_TERM_ISSUES);
+    const row = await db.kysely
+      .selectFrom(issues.as("m"))
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .executeTakeFirst();
+    if (Number(row?.n ?? 0) < COMMON_TERM_ISSUES) return "collect";
+  }
+  return "probe";
+}
+
 /** A page of the stream. */
 export async function searchIssues(db: Db, q: IssueSearchQuery): Promise<IssueSearchPage> {
   if (q.projectIds.length === 0) return { items: [], nextCursor: null };
@@ -148,7 +239,8 @@ export async function searchIssues(db: Db, q: IssueSearchQuery): Promise<IssueSe
     .selectFrom("issues")
     .select([...issueColumns, "flags"])
     .where("project_id", "in", q.projectIds);
-  for (const c of q.conditions) query = query.where((eb) => conditionExpr(eb, c, q.projectIds));
+  const plan = q.tagPlan ?? (await tagPlan(db, q));
+  for (const c of q.conditions) query = query.where((eb) => conditionExpr(eb, c, q.projectIds, plan));
   const cursor = q.cursor;
   // A row-value comparison: both databases walk an index from it (an OR of two conditions may not).
   if (cursor) query = query.where(sql<SqlBool>`(${sql.ref(col)}, id) < (${cursor.value}, ${cursor.id})`);

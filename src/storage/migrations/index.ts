@@ -45,6 +45,7 @@ import * as m0051saml from "./0051-saml";
 import * as m0052scim from "./0052-scim";
 import * as m0053auditLog from "./0053-audit-log";
 import * as m0054backupRuns from "./0054-backup-runs";
+import * as m0055streamSortIndexes from "./0055-stream-sort-indexes";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -89,6 +90,7 @@ const steps: Record<string, Step> = {
   "0052-scim": m0052scim,
   "0053-audit-log": m0053auditLog,
   "0054-backup-runs": m0054backupRuns,
+  "0055-stream-sort-indexes": m0055streamSortIndexes,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
