@@ -300,6 +300,7 @@ async function playerFirstFrame(): Promise<void> {
               dcl: Math.round(nav.domContentLoadedEventEnd),
               load: Math.round(nav.loadEventEnd),
               now: Math.round(performance.now()),
+              preload: document.querySelector('link[rel="preload"][as="fetch"]')?.outerHTML ?? "none",
               res,
               marks: performance.getEntriesByType("mark").map((m) => `${m.name} ${Math.round(m.startTime)}`),
             };

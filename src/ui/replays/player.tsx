@@ -32,6 +32,28 @@ function loadRrweb(): Promise<typeof import("@sentry/rrweb")> {
 }
 if (typeof window !== "undefined") void loadRrweb().catch(() => {});
 
+/**
+ * The first segment, inflated and parsed, started when this module loads (before React hydrates
+ * the page) from the preload the server render put in the head: by the time the player mounts, its
+ * first frame only waits for the replayer to draw. Each URL is taken once; a later mount (another
+ * replay, the same one revisited) fetches its own.
+ */
+const early = new Map<string, Promise<unknown[] | null>>();
+if (typeof document !== "undefined") {
+  for (const link of document.querySelectorAll<HTMLLinkElement>('link[rel="preload"][as="fetch"]')) {
+    const url = link.getAttribute("href");
+    if (!url?.includes("/recording-segments/")) continue;
+    const started = fetchSegment(url, new AbortController().signal);
+    started.catch(() => {});
+    early.set(url, started);
+  }
+}
+function firstSegment(url: string, signal: AbortSignal): Promise<unknown[] | null> {
+  const started = early.get(url);
+  early.delete(url);
+  return started ?? fetchSegment(url, signal);
+}
+
 export interface PlayerError {
   /** epoch ms */
   at: number;
@@ -131,7 +153,7 @@ export function ReplayPlayer({ segmentsUrl, segmentIds, startAt = null, errors =
         };
       const [{ Replayer }, zero] = await Promise.all([
         loadRrweb().then(mark("replay:rrweb")),
-        fetchSegment(segmentUrl(segmentsUrl, ids[0]), ctrl.signal).then(mark("replay:segment0")),
+        firstSegment(segmentUrl(segmentsUrl, ids[0]), ctrl.signal).then(mark("replay:segment0")),
       ]);
       // Without its first segment (lost, or still on its way) the replay starts from its first page.
       const first = zero

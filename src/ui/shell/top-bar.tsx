@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { OrgSummary } from "@/server/types";
 import { Wordmark } from "../kit/wordmark";
+import { IntentLink } from "./intent-link";
 import { PopoverEscape } from "./popover-escape";
 import { SignOutButton } from "./sign-out-button";
 import { ThemeToggle } from "./theme-toggle";
@@ -40,13 +41,13 @@ export function TopBar({
       <PopoverEscape />
       {/* 360 px wide phones: the name of the product gives way to the mark, a long organization name is cut, so Sign out stays in view. */}
       <div className="flex h-11 min-w-0 items-center gap-2 px-3 sm:gap-3 sm:px-4">
-        <Link
+        <IntentLink
           href={`/${current.slug}/issues`}
           aria-label="Errata home"
           className="inline-flex min-h-7 min-w-7 shrink-0 items-center justify-center max-sm:[&_span>span]:hidden"
         >
           <Wordmark size="sm" />
-        </Link>
+        </IntentLink>
         <span className="text-fg-dim" aria-hidden="true">
           /
         </span>
@@ -88,14 +89,14 @@ export function TopBar({
         )}
         <nav aria-label="Sections" className="-my-1 ml-3 hidden min-w-0 items-center gap-0.5 py-1 sm:flex">
           {SECTIONS.map(([path, label]) => (
-            <Link key={path} href={`/${current.slug}/${path}`} className="btn btn-sm btn-ghost shrink-0">
+            <IntentLink key={path} href={`/${current.slug}/${path}`} className="btn btn-sm btn-ghost shrink-0">
               {label}
-            </Link>
+            </IntentLink>
           ))}
           {manages ? (
-            <Link href={`/${current.slug}/settings/members`} className="btn btn-sm btn-ghost shrink-0">
+            <IntentLink href={`/${current.slug}/settings/members`} className="btn btn-sm btn-ghost shrink-0">
               Settings
-            </Link>
+            </IntentLink>
           ) : null}
         </nav>
         {/* Phones: the sections did not fit and scrolled out of sight (Feedback, Projects); a menu names them all. */}
@@ -134,13 +135,13 @@ export function TopBar({
           </nav>
         </details>
         <div className="ml-auto flex shrink-0 items-center gap-1">
-          <Link
+          <IntentLink
             href="/account"
             className="mr-1 hidden max-w-[240px] truncate text-fg-muted hover:text-fg sm:inline"
             title={`${email}: account`}
           >
             {email}
-          </Link>
+          </IntentLink>
           <ThemeToggle />
           <SignOutButton />
         </div>
