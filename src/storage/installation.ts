@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Db } from "./db";
+import type { MembersTable } from "./schema";
 
 /**
  * The secret that signs sessions. Stored in the database so every process of a scaled-out
@@ -20,18 +21,19 @@ export async function getOrCreateSecret(db: Db): Promise<string> {
 }
 
 /**
- * The installation's operators: the owners of its first organization (the one `/setup` or the
- * first `errata user create` made). Errata has no separate superuser account; whoever owns that
- * organization runs the installation.
+ * The viewer's role in the installation's first organization (the one `/setup` or the first
+ * `errata user create` made), or null. Errata has no separate superuser account: the permission
+ * table's `installation.*` rows are asked with this role, so that organization's owners run the
+ * installation.
  */
-export async function isInstallationOperator(db: Db, userId: string): Promise<boolean> {
+export async function firstOrgRole(db: Db, userId: string): Promise<MembersTable["role"] | null> {
   const first = await db.kysely.selectFrom("organizations").select("id").orderBy("id").limit(1).executeTakeFirst();
-  if (!first) return false;
+  if (!first) return null;
   const m = await db.kysely
     .selectFrom("members")
     .select("role")
     .where("org_id", "=", first.id)
     .where("user_id", "=", userId)
     .executeTakeFirst();
-  return m?.role === "owner";
+  return m?.role ?? null;
 }

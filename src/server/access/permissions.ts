@@ -94,6 +94,9 @@ export const PERMISSIONS = {
   "sso.write": { role: "owner", scopes: [], sessionOnly: true, what: "change single sign-on" },
   "org.import": { role: "owner", scopes: [], sessionOnly: true, what: "import an organization from Sentry" },
   "audit.read": { role: "owner", scopes: ["org:write"], what: "read the audit log" },
+  // The installation's own pages (backups): asked of the viewer's role in the installation's first
+  // organization, whose owners run the installation (storage/installation.ts).
+  "installation.backups": { role: "owner", scopes: [], sessionOnly: true, what: "see the installation's backups (in its first organization)" },
 } as const satisfies Record<string, Permission>;
 
 export type Action = keyof typeof PERMISSIONS;

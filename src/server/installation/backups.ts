@@ -1,14 +1,16 @@
 /**
  * The installation's Backups page: the schedule (BACKUP_DIR / BACKUP_EVERY / BACKUP_KEEP), the last
  * successful backup and its size, the last error, the latest runs. Backups belong to the whole
- * installation, not one organization: only its operators (storage/installation.ts) see them, and
- * only from a signed-in browser.
+ * installation, not one organization: the permission table's `installation.backups` row decides,
+ * asked with the viewer's role in the installation's first organization (owners, signed in).
  */
 import type { BackupConfig } from "../../config";
 import { AppError } from "../../core/errors";
 import { type BackupRun, backupSummary, recentBackupRuns } from "../../storage/backup/backup-runs";
 import type { Db } from "../../storage/db";
-import { isInstallationOperator } from "../../storage/installation";
+import { firstOrgRole } from "../../storage/installation";
+import { credentialOf } from "../access/access";
+import { permits } from "../access/permissions";
 import type { Viewer } from "../types";
 
 export type { BackupRun };
@@ -31,8 +33,10 @@ export interface BackupServices {
 
 export function createBackupServices(deps: { db: Db; backup: BackupConfig }): BackupServices {
   const { db, backup } = deps;
-  const isOperator = async (viewer: Viewer) =>
-    viewer.scopes === undefined && viewer.tokenOrgId == null && isInstallationOperator(db, viewer.userId);
+  const isOperator = async (viewer: Viewer) => {
+    const role = await firstOrgRole(db, viewer.userId);
+    return role !== null && permits(role, credentialOf(viewer), "installation.backups");
+  };
   return {
     isOperator,
     async status(viewer) {
