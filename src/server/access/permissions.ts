@@ -96,7 +96,12 @@ export const PERMISSIONS = {
   "audit.read": { role: "owner", scopes: ["org:write"], what: "read the audit log" },
   // The installation's own pages (backups): asked of the viewer's role in the installation's first
   // organization, whose owners run the installation (storage/installation.ts).
-  "installation.backups": { role: "owner", scopes: [], sessionOnly: true, what: "see the installation's backups (in its first organization)" },
+  "installation.backups": {
+    role: "owner",
+    scopes: [],
+    sessionOnly: true,
+    what: "see the installation's backups (in its first organization)",
+  },
 } as const satisfies Record<string, Permission>;
 
 export type Action = keyof typeof PERMISSIONS;
