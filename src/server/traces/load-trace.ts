@@ -6,7 +6,7 @@
  */
 import { AppError } from "../../core/errors";
 import type { Db } from "../../storage/db";
-import { type TraceErrorRow, type TraceSpanRow, traceErrors, traceSpans } from "../../storage/events/trace-reads";
+import { type TraceErrorRow, type TraceTreeSpan, traceErrors, traceSpans } from "../../storage/events/trace-reads";
 import type { ProjectRow } from "../../storage/orgs/projects";
 import { requirePermission } from "../access/access";
 import type { OrgSummary, Viewer } from "../types";
@@ -45,7 +45,7 @@ export function traceIdOf(raw: string, field = "trace_id"): string {
 
 export interface LoadedTrace extends TraceScope {
   traceId: string;
-  spans: TraceSpanRow[];
+  spans: TraceTreeSpan[];
   errors: TraceErrorRow[];
   /** more spans than TRACE_LIMITS.spans exist */
   truncated: boolean;
@@ -56,7 +56,7 @@ export async function loadTrace(
   viewer: Viewer,
   orgSlug: string,
   rawTraceId: string,
-  opts: { attributes?: boolean } = {},
+  opts: { attributes?: boolean; sdkName?: boolean } = {},
 ): Promise<LoadedTrace> {
   const scope = await traceScope(deps, viewer, orgSlug);
   const traceId = traceIdOf(rawTraceId);

@@ -83,7 +83,13 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 export function createTraceApi(deps: TraceApiDeps): TraceApi {
   return {
     async trace(viewer, orgSlug, traceId, q) {
-      const t = await loadTrace(deps, viewer, orgSlug, traceId);
+      const extra = q
+        .getAll("additional_attributes")
+        .flatMap((a) => a.split(","))
+        .filter((a) => a !== "")
+        .slice(0, 50);
+      // Each span reports its SDK's name; its other attributes only when asked for by name.
+      const t = await loadTrace(deps, viewer, orgSlug, traceId, { attributes: extra.length > 0, sdkName: true });
       // Nothing of it in the viewer's projects: the same answer as a trace that does not exist.
       if (t.spans.length === 0 && t.errors.length === 0) throw new AppError("not_found", "Trace not found.");
       const slugOf = (id: number) => t.projects.get(id)?.slug ?? "unknown";
@@ -94,11 +100,6 @@ export function createTraceApi(deps: TraceApiDeps): TraceApi {
         transaction: errorTransaction(row),
         spanId: errorSpanId(row),
       }));
-      const extra = q
-        .getAll("additional_attributes")
-        .flatMap((a) => a.split(","))
-        .filter((a) => a !== "")
-        .slice(0, 50);
       return sentryTraceTree(t.spans, errors, slugOf, extra);
     },
 

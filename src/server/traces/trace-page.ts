@@ -208,7 +208,7 @@ export function createTracePageServices(deps: TraceDeps): TracePageServices {
 
     async trace(viewer, orgSlug, rawTraceId, opts = {}) {
       // Attributes are read for the selected span only: 5,000 spans' JSON would be most of the read.
-      const t = await loadTrace(deps, viewer, orgSlug, rawTraceId, { attributes: false });
+      const t = await loadTrace(deps, viewer, orgSlug, rawTraceId);
       const slug = (projectId: number) => t.projects.get(projectId)?.slug ?? "unknown";
       const [logRows, metricRows] = await Promise.all([
         traceLogs(deps.db, t.projectIds, [t.traceId], { limit: TRACE_LIMITS.logs + 1 }),

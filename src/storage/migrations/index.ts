@@ -46,6 +46,7 @@ import * as m0052scim from "./0052-scim";
 import * as m0053auditLog from "./0053-audit-log";
 import * as m0054backupRuns from "./0054-backup-runs";
 import * as m0055streamSortIndexes from "./0055-stream-sort-indexes";
+import * as m0056spansTraceStart from "./0056-spans-trace-start";
 
 type Step = { up(db: Kysely<unknown>, dialect: DialectName): Promise<void> };
 
@@ -91,6 +92,7 @@ const steps: Record<string, Step> = {
   "0053-audit-log": m0053auditLog,
   "0054-backup-runs": m0054backupRuns,
   "0055-stream-sort-indexes": m0055streamSortIndexes,
+  "0056-spans-trace-start": m0056spansTraceStart,
 };
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {

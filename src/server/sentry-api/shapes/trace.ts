@@ -9,7 +9,7 @@
  * Times are epoch seconds (floats) in spans and errors, durations milliseconds. Pure.
  */
 import { segmentRoots } from "../../../core/traces";
-import type { TraceErrorRow, TraceLogRow, TraceSpanRow } from "../../../storage/events/trace-reads";
+import type { TraceErrorRow, TraceLogRow, TraceSpanRow, TraceTreeSpan } from "../../../storage/events/trace-reads";
 
 type Obj = Record<string, unknown>;
 
@@ -86,19 +86,21 @@ export interface SentryTraceSpan {
 
 /**
  * The trace tree: spans nested under their parents (roots by start time), each error on the span
- * it happened in; errors on no kept span come after the roots.
+ * it happened in; errors on no kept span come after the roots. Linear in the spans: each span's
+ * segment root and whether it sits on a parent cycle are worked out once for the whole trace,
+ * and no attributes are parsed unless `additionalAttributes` names some (5,000 spans, issue 43).
  */
 export function sentryTraceTree(
-  spans: TraceSpanRow[],
+  spans: TraceTreeSpan[],
   errors: Array<TraceErrorInput & { spanId: string | null }>,
   slugOf: (projectId: number) => string,
   additionalAttributes: string[],
 ): Array<SentryTraceSpan | SentryTraceError> {
   const rootOf = segmentRoots(spans);
   const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const cyclic = onParentCycles(byId);
   const nodes = new Map<string, SentryTraceSpan>();
   for (const s of spans) {
-    const attrs = parseAttributes(s.attributes);
     const root = byId.get(rootOf.get(s.spanId) ?? s.spanId) ?? s;
     const node: SentryTraceSpan = {
       children: [],
@@ -125,19 +127,23 @@ export function sentryTraceTree(
       status: s.status,
       transaction: s.segmentName ?? root.segmentName ?? root.name,
       is_transaction: root === s,
-      sdk_name: typeof attrs["sentry.sdk.name"] === "string" ? (attrs["sentry.sdk.name"] as string) : "",
+      sdk_name: s.sdkName,
       event_type: "span",
     };
-    if (additionalAttributes.length > 0)
+    if (additionalAttributes.length > 0) {
+      const attrs = parseAttributes(s.attributes);
       node.additional_attributes = Object.fromEntries(additionalAttributes.filter((a) => a in attrs).map((a) => [a, attrs[a]]));
+    }
     nodes.set(s.spanId, node);
   }
   const roots: SentryTraceSpan[] = [];
-  // Spans arrive oldest first: children end up ordered by start as well.
+  // Spans arrive oldest first: children end up ordered by start as well. A span whose parent
+  // chain comes back to it stays a root (hanging it would close the cycle).
   for (const s of spans) {
     const node = nodes.get(s.spanId) as SentryTraceSpan;
     const parent = s.parentSpanId && s.parentSpanId !== s.spanId ? nodes.get(s.parentSpanId) : undefined;
-    if (parent && !isAncestor(node, s.parentSpanId as string, byId)) parent.children.push(node);
+    const closesCycle = byId.get(s.spanId) === s ? cyclic.has(s.spanId) : isAncestor(node, s.parentSpanId as string, byId);
+    if (parent && !closesCycle) parent.children.push(node);
     else roots.push(node);
   }
   const loose: SentryTraceError[] = [];
@@ -149,8 +155,34 @@ export function sentryTraceTree(
   return [...roots, ...loose];
 }
 
-/** Would hanging `node` under `parentId` close a cycle (a parent chain that comes back to it)? */
-function isAncestor(node: SentryTraceSpan, parentId: string, byId: Map<string, TraceSpanRow>): boolean {
+type ParentLinks = ReadonlyMap<string, { parentSpanId: string | null }>;
+
+/**
+ * The span ids on a cycle of parent links (a span whose parent chain comes back to it), in one
+ * walk over all spans: each chain is followed until it reaches a span already settled or one on
+ * the path being walked, which closes a cycle.
+ */
+function onParentCycles(byId: ParentLinks): Set<string> {
+  const settled = new Set<string>();
+  const cyclic = new Set<string>();
+  for (const start of byId.keys()) {
+    const path: string[] = [];
+    const onPath = new Map<string, number>();
+    let cur: string | null = start;
+    while (cur !== null && byId.has(cur) && !settled.has(cur) && !onPath.has(cur)) {
+      onPath.set(cur, path.length);
+      path.push(cur);
+      cur = byId.get(cur)?.parentSpanId ?? null;
+    }
+    const from = cur === null ? undefined : onPath.get(cur);
+    if (from !== undefined) for (const id of path.slice(from)) cyclic.add(id);
+    for (const id of path) settled.add(id);
+  }
+  return cyclic;
+}
+
+/** Would hanging `node` under `parentId` close a cycle? (A span id stored twice: walked as before.) */
+function isAncestor(node: SentryTraceSpan, parentId: string, byId: ParentLinks): boolean {
   let cur: string | null = parentId;
   for (let i = 0; cur && i <= byId.size; i++) {
     if (cur === node.span_id) return true;
