@@ -142,8 +142,9 @@ const EnvSchema = z.object({
   SOURCEMAP_CHUNK_SIZE: int(8 * MiB),
   SOURCEMAP_CHUNKS_PER_REQUEST: int(64),
   SOURCEMAP_MAX_REQUEST_SIZE: int(32 * MiB),
-  // An assembled bundle is held in memory while it is unpacked: this bounds that memory. Large
-  // Next.js apps produce bundles of a few tens of MiB.
+  // Largest assembled bundle: it is joined on disk (DATA_DIR/tmp) and unpacked an entry at a time,
+  // so this bounds scratch disk and database rows, not memory. Large Next.js apps produce bundles
+  // of a few tens of MiB.
   SOURCEMAP_MAX_BUNDLE_SIZE: int(128 * MiB),
   // One file inside a bundle, decompressed (zip-bomb bound); the biggest real maps are ~30 MiB.
   SOURCEMAP_MAX_FILE_SIZE: int(64 * MiB),

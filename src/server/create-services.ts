@@ -1,3 +1,4 @@
+import path from "node:path";
 /**
  * Wires the application services over one database and one auth instance. Nothing is decided
  * here: who may see what is src/server/access/access.ts, and each service checks its own reads and
@@ -205,6 +206,7 @@ export function createServices(deps: {
       now,
       membershipOrThrow,
       projectOrThrow: access.projectOrThrow,
+      tmpDir: path.join(config.dataDir, "tmp"),
     }),
     alerts: createAlertServices({
       db,

@@ -14,7 +14,7 @@ import { createArtifactServices } from "../../src/server/releases/artifacts";
 import type { Db } from "../../src/storage/db";
 import { getEvent } from "../../src/storage/events/events";
 import { claimBatch, enqueueMany } from "../../src/storage/queue/queue";
-import { dialects, openTestDb } from "../helpers/test-db";
+import { dialects, openTestDb, tempDir } from "../helpers/test-db";
 import { createProject, LIMITS } from "../pipeline/helpers";
 import { buildBundle, injectedApp, sha1, vectorEvent } from "./helpers";
 
@@ -25,6 +25,7 @@ const FILE = "https://shop.example.com/app.min.js";
 
 describe.each(await dialects())("digest-time source maps on %s", (dialect) => {
   let db: Db;
+  const tmp = tempDir("assemble-scratch-");
   let close: () => Promise<void>;
   let projectId: number;
   let orgId: number;
@@ -59,6 +60,7 @@ describe.each(await dialects())("digest-time source maps on %s", (dialect) => {
       projectOrThrow: async () => {
         throw new Error("not used by bundle uploads");
       },
+      tmpDir: tmp,
     });
     const viewer = { userId: "u", email: "u@example.com", name: "U", scopes: ["project:releases"] };
     const bundle = buildBundle([

@@ -1,15 +1,15 @@
 /**
- * Opens an artifact bundle in memory (reference §8.4): an optional 8-byte `SYSB` + u32 version
- * header, then a ZIP whose offsets count from the start of the file. Entries are read one at a
- * time with fflate, by manifest key — never extracted to a filesystem, never trusted by name.
+ * Opens an artifact bundle (reference §8.4): an optional 8-byte `SYSB` + u32 version header, then
+ * a ZIP whose offsets count from the start of the file. Entries are read one at a time through a
+ * ZipSource (zip-entry.ts), by manifest key — never extracted to a filesystem, never trusted by
+ * name, and a bundle on disk is never read whole.
  * Declared sizes are checked before anything is inflated, and inflating counts the real bytes and
  * stops at the limit (headers may understate: a 1 MB zip of 1 GiB of zeros claiming 1000 bytes).
  * `raw()` hands the compressed bytes out so the server can inflate them off the main thread.
  */
 import { inflateRawSync } from "node:zlib";
-import { unzipSync } from "fflate";
 import { BundleError, type BundleManifest, parseBundleManifest } from "./bundle-manifest";
-import { type RawEntry, rawEntries } from "./zip-entry";
+import { bytesSource, type EntryRef, entryData, listEntries, offsetSource, type RawEntry, type ZipSource } from "./zip-entry";
 
 export interface BundleLimits {
   /** largest decompressed entry */
@@ -53,6 +53,13 @@ export interface OpenedBundle {
   raw(name: string): RawEntry & { name: string; maxSize: number };
 }
 
+const entryInfo = (e: EntryRef): EntryInfo => ({
+  name: e.name,
+  size: e.compressedSize,
+  originalSize: e.declaredSize,
+  compression: e.method,
+});
+
 /**
  * Checks an entry's inflated bytes against its headers' claim: more than the limit is refused
  * (callers inflate with `maxOutputLength` = limit + 1), any other mismatch means lying headers.
@@ -91,28 +98,19 @@ export function inflateEntry(entry: RawEntry & { name: string; maxSize: number }
 
 const SYSB = [0x53, 0x59, 0x53, 0x42];
 
-function hasSysbHeader(bytes: Uint8Array): boolean {
-  return bytes.length >= 8 && SYSB.every((b, i) => bytes[i] === b);
-}
-
-function listEntries(bytes: Uint8Array): Map<string, EntryInfo> {
-  const entries = new Map<string, EntryInfo>();
-  unzipSync(bytes, {
-    filter: (f) => {
-      entries.set(f.name, { name: f.name, size: f.size, originalSize: f.originalSize, compression: f.compression });
-      return false;
-    },
-  });
-  return entries;
+function hasSysbHeader(src: ZipSource): boolean {
+  if (src.size < 8) return false;
+  const head = src.read(0, 4);
+  return SYSB.every((b, i) => head[i] === b);
 }
 
 /**
  * The zip inside: as-is when offsets are absolute (both CLIs), else after the 8-byte header. With
- * the wrong base fflate may not throw but read garbage names, so "has a manifest" decides.
+ * the wrong base the directory may still parse into garbage names, so "has a manifest" decides.
  */
-function locateZip(bytes: Uint8Array): { zip: Uint8Array; entries: Map<string, EntryInfo> } {
-  const candidates = hasSysbHeader(bytes) ? [bytes, bytes.subarray(8)] : [bytes];
-  let first: { zip: Uint8Array; entries: Map<string, EntryInfo> } | undefined;
+function locateZip(src: ZipSource): { zip: ZipSource; entries: Map<string, EntryRef> } {
+  const candidates = hasSysbHeader(src) ? [src, offsetSource(src, 8)] : [src];
+  let first: { zip: ZipSource; entries: Map<string, EntryRef> } | undefined;
   let lastError: unknown;
   for (const zip of candidates) {
     try {
@@ -127,17 +125,28 @@ function locateZip(bytes: Uint8Array): { zip: Uint8Array; entries: Map<string, E
   throw new BundleError(`The bundle is not a readable zip archive (${(lastError as Error)?.message ?? "unknown error"}).`);
 }
 
-export function openBundle(bytes: Uint8Array, limits: BundleLimits): OpenedBundle {
-  const { zip, entries } = locateZip(bytes);
-  const raws = rawEntries(zip);
+/**
+ * A deflate stream is never much longer than what it inflates to (stored blocks add 5 bytes per
+ * 64 KiB), and nothing may inflate past the per-file limit: more compressed bytes than that is a
+ * lying entry, refused before it is read into memory.
+ */
+function checkCompressedSize(e: EntryRef, maxFileSize: number): void {
+  if (e.compressedSize > maxFileSize + Math.ceil(maxFileSize / 1024) + 1024)
+    throw new BundleError(`Entry "${e.name}" holds ${e.compressedSize} compressed bytes for the ${e.declaredSize} its headers claim.`);
+}
+
+/** Opens a bundle held in memory (`bytes`) or readable piecewise (a `ZipSource` over a file). */
+export function openBundle(bytes: Uint8Array | ZipSource, limits: BundleLimits): OpenedBundle {
+  const { zip, entries } = locateZip(bytes instanceof Uint8Array ? bytesSource(bytes) : bytes);
   const raw = (name: string) => {
-    const r = raws.get(name);
-    if (!r || !entries.has(name)) throw new BundleError(`"${name}" is not in the archive.`);
-    return { ...r, name, maxSize: limits.maxFileSize };
+    const e = entries.get(name);
+    if (!e) throw new BundleError(`"${name}" is not in the archive.`);
+    checkCompressedSize(e, limits.maxFileSize);
+    return { ...entryData(zip, e), name, maxSize: limits.maxFileSize };
   };
   const manifestInfo = entries.get("manifest.json");
   if (!manifestInfo) throw new BundleError("The bundle has no manifest.json.");
-  if (manifestInfo.originalSize > limits.maxFileSize) throw new BundleError("manifest.json is too large.");
+  if (manifestInfo.declaredSize > limits.maxFileSize) throw new BundleError("manifest.json is too large.");
   let manifestJson: unknown;
   try {
     manifestJson = JSON.parse(new TextDecoder().decode(inflateEntry(raw("manifest.json"))));
@@ -152,8 +161,9 @@ export function openBundle(bytes: Uint8Array, limits: BundleLimits): OpenedBundl
   const listed: EntryInfo[] = [];
   let total = 0;
   for (const f of manifest.files) {
-    const info = entries.get(f.entry);
-    if (!info) throw new BundleError(`manifest.json lists "${f.entry}", which is not in the archive.`);
+    const ref = entries.get(f.entry);
+    if (!ref) throw new BundleError(`manifest.json lists "${f.entry}", which is not in the archive.`);
+    const info = entryInfo(ref);
     if (info.originalSize > limits.maxFileSize) {
       throw new BundleLimitError(
         "bundle_entry_too_large",

@@ -4,15 +4,20 @@
  * the legacy release-file flow. Every call checks org membership and an upload scope.
  *
  * Assembly is synchronous for the caller (an upload's bundle is usually a few MiB): the final
- * assemble call answers `ok` or `error`, never `not_found` once every chunk is there. The bundle is
- * joined, inflated, hashed and re-compressed in memory (never on disk) on a thread of its own
- * (unpack-off-thread.ts), so a high-ratio bundle cannot stall the server; decompressed sizes past
- * SOURCEMAP_MAX_FILE_SIZE / SOURCEMAP_MAX_UNPACKED_SIZE answer 413 with their catalogue code.
+ * assemble call answers `ok` or `error`, never `not_found` once every chunk is there. Large bodies
+ * are streamed, never held whole (issue 43): chunk uploads are read part by part (chunk-upload.ts);
+ * the bundle is joined chunk by chunk into a scratch file under DATA_DIR/tmp and hashed on the way,
+ * then unpacked one entry at a time on a thread of its own (unpack-off-thread.ts), which spools the
+ * files' gzip bytes to disk; each row reads its bytes back as it is written. A high-ratio bundle
+ * cannot stall the server; decompressed sizes past SOURCEMAP_MAX_FILE_SIZE /
+ * SOURCEMAP_MAX_UNPACKED_SIZE answer 413 with their catalogue code.
  */
 
 import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { promisify } from "node:util";
-import { gunzip, gzip } from "node:zlib";
+import { gzip } from "node:zlib";
 import { z } from "zod";
 import type { SourcemapConfig } from "../../config";
 import { AppError } from "../../core/errors";
@@ -26,6 +31,7 @@ import {
   addBundleProjects,
   bundleDebugIds,
   bundleProjectIds,
+  chunkPieces,
   chunkSizes,
   deleteChunks,
   deleteStaleChunks,
@@ -35,7 +41,6 @@ import {
   findReleaseFile,
   insertBundle,
   insertReleaseFile,
-  loadChunk,
   missingChunks,
   type NewArtifactFile,
   storeChunk,
@@ -45,11 +50,11 @@ import { type Access, requirePermission } from "../access/access";
 import { canSeeProject, requireAllProjectsVisible } from "../access/visibility";
 import { sentryOrg } from "../sentry-api/shapes/member";
 import type { OrgSummary, Viewer } from "../types";
+import { readChunks } from "./chunk-upload";
 import { embeddedDebugId, type UnpackResult } from "./unpack-bundle";
 import { unpackOffThread } from "./unpack-off-thread";
 
 const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
 
 export type AssembleState = "not_found" | "created" | "assembling" | "ok" | "error";
 
@@ -111,11 +116,18 @@ export interface ArtifactDeps {
   now: () => number;
   membershipOrThrow(viewer: Viewer, orgSlug: string): Promise<OrgSummary>;
   projectOrThrow: Access["projectOrThrow"];
+  /** scratch space for assembling bundles on disk (DATA_DIR/tmp): never in memory whole */
+  tmpDir: string;
 }
+
+/** An unpacked bundle whose files' gzip bytes are read from the spool as each row is written. */
+type UnpackedBundle = Omit<Extract<UnpackResult, { ok: true }>, "files"> & { files: NewArtifactFile[] };
 
 // Never-assembled chunks (an aborted upload) are removed after this long.
 const STALE_CHUNK_MS = 24 * 3600 * 1000;
 const SHA1 = /^[0-9a-f]{40}$/;
+// Chunks are read back from the database in pieces this big while a bundle is joined.
+const JOIN_PIECE = 1024 * 1024;
 
 const sha1Hex = (data: Uint8Array) => createHash("sha1").update(data).digest("hex");
 const reject = (message: string) => new AppError("upload_rejected", message);
@@ -193,52 +205,64 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
     }
   }
 
-  async function decodeChunk(part: File, gzipped: boolean): Promise<Uint8Array> {
-    if (!gzipped) {
-      if (part.size > config.chunkSize) throw reject("Chunk size too large");
-      return new Uint8Array(await part.arrayBuffer());
-    }
-    try {
-      // Bounded: a gzip bomb stops at chunkSize.
-      return await gunzipAsync(new Uint8Array(await part.arrayBuffer()), { maxOutputLength: config.chunkSize });
-    } catch (err) {
-      if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" || err instanceof RangeError) throw reject("Chunk size too large");
-      throw reject("A chunk is not valid gzip");
-    }
-  }
-
   // -------------------------------------------------------------------------------------------
   // Assembly
 
-  /** The bundle's chunks, in order, after checking their total against SOURCEMAP_MAX_BUNDLE_SIZE. */
-  async function loadChunks(orgId: number, chunks: string[]): Promise<Buffer[] | AssembleResponse> {
-    const sizes = await chunkSizes(db, orgId, chunks);
-    const total = chunks.reduce((n, c) => n + (sizes.get(c) ?? 0), 0);
+  /**
+   * Joins the bundle's chunks, in order, into `file`, one chunk in memory at a time, after checking
+   * their total against SOURCEMAP_MAX_BUNDLE_SIZE; answers an assemble response when it cannot.
+   */
+  async function joinChunks(orgId: number, req: { checksum: string; chunks: string[] }, file: string): Promise<AssembleResponse | null> {
+    const sizes = await chunkSizes(db, orgId, req.chunks);
+    const total = req.chunks.reduce((n, c) => n + (sizes.get(c) ?? 0), 0);
     if (total > config.maxBundleSize)
       return errorState(`The bundle is ${total} bytes; the limit is ${config.maxBundleSize} (SOURCEMAP_MAX_BUNDLE_SIZE).`);
-    const out: Buffer[] = [];
-    for (const c of chunks) {
-      const data = await loadChunk(db, orgId, c);
-      if (!data) return { state: "not_found", missingChunks: [c], detail: null };
-      out.push(data);
+    const hash = createHash("sha1");
+    const out = await fs.promises.open(file, "wx", 0o600);
+    try {
+      for (const c of req.chunks) {
+        let found = false;
+        for await (const piece of chunkPieces(db, orgId, c, JOIN_PIECE)) {
+          found = true;
+          hash.update(piece);
+          await out.write(piece);
+        }
+        if (!found) return { state: "not_found", missingChunks: [c], detail: null };
+      }
+    } finally {
+      await out.close();
     }
-    return out;
+    if (hash.digest("hex") !== req.checksum) return errorState("The assembled file does not match its checksum.");
+    return null;
   }
 
-  /** Joins, checks and unpacks the chunks on the assembly thread; a cap exceeded throws its catalogue code. */
-  async function unpack(checksum: string, chunks: Buffer[]): Promise<Extract<UnpackResult, { ok: true }> | AssembleResponse> {
+  /** Unpacks the joined bundle on the assembly thread; a cap exceeded throws its catalogue code. */
+  async function unpack(file: string, spool: string): Promise<UnpackedBundle | AssembleResponse> {
     const result = await unpackOffThread({
-      chunks,
-      checksum,
+      file,
+      spool,
       limits: { maxFileSize: config.maxFileSize, maxUnpackedSize: config.maxUnpackedSize },
     });
     if (result.ok) {
-      // Structured clone hands Uint8Arrays back; storage takes Buffers.
-      for (const f of result.files) f.gz = Buffer.from(f.gz.buffer, f.gz.byteOffset, f.gz.byteLength);
-      return result;
+      const files = result.files.map(({ gzAt, ...f }): NewArtifactFile => ({ ...f, gz: () => readSpooled(spool, gzAt) }));
+      return { ...result, files };
     }
     if (result.kind === "limit") throw new AppError(result.code, result.message);
     return errorState(result.message);
+  }
+
+  /** A scratch folder for one assembly, removed whatever happens (a crash's leftovers a day later). */
+  async function withScratch<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+    await fs.promises.mkdir(deps.tmpDir, { recursive: true });
+    sweepScratch(deps.tmpDir, now() - STALE_CHUNK_MS).catch((err: unknown) =>
+      log.warn({ err: (err as Error)?.message }, "sweeping assembly scratch folders failed"),
+    );
+    const dir = await fs.promises.mkdtemp(path.join(deps.tmpDir, "assemble-"));
+    try {
+      return await fn(dir);
+    } finally {
+      await fs.promises.rm(dir, { recursive: true, force: true });
+    }
   }
 
   async function assemble(org: OrgSummary, body: unknown, opts: { release?: string }): Promise<AssembleResponse> {
@@ -260,10 +284,24 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
     const missing = await missingChunks(db, org.id, req.chunks);
     if (missing.length > 0) return { state: "not_found", missingChunks: missing, detail: null };
 
-    const chunks = await loadChunks(org.id, req.chunks);
-    if (!Array.isArray(chunks)) return chunks;
-    const unpacked = await unpack(req.checksum, chunks);
-    if (!("ok" in unpacked)) return unpacked;
+    return withScratch(async (dir) => {
+      const bundleFile = path.join(dir, "bundle.zip");
+      const failed = await joinChunks(org.id, req, bundleFile);
+      if (failed) return failed;
+      const unpacked = await unpack(bundleFile, path.join(dir, "files.gz"));
+      if (!("ok" in unpacked)) return unpacked;
+      return store(org, req, unpacked, { ...opts, projectIds });
+    });
+  }
+
+  /** Writes the unpacked bundle (its files read from the spool one row at a time). */
+  async function store(
+    org: OrgSummary,
+    req: z.infer<typeof AssembleSchema>,
+    unpacked: UnpackedBundle,
+    opts: { release?: string; projectIds: number[] },
+  ): Promise<AssembleResponse> {
+    const { projectIds } = opts;
     const release = opts.release ?? req.version ?? unpacked.release ?? "";
     const dist = req.dist ?? unpacked.dist ?? "";
     const debugIds = [...new Set(unpacked.files.map((f) => f.debugId).filter((d): d is string => d !== null))];
@@ -355,20 +393,8 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
 
     async uploadChunks(viewer, orgSlug, req) {
       const org = await uploader(viewer, orgSlug);
-      const form = await formData(req, config.maxRequestSize, "Request too large");
-      const parts: Array<{ part: File; gzipped: boolean }> = [];
-      for (const [field, value] of form.entries()) {
-        if ((field === "file_gzip" || field === "file") && typeof value !== "string")
-          parts.push({ part: value, gzipped: field === "file_gzip" });
-      }
-      if (parts.length > config.chunksPerRequest) throw reject("Too many chunks");
       const t = now();
-      for (const { part, gzipped } of parts) {
-        const checksum = part.name.toLowerCase();
-        const data = await decodeChunk(part, gzipped);
-        if (sha1Hex(data) !== checksum) throw reject("Checksum mismatch");
-        await storeChunk(db, { orgId: org.id, checksum, data, now: t });
-      }
+      await readChunks(req, config, (chunk) => storeChunk(db, { orgId: org.id, checksum: chunk.checksum, data: chunk.data, now: t }));
     },
 
     async assembleBundle(viewer, orgSlug, body) {
@@ -461,6 +487,28 @@ export function createArtifactServices(deps: ArtifactDeps): ArtifactServices {
       };
     },
   };
+}
+
+/** Scratch folders a killed assembly left behind. */
+async function sweepScratch(tmpDir: string, before: number): Promise<void> {
+  for (const name of await fs.promises.readdir(tmpDir)) {
+    if (!name.startsWith("assemble-")) continue;
+    const st = await fs.promises.stat(path.join(tmpDir, name)).catch(() => undefined);
+    if (st && st.mtimeMs < before) await fs.promises.rm(path.join(tmpDir, name), { recursive: true, force: true });
+  }
+}
+
+/** One file's gzip bytes from the assembly spool. */
+async function readSpooled(spool: string, at: { offset: number; length: number }): Promise<Buffer> {
+  const handle = await fs.promises.open(spool, "r");
+  try {
+    const buf = Buffer.allocUnsafe(at.length);
+    const { bytesRead } = await handle.read(buf, 0, at.length, at.offset);
+    if (bytesRead !== at.length) throw new Error("The assembly spool file is shorter than expected.");
+    return buf;
+  } finally {
+    await handle.close();
+  }
 }
 
 function errorState(detail: string): AssembleResponse {

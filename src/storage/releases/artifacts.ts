@@ -5,6 +5,7 @@
  */
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
+import { sql } from "kysely";
 import type { Db } from "../db";
 import { type Tx, writeTx } from "../dialect";
 import { encodePayload } from "../events/events";
@@ -54,14 +55,32 @@ export async function chunkSizes(c: Conn, orgId: number, checksums: string[]): P
   return new Map(rows.map((r) => [r.checksum, Number(r.size)]));
 }
 
-export async function loadChunk(c: Conn, orgId: number, checksum: string): Promise<Buffer | undefined> {
-  const row = await k(c)
+/**
+ * A stored chunk's bytes in pieces of at most `pieceSize` (substr over the blob, which both SQLite
+ * and PostgreSQL cut on the server), so joining a bundle never holds a whole chunk. Yields nothing
+ * when the chunk is gone.
+ */
+export async function* chunkPieces(c: Conn, orgId: number, checksum: string, pieceSize: number): AsyncIterable<Buffer> {
+  const head = await k(c)
     .selectFrom("artifact_chunks")
-    .select("data")
+    .select("size")
     .where("org_id", "=", orgId)
     .where("checksum", "=", checksum)
     .executeTakeFirst();
-  return row ? Buffer.from(row.data) : undefined;
+  if (!head) return;
+  const size = Number(head.size);
+  if (size === 0) yield Buffer.alloc(0);
+  for (let at = 0; at < size; at += pieceSize) {
+    const row = await k(c)
+      .selectFrom("artifact_chunks")
+      // substr counts from 1 on both databases.
+      .select(sql<Uint8Array>`substr(data, ${at + 1}, ${pieceSize})`.as("piece"))
+      .where("org_id", "=", orgId)
+      .where("checksum", "=", checksum)
+      .executeTakeFirst();
+    if (!row) throw new Error(`chunk ${checksum} disappeared while it was read`);
+    yield Buffer.from(row.piece.buffer, row.piece.byteOffset, row.piece.byteLength);
+  }
 }
 
 export async function deleteChunks(c: Conn, orgId: number, checksums: string[]): Promise<void> {
@@ -85,8 +104,11 @@ export interface NewArtifactFile {
   sourcemap: string | null;
   size: number;
   sha1: string;
-  /** gzip-compressed content */
-  gz: Buffer;
+  /**
+   * gzip-compressed content, or how to read it: a large bundle's files wait on disk and each is
+   * read only as its row is written, so a transaction never holds them all.
+   */
+  gz: Buffer | (() => Promise<Buffer>);
 }
 
 export interface BundleRow {
@@ -167,7 +189,7 @@ async function insertFile(
       sourcemap: f.file.sourcemap,
       size: f.file.size,
       sha1: f.file.sha1,
-      data: f.file.gz,
+      data: typeof f.file.gz === "function" ? await f.file.gz() : f.file.gz,
       created_at: f.now,
     })
     .returning("id")
