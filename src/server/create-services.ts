@@ -1,9 +1,9 @@
-import path from "node:path";
 /**
  * Wires the application services over one database and one auth instance. Nothing is decided
  * here: who may see what is src/server/access/access.ts, and each service checks its own reads and
  * writes with it (membership, token scopes, team visibility; nothing crosses organizations).
  */
+import path from "node:path";
 import type { Config } from "../config";
 import { WEBHOOK_POLICY_SETTINGS } from "../core/alerts/types";
 import type { Logger } from "../log";
